@@ -1,0 +1,135 @@
+#include "analysis/bounds.h"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <utility>
+
+namespace tessel {
+
+std::optional<AccessViolation> findViolation(const Expr& access, const Box& iter,
+                                             const std::vector<int64_t>& extents) {
+  for (size_t k = 0; k < access.subs.size() && k < extents.size(); ++k) {
+    const Subscript& s = access.subs[k];
+    int64_t lo = s.offset, hi = s.offset;
+    if (!s.fixed()) {
+      lo += iter.lo.at(s.iter);
+      hi += iter.hi.at(s.iter);
+    }
+    int64_t ext = extents[k];
+    if (lo < 0) return AccessViolation{static_cast<int>(k), lo, ext};
+    if (hi > ext - 1) return AccessViolation{static_cast<int>(k), hi, ext};
+  }
+  return std::nullopt;
+}
+
+static std::string locStr(SourceLoc loc) {
+  return fmt::format("{}:{}:{}", loc.file->name(), loc.line(), loc.col());
+}
+
+static std::string callPlace(const CallInst& call) {
+  if (call.loc.valid()) return fmt::format("in the call at {}", locStr(call.loc));
+  return fmt::format("in a call of '{}'", call.name);
+}
+
+static std::string dimPhrase(const Program& prog, const Subscript& s, int k) {
+  if (!s.fixed() && s.iter < prog.dims()) return "along " + prog.iterators[s.iter].name;
+  return fmt::format("in dimension {}", k + 1);
+}
+
+std::string violationMessage(const Program& prog, const CallInst& call, const Expr& access,
+                             const AccessViolation& v) {
+  const std::string& name = prog.arrayName(call, access.array);
+  std::string where = dimPhrase(prog, access.subs.at(v.dim), v.dim);
+  std::string range = v.extent > 0 ? fmt::format("0..{} {}", v.extent - 1, where)
+                                   : fmt::format("no elements {}", where);
+  return fmt::format("access '{}' reaches index {} {}, outside '{}' ({}) {}",
+                     toString(std::make_shared<Expr>(access), prog.iteratorNames()), v.index, where,
+                     name, range, callPlace(call));
+}
+
+std::vector<int64_t> evalExtents(const std::vector<ExprPtr>& extents, const ParamValues& params) {
+  std::vector<int64_t> v;
+  for (auto& e : extents) v.push_back(evalInt(e, params));
+  return v;
+}
+
+namespace {
+
+// Reports negative extents of one array; returns false if any.
+bool checkExtents(const std::string& name, SourceLoc loc, const std::vector<ExprPtr>& exprs,
+                  const std::vector<int64_t>& ext, DiagnosticEngine& diags, const CallInst* call) {
+  for (size_t k = 0; k < ext.size(); ++k) {
+    if (ext[k] >= 0) continue;
+    Diagnostic& d = diags.report(
+        DiagId::bad_extent, loc,
+        fmt::format("extent '{}' of '{}' in dimension {} is {} with these parameter values",
+                    toString(exprs[k], {}), name, k + 1, ext[k]),
+        "an extent must not be negative; check the parameter values");
+    if (call && call->loc.valid()) d.notes.push_back({call->loc, "in this call"});
+    return false;
+  }
+  return true;
+}
+
+std::string hintFor(const Program& prog, const Expr& access, const AccessViolation& v,
+                    const Box& box) {
+  const Subscript& s = access.subs.at(v.dim);
+  if (s.fixed())
+    return v.extent > 0 ? fmt::format("a fixed plane must lie in 0..{}", v.extent - 1)
+                        : std::string();
+  const std::string& it = prog.iterators.at(s.iter).name;
+  return fmt::format("the statement runs over {} = {}..{}; shrink the call domain or enlarge '{}'",
+                     it, box.lo.at(s.iter), box.hi.at(s.iter), access.name);
+}
+
+}  // namespace
+
+bool checkBounds(const Program& prog, const ParamValues& params, DiagnosticEngine& diags) {
+  bool ok = true;
+  std::vector<std::vector<int64_t>> global;
+  std::vector<bool> globalOk;
+  for (auto& a : prog.arrays) {
+    global.push_back(evalExtents(a.extents, params));
+    globalOk.push_back(checkExtents(a.name, a.loc, a.extents, global.back(), diags, nullptr));
+    ok = ok && globalOk.back();
+  }
+  std::set<std::pair<const SourceFile*, uint32_t>> reported;  // one error per access site
+  for (const CallInst& call : prog.calls) {
+    std::vector<std::vector<int64_t>> local;
+    std::vector<bool> localOk;
+    for (auto& la : call.localArrays) {
+      local.push_back(evalExtents(la.extents, params));
+      localOk.push_back(checkExtents(la.name, la.loc, la.extents, local.back(), diags, &call));
+      ok = ok && localOk.back();
+    }
+    CallRegions regions = analyzeRegions(prog, call);
+    for (size_t si = 0; si < call.stmts.size(); ++si) {
+      const Stmt& st = call.stmts[si];
+      Box box = evalIter(regions.stmts.at(si), params);
+      if (box.empty) continue;
+      std::vector<const Expr*> accesses;
+      visitExpr(st.rhs, [&](const ExprPtr& e) {
+        if (e->kind == ExprKind::ArrayRef) accesses.push_back(e.get());
+      });
+      if (st.lhs->kind == ExprKind::ArrayRef) accesses.push_back(st.lhs.get());
+      for (const Expr* acc : accesses) {
+        int idx = acc->array.index;
+        if (acc->array.local ? !localOk.at(idx) : !globalOk.at(idx)) continue;
+        auto& ext = acc->array.local ? local.at(idx) : global.at(idx);
+        auto v = findViolation(*acc, box, ext);
+        if (!v) continue;
+        ok = false;
+        if (acc->loc.valid() && !reported.insert({acc->loc.file, acc->loc.offset}).second) continue;
+        Diagnostic& d =
+            diags.report(DiagId::out_of_bounds, acc->loc, violationMessage(prog, call, *acc, *v),
+                         hintFor(prog, *acc, *v, box));
+        if (call.loc.valid())
+          d.notes.push_back({call.loc, fmt::format("in this call of '{}'", call.name)});
+      }
+    }
+  }
+  return ok;
+}
+
+}  // namespace tessel

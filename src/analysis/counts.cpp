@@ -1,0 +1,183 @@
+#include "analysis/counts.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <set>
+
+namespace tessel {
+
+int stmtFlops(const Stmt& s) {
+  int n = 0;
+  visitExpr(s.rhs, [&](const ExprPtr& e) {
+    if (e->kind == ExprKind::Binary && isFloating(e->type) &&
+        (e->op == Op::Add || e->op == Op::Sub || e->op == Op::Mul || e->op == Op::Div ||
+         e->op == Op::Mod || e->op == Op::Pow))
+      ++n;
+    if (e->kind == ExprKind::Call) ++n;
+  });
+  if (s.op != AssignOp::Set && isFloating(s.lhs->type)) ++n;
+  return n;
+}
+
+int callFlopsPerPoint(const CallInst& c) {
+  int n = 0;
+  for (auto& s : c.stmts) n += stmtFlops(s);
+  return n;
+}
+
+CallShape callShape(const Program& prog, const CallInst& c) {
+  CallShape shape;
+  std::map<std::string, size_t> haloIndex;
+  auto note = [](std::vector<std::string>& v, const std::string& n) {
+    if (std::find(v.begin(), v.end(), n) == v.end()) v.push_back(n);
+  };
+  auto globalName = [&](ArrayId a) -> const std::string* {
+    if (!a.local) return &prog.arrays[a.index].name;
+    int g = c.localArrays[a.index].scratchOf;
+    return g >= 0 ? &prog.arrays[g].name : nullptr;
+  };
+  auto read = [&](const Expr& e) {
+    const std::string& name = prog.arrayName(c, e.array);
+    if (auto* g = globalName(e.array)) note(shape.reads, *g);
+    auto [it, fresh] = haloIndex.try_emplace(name, shape.halos.size());
+    if (fresh)
+      shape.halos.push_back({name, std::vector<int64_t>(prog.dims(), 0),
+                             std::vector<int64_t>(prog.dims(), 0)});
+    ArrayHalo& h = shape.halos[it->second];
+    for (auto& s : e.subs) {
+      if (s.fixed()) continue;
+      h.lo[s.iter] = std::min(h.lo[s.iter], s.offset);
+      h.hi[s.iter] = std::max(h.hi[s.iter], s.offset);
+      shape.order = std::max<int>(shape.order, static_cast<int>(std::llabs(s.offset)));
+    }
+  };
+  for (auto& st : c.stmts) {
+    visitExpr(st.rhs, [&](const ExprPtr& e) {
+      if (e->kind == ExprKind::ArrayRef) read(*e);
+    });
+    if (st.lhs->kind == ExprKind::ArrayRef) {
+      if (st.op != AssignOp::Set) read(*st.lhs);
+      // Only writes that reach global memory count as traffic (scratch copies do not).
+      if (!st.lhs->array.local) note(shape.writes, prog.arrays[st.lhs->array.index].name);
+    }
+  }
+  // Drop arrays whose every read is at offset zero from the halo list.
+  std::vector<ArrayHalo> halos;
+  for (auto& h : shape.halos) {
+    bool any = false;
+    for (size_t d = 0; d < h.lo.size(); ++d) any = any || h.lo[d] != 0 || h.hi[d] != 0;
+    if (any) halos.push_back(h);
+  }
+  shape.halos = std::move(halos);
+  for (auto& n : shape.reads) shape.bytesPerPoint += typeBytes(prog.arrays[prog.findArray(n)].type);
+  for (auto& n : shape.writes) shape.bytesPerPoint += typeBytes(prog.arrays[prog.findArray(n)].type);
+  return shape;
+}
+
+namespace {
+
+// Names a statement reads and writes (arrays by identity, local scalars by "$index").
+struct Access {
+  std::set<std::string> reads, writes;
+};
+
+Access accessOf(const CallInst& c, const Stmt& s) {
+  Access a;
+  auto key = [&](const Expr& e) -> std::string {
+    if (e.kind == ExprKind::ScalarRef) return "$" + std::to_string(e.index);
+    return (e.array.local ? "L" : "G") + std::to_string(e.array.index);
+  };
+  visitExpr(s.rhs, [&](const ExprPtr& e) {
+    if (e->kind == ExprKind::ArrayRef ||
+        (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Local))
+      a.reads.insert(key(*e));
+  });
+  if (s.op != AssignOp::Set) a.reads.insert(key(*s.lhs));
+  a.writes.insert(key(*s.lhs));
+  return a;
+}
+
+std::string nameOf(const Program& prog, const CallInst& c, const std::string& key) {
+  int idx = std::atoi(key.c_str() + 1);
+  if (key[0] == '$') return c.localScalars[idx].name;
+  return prog.arrayName(c, ArrayId{key[0] == 'L', idx});
+}
+
+void addDeps(const Access& a, const Access& b, int i, int j, std::vector<Dependence>& out,
+             const std::function<std::string(const std::string&)>& name) {
+  for (auto& w : a.writes)
+    if (b.reads.count(w)) out.push_back({i, j, "RAW", name(w)});
+  for (auto& r : a.reads)
+    if (b.writes.count(r) && !a.writes.count(r)) out.push_back({i, j, "WAR", name(r)});
+  for (auto& w : a.writes)
+    if (b.writes.count(w)) out.push_back({i, j, "WAW", name(w)});
+}
+
+}  // namespace
+
+std::vector<Dependence> statementDependences(const Program& prog, const CallInst& c) {
+  std::vector<Dependence> out;
+  std::vector<Access> acc;
+  for (auto& s : c.stmts) acc.push_back(accessOf(c, s));
+  for (size_t i = 0; i < acc.size(); ++i)
+    for (size_t j = i + 1; j < acc.size(); ++j)
+      addDeps(acc[i], acc[j], static_cast<int>(i), static_cast<int>(j), out,
+              [&](const std::string& k) { return nameOf(prog, c, k); });
+  return out;
+}
+
+std::vector<Dependence> callDependences(const Program& prog) {
+  // Calls communicate through global arrays only (scratch copies are private).
+  std::vector<Access> acc;
+  for (auto& c : prog.calls) {
+    Access a;
+    for (auto& s : c.stmts) {
+      Access sa = accessOf(c, s);
+      for (auto& r : sa.reads)
+        if (r[0] == 'G') a.reads.insert(r);
+      for (auto& w : sa.writes)
+        if (w[0] == 'G') a.writes.insert(w);
+    }
+    acc.push_back(a);
+  }
+  std::vector<Dependence> out;
+  auto name = [&](const std::string& k) { return prog.arrays[std::atoi(k.c_str() + 1)].name; };
+  for (size_t i = 0; i < acc.size(); ++i)
+    for (size_t j = i + 1; j < acc.size(); ++j)
+      addDeps(acc[i], acc[j], static_cast<int>(i), static_cast<int>(j), out, name);
+  return out;
+}
+
+namespace {
+
+void workOf(const Program& prog, const std::vector<ExecNode>& nodes, const ParamValues& p,
+            const std::vector<CallRegions>& regions, Work& w, double times) {
+  for (auto& n : nodes) {
+    if (n.kind == ExecNode::Kind::Call) {
+      const CallInst& c = prog.calls[n.call];
+      double dom = 1;
+      for (auto& r : c.domain) dom *= std::max<int64_t>(0, evalInt(r.hi, p) - evalInt(r.lo, p) + 1);
+      w.stencilPoints += times * dom;
+      for (size_t s = 0; s < c.stmts.size(); ++s)
+        w.flops += times * stmtFlops(c.stmts[s]) *
+                   static_cast<double>(evalIter(regions[n.call].stmts[s], p).points());
+      w.callsExecuted += static_cast<int64_t>(times);
+    } else {
+      int64_t lo = evalInt(n.lo, p), hi = evalInt(n.hi, p);
+      if (hi >= lo) workOf(prog, n.body, p, regions, w, times * static_cast<double>(hi - lo + 1));
+    }
+  }
+}
+
+}  // namespace
+
+Work programWork(const Program& prog, const ParamValues& params) {
+  std::vector<CallRegions> regions;
+  for (auto& c : prog.calls) regions.push_back(analyzeRegions(prog, c));
+  Work w;
+  workOf(prog, prog.body, params, regions, w, 1);
+  return w;
+}
+
+}  // namespace tessel

@@ -1,0 +1,283 @@
+#include "codegen/cpp_backend.h"
+
+#include <dlfcn.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include "analysis/bounds.h"
+#include "codegen/dialect.h"
+#include "codegen/emitter.h"
+#include "codegen/lower_cpp.h"
+#include "runtime/errors.h"
+#include "support/diagnostics.h"
+
+namespace fs = std::filesystem;
+
+namespace tessel {
+
+std::string generateCpp(const Program& prog) {
+  return CLikeEmitter(cppDialect()).emitModule(lowerToCpp(prog));
+}
+
+CppBuildOptions::CppBuildOptions() : flags(cppCompileFlags()) {}
+
+CppBuildOptions CppBuildOptions::fromEnvironment() {
+  CppBuildOptions o;
+  if (const char* cxx = std::getenv("CXX"); cxx && *cxx) o.compiler = cxx;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    o.cacheRoot = fs::path(x) / "tessel" / "cpp";
+  else if (const char* h = std::getenv("HOME"); h && *h)
+    o.cacheRoot = fs::path(h) / ".cache" / "tessel" / "cpp";
+  else
+    o.cacheRoot = fs::temp_directory_path() / fmt::format("tessel-cache-{}", getuid()) / "cpp";
+  return o;
+}
+
+namespace {
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string shellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// A name no other writer (thread or process) uses at the same time.
+fs::path tempName(const fs::path& p) {
+  static std::atomic<unsigned> counter{0};  // uniqueness only; holds no program state
+  return fs::path(p.string() + fmt::format(".tmp.{}.{}", getpid(), counter++));
+}
+
+/// Writes atomically: concurrent builders of the same directory never see a partial file.
+void writeFile(const fs::path& p, const std::string& text) {
+  fs::path tmp = tempName(p);
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, p);
+}
+
+std::string cmakeLists(const CppBuildOptions& o, const std::string& hash) {
+  std::string opts;
+  for (auto& f : o.flags)
+    if (f.rfind("-std=", 0) != 0 && f != "-fopenmp" && f != "-fPIC" && f != "-shared")
+      opts += " " + f;
+  for (auto& f : o.extraFlags) opts += " " + f;
+  return fmt::format(
+      "# Builds the generated Tessel program ({}) as the shared library the tessel runtime\n"
+      "# loads: cmake -S . -B build && cmake --build build\n"
+      "cmake_minimum_required(VERSION 3.16)\n"
+      "project(tessel_program LANGUAGES CXX)\n"
+      "find_package(OpenMP REQUIRED)\n"
+      "add_library(tessel_program SHARED {})\n"
+      "set_target_properties(tessel_program PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON\n"
+      "                      CXX_EXTENSIONS OFF POSITION_INDEPENDENT_CODE ON)\n"
+      "target_compile_options(tessel_program PRIVATE{})\n"
+      "target_link_libraries(tessel_program PRIVATE OpenMP::OpenMP_CXX)\n",
+      hash, kCppSourceName, opts);
+}
+
+std::string firstLines(const std::string& text, int n) {
+  std::istringstream in(text);
+  std::string line, out;
+  for (int k = 0; k < n && std::getline(in, line); ++k) out += line + "\n";
+  return out;
+}
+
+// ---- typed buffers for one run -----------------------------------------------------------
+
+/// One global array converted to its element type for the generated code.
+class TypedBuffer {
+ public:
+  explicit TypedBuffer(ArrayData& a) : a_(a) {
+    size_t n = a.values.size();
+    switch (a.type) {
+      case ScalarType::Double: ptr_ = a.values.data(); break;  // used in place
+      case ScalarType::Float:
+        f_.assign(a.values.begin(), a.values.end());
+        ptr_ = f_.data();
+        break;
+      case ScalarType::Int:
+        i_.resize(n);
+        for (size_t k = 0; k < n; ++k) i_[k] = static_cast<int32_t>(a.values[k]);
+        ptr_ = i_.data();
+        break;
+      case ScalarType::Bool:
+        b_ = std::make_unique<bool[]>(n);
+        for (size_t k = 0; k < n; ++k) b_[k] = a.values[k] != 0;
+        ptr_ = b_.get();
+        break;
+    }
+  }
+  void* ptr() const { return ptr_; }
+  void storeBack() {
+    size_t n = a_.values.size();
+    switch (a_.type) {
+      case ScalarType::Double: break;
+      case ScalarType::Float:
+        for (size_t k = 0; k < n; ++k) a_.values[k] = f_[k];
+        break;
+      case ScalarType::Int:
+        for (size_t k = 0; k < n; ++k) a_.values[k] = i_[k];
+        break;
+      case ScalarType::Bool:
+        for (size_t k = 0; k < n; ++k) a_.values[k] = b_[k] ? 1.0 : 0.0;
+        break;
+    }
+  }
+
+ private:
+  ArrayData& a_;
+  void* ptr_ = nullptr;
+  std::vector<float> f_;
+  std::vector<int32_t> i_;
+  std::unique_ptr<bool[]> b_;
+};
+
+void checkState(const Program& prog, const ProgramState& st) {
+  if (st.params.size() != prog.params.size())
+    throw RuntimeError(fmt::format("the program has {} parameters, the state gives {} values",
+                                   prog.params.size(), st.params.size()));
+  if (st.arrays.size() != prog.arrays.size() || st.scalars.size() != prog.scalars.size())
+    throw RuntimeError("the state's arrays or scalars do not match the program");
+  for (size_t a = 0; a < prog.arrays.size(); ++a) {
+    const ArrayDecl& d = prog.arrays[a];
+    int64_t n = elementCount(d.extents, st.params);
+    if (st.arrays[a].type != d.type || static_cast<int64_t>(st.arrays[a].values.size()) != n)
+      throw RuntimeError(fmt::format("array '{}' holds {} {} values; the program needs {} {}",
+                                     d.name, st.arrays[a].values.size(),
+                                     typeName(st.arrays[a].type), n, typeName(d.type)));
+  }
+  DiagnosticEngine diags;
+  if (!checkBounds(prog, st.params, diags)) {
+    std::string msg;
+    for (auto& dg : diags.diagnostics())
+      if (dg.severity == Severity::Error) msg += DiagnosticEngine::render(dg);
+    throw RuntimeError(msg.empty() ? "an access would leave an array" : msg);
+  }
+}
+
+}  // namespace
+
+// ---- CppModule -----------------------------------------------------------------------------
+
+CppModule::CppModule(const Program& prog, const CppBuildOptions& opts)
+    : prog_(&prog), source_(generateCpp(prog)) {
+  std::string cmd = shellQuote(opts.compiler);
+  for (auto& f : opts.flags) cmd += " " + shellQuote(f);
+  for (auto& f : opts.extraFlags) cmd += " " + shellQuote(f);
+  std::string hash = fmt::format("{:016x}", fnv1a(source_ + "\n" + cmd));
+  dir_ = opts.directory.empty() ? opts.cacheRoot / hash : opts.directory;
+  lib_ = dir_ / fmt::format("libtessel_{}.so", hash);
+  fs::create_directories(dir_);
+
+  // The library name carries the hash of (source, command): if it exists, it is this program.
+  reused_ = fs::exists(lib_);
+  if (!fs::exists(sourcePath()) || readFile(sourcePath()) != source_) {
+    writeFile(sourcePath(), source_);
+    writeFile(dir_ / "CMakeLists.txt", cmakeLists(opts, hash));
+  }
+  if (!reused_) {
+    fs::path tmp = tempName(lib_), log = dir_ / "build.log";
+    std::string full =
+        fmt::format("cd {} && {} {} -o {} > {} 2>&1", shellQuote(dir_.string()), cmd,
+                    kCppSourceName, shellQuote(tmp.string()), shellQuote(log.string()));
+    int rc = std::system(full.c_str());
+    if (rc != 0 || !fs::exists(tmp)) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw std::runtime_error(fmt::format(
+          "compiling the generated C++ failed (status {}); the compiler's output is in {}\n"
+          "command: {}\n{}",
+          rc, log.string(), full, firstLines(readFile(log), 20)));
+    }
+    fs::rename(tmp, lib_);
+  }
+  handle_ = dlopen(lib_.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  if (!handle_)
+    throw std::runtime_error(fmt::format("cannot load {}: {}", lib_.string(), dlerror()));
+  entry_ = reinterpret_cast<Entry>(dlsym(handle_, "tessel_entry"));
+  if (!entry_) {
+    dlclose(handle_);
+    handle_ = nullptr;
+    throw std::runtime_error("no tessel_entry in " + lib_.string());
+  }
+}
+
+CppModule::~CppModule() {
+  if (handle_) dlclose(handle_);
+}
+
+CppModule::CppModule(CppModule&& o) noexcept
+    : prog_(o.prog_),
+      source_(std::move(o.source_)),
+      dir_(std::move(o.dir_)),
+      lib_(std::move(o.lib_)),
+      handle_(o.handle_),
+      entry_(o.entry_),
+      reused_(o.reused_) {
+  o.handle_ = nullptr;
+  o.entry_ = nullptr;
+}
+
+CppModule& CppModule::operator=(CppModule&& o) noexcept {
+  if (this != &o) {
+    if (handle_) dlclose(handle_);
+    prog_ = o.prog_;
+    source_ = std::move(o.source_);
+    dir_ = std::move(o.dir_);
+    lib_ = std::move(o.lib_);
+    handle_ = o.handle_;
+    entry_ = o.entry_;
+    reused_ = o.reused_;
+    o.handle_ = nullptr;
+    o.entry_ = nullptr;
+  }
+  return *this;
+}
+
+fs::path CppModule::sourcePath() const { return dir_ / kCppSourceName; }
+
+double CppModule::run(ProgramState& state) const {
+  if (!entry_) throw std::logic_error("CppModule::run on a moved-from module");
+  checkState(*prog_, state);
+  std::vector<TypedBuffer> bufs;
+  bufs.reserve(state.arrays.size());
+  std::vector<void*> ptrs;
+  for (auto& a : state.arrays) {
+    bufs.emplace_back(a);
+    ptrs.push_back(bufs.back().ptr());
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  entry_(ptrs.data(), state.scalars.data(), state.params.data());
+  auto t1 = std::chrono::steady_clock::now();
+  for (auto& b : bufs) b.storeBack();
+  return std::chrono::duration<double>(t1 - t0).count();
+}
+
+}  // namespace tessel

@@ -1,0 +1,76 @@
+#include "codegen/dialect.h"
+
+#include <set>
+
+#include "ir/expr.h"
+
+namespace tessel {
+
+std::string Dialect::mathName(const std::string& fn, ScalarType t) const {
+  auto it = mathOverrides.find(fn);
+  if (it != mathOverrides.end()) {
+    const std::string& n = t == ScalarType::Float    ? it->second.floatName
+                           : t == ScalarType::Double ? it->second.doubleName
+                                                     : it->second.intName;
+    if (!n.empty()) return n;
+  }
+  if (t != ScalarType::Float || mathOverloaded) return fn;
+  return fn + floatMathSuffix;
+}
+
+std::vector<std::string> Dialect::mathNames() const {
+  std::set<std::string> names;
+  std::vector<std::string> fns = mathFunctionNames();
+  fns.push_back("fmod");  // floating `%`
+  for (auto& fn : fns)
+    for (auto t : {ScalarType::Int, ScalarType::Float, ScalarType::Double}) {
+      std::string n = mathName(fn, t);
+      if (n.find("::") == std::string::npos) names.insert(n);
+    }
+  return {names.begin(), names.end()};
+}
+
+Dialect cppDialect() {
+  Dialect d;
+  d.name = "C++/OpenMP";
+  d.prelude = {"#include <algorithm>", "#include <cmath>",   "#include <cstdint>",
+               "#include <cstdlib>",   "#include <cstring>", "#include <memory>"};
+  d.typeNames = {"bool", "int32_t", "int64_t", "float", "double"};
+  d.restrictQualifier = "__restrict";
+  d.parallelPragma = "#pragma omp parallel for schedule(static)";
+  d.simdPragma = "#pragma omp simd";
+  d.parallelSimdPragma = "#pragma omp parallel for simd schedule(static)";
+  d.allocPattern =
+      "std::unique_ptr<{type}[]> {name}_storage(new {type}[{count}]());  // zero-filled\n"
+      "{type}* {restrict} {name} = {name}_storage.get();";
+  d.copyPattern = "std::memcpy({dst}, {src}, sizeof({type}) * ({count}));";
+  d.mathOverrides = {
+      {"abs", {"std::abs", "fabsf", "fabs"}},
+      // fmin/fmax like the reference interpreter (a NaN operand is ignored)
+      {"min", {"std::min<int64_t>", "fminf", "fmin"}},
+      {"max", {"std::max<int64_t>", "fmaxf", "fmax"}},
+  };
+  // clang-format off
+  d.reservedWords = {
+      // C++ keywords and alternative tokens
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+      "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+      "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+      "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+      "reinterpret_cast", "requires", "restrict", "return", "short", "signed", "sizeof", "static",
+      "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+      "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+      "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+      // library names and macros the generated code relies on
+      "std", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
+      "uint64_t", "size_t", "ptrdiff_t", "NULL", "INFINITY", "NAN", "HUGE_VAL", "errno", "assert",
+      "memcpy", "main", "min", "max", "abs", "fmod", "pow",
+  };
+  // clang-format on
+  return d;
+}
+
+}  // namespace tessel

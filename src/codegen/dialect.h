@@ -1,0 +1,75 @@
+// Dialects: how one C-like language spells what the loop IR means (architecture.md principle 2).
+//
+// A Dialect is data, not code: the CLikeEmitter prints every target through one of these tables.
+// C++/OpenMP is the first; CUDA and OpenCL are further tables (qualifiers, address spaces, math
+// names, pragmas), not further printers.
+#pragma once
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/loop_ir.h"
+#include "ir/types.h"
+
+namespace tessel {
+
+/// Spelling of one math function per argument type ("" falls back to the default rule).
+struct MathSpelling {
+  std::string intName, floatName, doubleName;
+};
+
+struct Dialect {
+  std::string name;                  // "C++/OpenMP"
+  std::vector<std::string> prelude;  // first lines of a file (includes, pragmas)
+
+  // Types, indexed by lir::CType (Bool, Int32, Int64, Float, Double).
+  std::array<std::string, 5> typeNames;
+  std::string uint64Name = "uint64_t";  // used by helpers only
+  std::string restrictQualifier;        // after the `*` of a buffer pointer; "" for none
+  std::string pointerAddressSpace;      // before the element type of a buffer pointer (OpenCL)
+
+  // Literals and conversions.
+  std::string boolTrue = "true", boolFalse = "false";
+  std::string floatSuffix = "f";           // 1.5f
+  std::string int64Suffix = "LL";          // index literals beyond the 32-bit range
+  std::string floatInfinity = "INFINITY";  // a float expression; double infinities are cast
+  std::string floatNan = "NAN";
+  std::string castPattern = "({type}){expr}";  // {type}, {expr} (expr already parenthesised)
+
+  // Loops: pragma lines printed before a For of the given kind ("" for none).
+  std::string parallelPragma, simdPragma, parallelSimdPragma;
+
+  // Functions: qualifiers per linkage, and for the helpers the emitter adds on demand.
+  std::string internalQualifier = "static";
+  std::string publicQualifier;
+  std::string externCQualifier = "extern \"C\"";
+  std::string helperQualifier = "static inline";
+
+  // Buffers. Patterns take {type}, {name}, {count}, {restrict} (alloc) and {type}, {dst},
+  // {src}, {count} (copy); an alloc must zero-fill and may span several lines.
+  std::string allocPattern;
+  std::string copyPattern;
+
+  // Math: default names are fn (double) and fn + floatMathSuffix (float), or fn for both when
+  // mathOverloaded; mathOverrides replace them per function. Int arguments of functions that
+  // keep int (abs, min, max) use intName; their arguments are 64-bit integers.
+  std::string floatMathSuffix = "f";
+  bool mathOverloaded = false;
+  std::map<std::string, MathSpelling> mathOverrides;
+
+  /// Identifiers generated code must not use for variables (keywords, library names, macros).
+  std::vector<std::string> reservedWords;
+
+  const std::string& typeName(lir::CType t) const { return typeNames[static_cast<int>(t)]; }
+  /// Name of math function `fn` applied to arguments of type t (already converted to t).
+  std::string mathName(const std::string& fn, ScalarType t) const;
+  /// Every math-function spelling of this dialect (so variables can avoid them).
+  std::vector<std::string> mathNames() const;
+};
+
+/// C++17 with OpenMP, compiled by the host compiler (g++/clang++).
+Dialect cppDialect();
+
+}  // namespace tessel

@@ -1,0 +1,206 @@
+#include "codegen/loop_ir.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace tessel::lir {
+
+CType ctypeOf(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return CType::Bool;
+    case ScalarType::Int: return CType::Int32;
+    case ScalarType::Float: return CType::Float;
+    case ScalarType::Double: return CType::Double;
+  }
+  return CType::Double;
+}
+
+ScalarType scalarOf(CType t) {
+  switch (t) {
+    case CType::Bool: return ScalarType::Bool;
+    case CType::Int32:
+    case CType::Int64: return ScalarType::Int;
+    case CType::Float: return ScalarType::Float;
+    case CType::Double: return ScalarType::Double;
+  }
+  return ScalarType::Double;
+}
+
+namespace {
+
+std::shared_ptr<Stmt> node(StmtKind k) {
+  auto s = std::make_shared<Stmt>();
+  s->kind = k;
+  return s;
+}
+
+void require(bool ok, const char* what) {
+  if (!ok) throw std::logic_error(std::string("loop IR: ") + what);
+}
+
+void requireIndex(const ExprPtr& e, const char* what) {
+  require(e != nullptr, what);
+  require(e->type == ScalarType::Int || e->type == ScalarType::Bool, what);
+}
+
+void requireBody(const std::vector<StmtPtr>& body) {
+  for (auto& s : body) require(s != nullptr, "null statement in a body");
+}
+
+}  // namespace
+
+StmtPtr block(std::vector<StmtPtr> body) {
+  requireBody(body);
+  auto s = node(StmtKind::Block);
+  s->body = std::move(body);
+  return s;
+}
+
+StmtPtr forLoop(std::string var, ExprPtr lo, ExprPtr hi, LoopKind kind, std::vector<StmtPtr> body) {
+  require(!var.empty(), "for: empty loop variable");
+  requireIndex(lo, "for: lower bound must be an integer expression");
+  requireIndex(hi, "for: upper bound must be an integer expression");
+  requireBody(body);
+  auto s = node(StmtKind::For);
+  s->name = std::move(var);
+  s->lo = std::move(lo);
+  s->hi = std::move(hi);
+  s->loop = kind;
+  s->body = std::move(body);
+  return s;
+}
+
+StmtPtr store(std::string buffer, ExprPtr index, ExprPtr value) {
+  require(!buffer.empty(), "store: empty buffer name");
+  requireIndex(index, "store: index must be an integer expression");
+  require(value != nullptr, "store: null value");
+  auto s = node(StmtKind::Store);
+  s->name = std::move(buffer);
+  s->index = std::move(index);
+  s->value = std::move(value);
+  return s;
+}
+
+StmtPtr localDecl(CType type, std::string name, ExprPtr init, bool isConst) {
+  require(!name.empty(), "local: empty name");
+  require(init != nullptr || !isConst, "local: a const local needs an initialiser");
+  auto s = node(StmtKind::LocalDecl);
+  s->type = type;
+  s->name = std::move(name);
+  s->value = std::move(init);
+  s->isConst = isConst;
+  return s;
+}
+
+StmtPtr pointerDecl(CType type, std::string name, ExprPtr slot) {
+  require(!name.empty(), "pointer: empty name");
+  require(slot != nullptr, "pointer: null slot");
+  auto s = node(StmtKind::LocalDecl);
+  s->type = type;
+  s->name = std::move(name);
+  s->value = std::move(slot);
+  s->pointer = true;
+  return s;
+}
+
+StmtPtr assign(std::string name, ExprPtr value) {
+  require(!name.empty() && value != nullptr, "assign: empty name or null value");
+  auto s = node(StmtKind::Assign);
+  s->name = std::move(name);
+  s->value = std::move(value);
+  return s;
+}
+
+StmtPtr ifThen(ExprPtr cond, std::vector<StmtPtr> then, std::vector<StmtPtr> orElse) {
+  require(cond != nullptr, "if: null condition");
+  requireBody(then);
+  requireBody(orElse);
+  auto s = node(StmtKind::If);
+  s->value = std::move(cond);
+  s->body = std::move(then);
+  s->orElse = std::move(orElse);
+  return s;
+}
+
+StmtPtr comment(std::string text) {
+  auto s = node(StmtKind::Comment);
+  s->name = std::move(text);
+  return s;
+}
+
+StmtPtr alloc(CType type, std::string buffer, ExprPtr count) {
+  require(!buffer.empty(), "alloc: empty buffer name");
+  requireIndex(count, "alloc: count must be an integer expression");
+  auto s = node(StmtKind::Alloc);
+  s->type = type;
+  s->name = std::move(buffer);
+  s->value = std::move(count);
+  return s;
+}
+
+StmtPtr copy(CType type, std::string dst, std::string src, ExprPtr count) {
+  require(!dst.empty() && !src.empty(), "copy: empty buffer name");
+  requireIndex(count, "copy: count must be an integer expression");
+  auto s = node(StmtKind::Copy);
+  s->type = type;
+  s->name = std::move(dst);
+  s->source = std::move(src);
+  s->value = std::move(count);
+  return s;
+}
+
+StmtPtr callFn(std::string function, std::vector<ExprPtr> args) {
+  require(!function.empty(), "call: empty function name");
+  for (auto& a : args) require(a != nullptr, "call: null argument");
+  auto s = node(StmtKind::Call);
+  s->name = std::move(function);
+  s->args = std::move(args);
+  return s;
+}
+
+// ---- index arithmetic ----------------------------------------------------------------------
+
+static bool isLit(const ExprPtr& e) { return e->kind == ExprKind::IntLit; }
+
+ExprPtr indexAddConst(ExprPtr a, int64_t c) {
+  if (c == 0) return a;
+  if (isLit(a)) return intLit(a->ival + c);
+  // (x + c1) + c2 -> x + (c1 + c2); (x - c1) + c2 likewise.
+  if (a->kind == ExprKind::Binary && (a->op == Op::Add || a->op == Op::Sub) && isLit(a->args[1])) {
+    int64_t c1 = a->op == Op::Add ? a->args[1]->ival : -a->args[1]->ival;
+    return indexAddConst(a->args[0], c1 + c);
+  }
+  return c > 0 ? binary(Op::Add, std::move(a), intLit(c))
+               : binary(Op::Sub, std::move(a), intLit(-c));
+}
+
+ExprPtr indexAdd(ExprPtr a, ExprPtr b) {
+  if (isLit(b)) return indexAddConst(std::move(a), b->ival);
+  if (isLit(a)) return indexAddConst(std::move(b), a->ival);
+  return binary(Op::Add, std::move(a), std::move(b));
+}
+
+ExprPtr indexSub(ExprPtr a, ExprPtr b) {
+  if (isLit(b)) return indexAddConst(std::move(a), -b->ival);
+  return binary(Op::Sub, std::move(a), std::move(b));
+}
+
+ExprPtr indexMul(ExprPtr a, ExprPtr b) {
+  if (isLit(a) && isLit(b)) return intLit(a->ival * b->ival);
+  if (isLit(a) && a->ival == 1) return b;
+  if (isLit(b) && b->ival == 1) return a;
+  if ((isLit(a) && a->ival == 0) || (isLit(b) && b->ival == 0)) return intLit(0);
+  return binary(Op::Mul, std::move(a), std::move(b));
+}
+
+ExprPtr indexMax(ExprPtr a, ExprPtr b) {
+  if (isLit(a) && isLit(b)) return intLit(std::max(a->ival, b->ival));
+  return call("max", {std::move(a), std::move(b)});
+}
+
+ExprPtr indexMin(ExprPtr a, ExprPtr b) {
+  if (isLit(a) && isLit(b)) return intLit(std::min(a->ival, b->ival));
+  return call("min", {std::move(a), std::move(b)});
+}
+
+}  // namespace tessel::lir

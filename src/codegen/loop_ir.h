@@ -1,0 +1,121 @@
+// Loop IR: a small imperative IR for generated code (loops, loads, stores, locals, calls).
+//
+// Backends lower the Algorithm IR into this IR and a CLikeEmitter prints it through a Dialect
+// (architecture.md principle 2: an IR, not string concatenation). Nodes are immutable and built
+// through validating factories. Expressions are tessel::Expr; generated code adds Var (a named
+// variable) and Load (buffer[linear index]).
+//
+// Integers. A language int value is 64-bit in generated code (as in the reference interpreter:
+// int arithmetic in 64 bits, wrapped to int32 when stored), so loop indices, parameters, int
+// scalars and int locals are Int64 variables, and Vars of type Int denote them. Int32 exists only
+// as a buffer element type; a Cast to Int wraps to 32 bits. The emitter widens 32-bit operands
+// where C would otherwise compute in 32 bits.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/expr.h"
+
+namespace tessel::lir {
+
+/// Types of generated variables and buffer elements.
+enum class CType { Bool, Int32, Int64, Float, Double };
+CType ctypeOf(ScalarType t);
+/// The value type an element of `t` has in expressions (Int64 -> Int).
+ScalarType scalarOf(CType t);
+
+enum class LoopKind {
+  Serial,
+  Parallel,      // iterations distributed over threads
+  Simd,          // vectorised
+  ParallelSimd,  // both (a 1-D nest)
+};
+
+enum class StmtKind {
+  Block,      // body
+  For,        // var from lo to hi inclusive, loop kind; body
+  Store,      // buffer[index] = value
+  LocalDecl,  // type name = init (const if isConst); pointer: type* name = (type*)init
+  Assign,     // name = value (a LocalDecl'd variable)
+  If,         // if (cond) body else orElse
+  Comment,    // text (may hold several lines)
+  Alloc,      // a zero-filled buffer of `count` elements of `type`, owned by the enclosing block
+  Copy,       // copy `count` elements of `type` from buffer `source` to buffer `name`
+  Call,       // name(args...)
+};
+
+struct Stmt;
+using StmtPtr = std::shared_ptr<const Stmt>;
+
+struct Stmt {
+  StmtKind kind = StmtKind::Block;
+  std::string name;            // For/LocalDecl/Assign: the variable; Store/Alloc/Copy: the buffer;
+                               // Call: the function; Comment: the text
+  std::string source;          // Copy: the source buffer
+  CType type = CType::Double;  // LocalDecl, Alloc, Copy
+  bool isConst = false;        // LocalDecl
+  bool pointer = false;        // LocalDecl: a typed pointer unpacked from an untyped slot
+  LoopKind loop = LoopKind::Serial;
+  ExprPtr lo, hi;             // For (inclusive)
+  ExprPtr index;              // Store
+  ExprPtr value;              // Store/Assign value, LocalDecl init, If condition, Alloc/Copy count
+  std::vector<ExprPtr> args;  // Call
+  std::vector<StmtPtr> body;  // Block, For, If (then)
+  std::vector<StmtPtr> orElse;  // If (else)
+};
+
+// Validating factories.
+StmtPtr block(std::vector<StmtPtr> body);
+StmtPtr forLoop(std::string var, ExprPtr lo, ExprPtr hi, LoopKind kind, std::vector<StmtPtr> body);
+StmtPtr store(std::string buffer, ExprPtr index, ExprPtr value);
+StmtPtr localDecl(CType type, std::string name, ExprPtr init, bool isConst = true);
+/// `type* name = (type*)slot;` where slot is an untyped pointer (e.g. load("arrays", 0, ...)).
+StmtPtr pointerDecl(CType type, std::string name, ExprPtr slot);
+StmtPtr assign(std::string name, ExprPtr value);
+StmtPtr ifThen(ExprPtr cond, std::vector<StmtPtr> then, std::vector<StmtPtr> orElse = {});
+StmtPtr comment(std::string text);
+StmtPtr alloc(CType type, std::string buffer, ExprPtr count);
+StmtPtr copy(CType type, std::string dst, std::string src, ExprPtr count);
+StmtPtr callFn(std::string function, std::vector<ExprPtr> args);
+
+/// A function parameter: a typed buffer pointer, or a scalar value passed by value.
+struct Param {
+  std::string name;
+  CType type = CType::Double;
+  bool pointer = false;
+  bool constData = false;  // pointer to const elements
+  bool slots = false;      // an untyped table of buffer pointers (`void* const*`); type unused
+};
+
+enum class Linkage {
+  Internal,  // a helper of this translation unit
+  Public,    // an ordinary external function
+  ExternC,   // the C entry point loaded with dlopen
+};
+
+struct Function {
+  std::string name;
+  std::string comment;  // printed above the function (may hold several lines)
+  Linkage linkage = Linkage::Internal;
+  std::vector<Param> params;
+  StmtPtr body;  // a Block
+};
+
+/// One generated translation unit.
+struct Module {
+  std::vector<std::string> header;  // comment lines at the top of the file
+  std::vector<Function> functions;  // in definition order (callees first)
+};
+
+/// Index arithmetic with light folding (`k + 0` -> `k`, `k + -1` -> `k - 1`, literal folding).
+ExprPtr indexAdd(ExprPtr a, ExprPtr b);
+ExprPtr indexAddConst(ExprPtr a, int64_t c);
+ExprPtr indexSub(ExprPtr a, ExprPtr b);
+ExprPtr indexMul(ExprPtr a, ExprPtr b);
+/// max/min of index expressions (calls of the math functions max/min on Int).
+ExprPtr indexMax(ExprPtr a, ExprPtr b);
+ExprPtr indexMin(ExprPtr a, ExprPtr b);
+
+}  // namespace tessel::lir

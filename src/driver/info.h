@@ -1,0 +1,17 @@
+// `tessel info`: what a program is made of, as text for people and JSON for scripts.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "ir/program.h"
+
+namespace tessel {
+
+/// `params`: values to evaluate regions and sizes at (defaults or --param); nullopt prints the
+/// symbolic regions only.
+nlohmann::json infoJson(const Program& prog, const std::optional<ParamValues>& params);
+std::string infoText(const nlohmann::json& info);
+
+}  // namespace tessel

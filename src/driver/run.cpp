@@ -1,0 +1,185 @@
+#include "driver/run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <ostream>
+
+#include "analysis/bounds.h"
+#include "analysis/counts.h"
+#include "driver/backend.h"
+#include "driver/params.h"
+#include "runtime/data.h"
+#include "runtime/interpreter.h"
+#include "runtime/npy.h"
+
+namespace tessel {
+
+namespace {
+
+bool applyInputs(const Program& prog, const RunOptions& opts, ProgramState& st,
+                 DiagnosticEngine& diags) {
+  bool ok = true;
+  auto names = [&] {
+    std::vector<std::string> v;
+    for (auto& a : prog.arrays) v.push_back(a.name);
+    for (auto& s : prog.scalars) v.push_back(s.name);
+    return v;
+  }();
+  auto unknown = [&](const std::string& opt, const std::string& n, const char* what) {
+    std::string hint;
+    if (auto best = closestName(n, names)) hint = fmt::format("did you mean '{}'?", *best);
+    diags.report(DiagId::undeclared, {}, fmt::format("{} {}: the program has no {} '{}'", opt, n, what, n), hint);
+    ok = false;
+  };
+  for (auto& [n, v] : opts.scalars) {
+    int idx = prog.findScalar(n);
+    if (idx < 0) {
+      unknown("--scalar", n, "scalar");
+      continue;
+    }
+    st.scalars[idx] = convertTo(prog.scalars[idx].type, v);
+  }
+  for (auto& [n, path] : opts.inputs) {
+    int idx = prog.findArray(n);
+    if (idx < 0) {
+      unknown("--input", n, "array");
+      continue;
+    }
+    ArrayData in;
+    try {
+      in = readNpy(path);
+    } catch (const std::exception& e) {
+      diags.report(DiagId::bad_call_argument, {}, fmt::format("--input {}: {}", n, e.what()));
+      ok = false;
+      continue;
+    }
+    ArrayData& dst = st.arrays[idx];
+    if (in.shape != dst.shape) {
+      auto shapeStr = [](const std::vector<int64_t>& s) {
+        std::string r;
+        for (auto x : s) r += (r.empty() ? "" : ", ") + std::to_string(x);
+        return "(" + r + ")";
+      };
+      diags.report(DiagId::bad_call_argument, {},
+                   fmt::format("--input {}: '{}' has shape {}, but '{}' has shape {} at these "
+                               "parameter values",
+                               n, path, shapeStr(in.shape), n, shapeStr(dst.shape)),
+                   "set the sizes with --param to match the file");
+      ok = false;
+      continue;
+    }
+    for (size_t i = 0; i < in.values.size(); ++i) dst.values[i] = convertTo(dst.type, in.values[i]);
+  }
+  return ok;
+}
+
+// The arrays a run produces: the copyout list, or if it is empty every array some call writes.
+std::vector<int> resultArrays(const Program& prog) {
+  std::vector<int> out;
+  for (size_t i = 0; i < prog.arrays.size(); ++i)
+    if (prog.arrays[i].data.copyout) out.push_back(static_cast<int>(i));
+  if (!out.empty()) return out;
+  for (auto& c : prog.calls)
+    for (auto& s : c.stmts)
+      if (s.lhs->kind == ExprKind::ArrayRef && !s.lhs->array.local &&
+          std::find(out.begin(), out.end(), s.lhs->array.index) == out.end())
+        out.push_back(s.lhs->array.index);
+  return out;
+}
+
+std::string timeStr(double s) {
+  if (s < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
+  if (s < 1) return fmt::format("{:.2f} ms", s * 1e3);
+  return fmt::format("{:.3f} s", s);
+}
+
+}  // namespace
+
+int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
+               DiagnosticEngine& diags, std::ostream& out) {
+  auto params = bindParams(prog, opts.params, diags);
+  if (!params) return kExitUserError;
+  if (!checkBounds(prog, *params, diags)) return kExitUserError;
+  if (opts.repeat < 1) {
+    diags.report(DiagId::bad_parameter_value, {}, "--repeat must be at least 1");
+    return kExitUserError;
+  }
+  ProgramState initial = makeState(prog, *params, opts.seed);
+  if (!applyInputs(prog, opts, initial, diags)) return kExitUserError;
+
+  std::string ps;
+  for (size_t i = 0; i < prog.params.size(); ++i)
+    ps += (ps.empty() ? "" : ", ") + prog.params[i].name + "=" + std::to_string((*params)[i]);
+  out << fmt::format("program      {}\n", prog.file ? prog.file->name() : "");
+  out << fmt::format("parameters   {}\n", ps.empty() ? "(none)" : ps);
+
+  out << fmt::format("backend      {}\n", backend.description());
+  if (!backend.generatedCode().empty())
+    out << fmt::format("generated    {}\n", backend.generatedCode());
+
+  ProgramState result;
+  std::vector<double> times;
+  for (int r = 0; r < opts.repeat; ++r) {
+    ProgramState st = initial;
+    times.push_back(backend.run(st));
+    if (r == 0) result = std::move(st);
+  }
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  double median = sorted[sorted.size() / 2];
+  Work w = programWork(prog, *params);
+  out << fmt::format("time         {}{}\n", timeStr(median),
+                     opts.repeat > 1 ? fmt::format(" (median of {} runs; min {})", opts.repeat,
+                                                   timeStr(sorted.front()))
+                                     : "");
+  if (median > 0)
+    out << fmt::format("throughput   {:.3f} GStencil/s, {:.3f} GFLOP/s  ({:.4g} stencil points, "
+                       "{:.4g} FLOPs)\n",
+                       w.stencilPoints / median * 1e-9, w.flops / median * 1e-9,
+                       w.stencilPoints, w.flops);
+
+  int code = kExitOk;
+  std::vector<int> results = resultArrays(prog);
+  if (opts.verify) {
+    ProgramState ref = initial;
+    interpret(prog, ref);
+    double worst = 0;
+    std::string failures;
+    for (int a : results) {
+      double tol = opts.tolerance >= 0 ? opts.tolerance : defaultTolerance(prog.arrays[a].type);
+      CompareResult cr = compareArrays(result.arrays[a], ref.arrays[a], tol);
+      worst = std::max(worst, cr.maxRelErr);
+      if (!cr.ok) {
+        std::string idx;
+        for (auto x : cr.worstIndex) idx += (idx.empty() ? "" : ", ") + std::to_string(x);
+        failures += fmt::format(
+            "  '{}' differs at [{}]: got {:.17g}, expected {:.17g} (relative error {:.3g} > "
+            "tolerance {:.1g}); {} element{} over tolerance\n",
+            prog.arrays[a].name, idx, cr.got, cr.expected, cr.maxRelErr, tol, cr.mismatches,
+            cr.mismatches == 1 ? "" : "s");
+      }
+    }
+    if (failures.empty()) {
+      out << fmt::format("verification PASSED: {} array{} match the reference interpreter "
+                         "(max relative error {:.3g})\n",
+                         results.size(), results.size() == 1 ? "" : "s", worst);
+    } else {
+      out << "verification FAILED against the reference interpreter:\n" << failures;
+      code = kExitVerifyFailed;
+    }
+  }
+  if (!opts.outputDir.empty()) {
+    std::filesystem::create_directories(opts.outputDir);
+    for (int a : results) {
+      std::string path = (std::filesystem::path(opts.outputDir) / (prog.arrays[a].name + ".npy")).string();
+      writeNpy(path, result.arrays[a]);
+    }
+    out << fmt::format("output       {} array{} written to {}/ as NAME.npy\n", results.size(),
+                       results.size() == 1 ? "" : "s", opts.outputDir);
+  }
+  return code;
+}
+
+}  // namespace tessel

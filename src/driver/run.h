@@ -1,0 +1,35 @@
+// `tessel run`: bind parameters, prepare data, run a backend, verify, report.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <string>
+
+#include "ir/program.h"
+#include "support/diagnostics.h"
+
+namespace tessel {
+
+struct RunOptions {
+  std::map<std::string, int64_t> params;
+  std::map<std::string, double> scalars;
+  std::map<std::string, std::string> inputs;  // array name -> .npy path
+  std::string outputDir;                      // write copyout arrays as NAME.npy
+  bool verify = false;
+  int repeat = 1;
+  uint64_t seed = 1;
+  double tolerance = -1;  // < 0: the default for each array's type (1e-12 double, 1e-5 float)
+};
+
+/// Exit statuses of the command line.
+enum ExitCode { kExitOk = 0, kExitUserError = 1, kExitVerifyFailed = 2, kExitInternal = 3 };
+
+class Backend;
+
+/// Runs the program on `backend` and prints the report to `out`. User errors go to `diags`.
+/// Returns an ExitCode.
+int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
+               DiagnosticEngine& diags, std::ostream& out);
+
+}  // namespace tessel

@@ -1,0 +1,16 @@
+// Errors raised while running a program (reference interpreter, data files).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace tessel {
+
+/// A run-time error of the program being interpreted: integer division by zero, a negative
+/// integer power, an access outside an array, parameter or data values that do not fit. The
+/// message is complete and user-facing.
+struct RuntimeError : std::runtime_error {
+  explicit RuntimeError(const std::string& msg) : std::runtime_error(msg) {}
+};
+
+}  // namespace tessel

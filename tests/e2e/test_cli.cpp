@@ -1,0 +1,167 @@
+// The command line as a user meets it: help, exit statuses, parameters, .npy input and output,
+// and robustness against truncated and random input.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "runtime/npy.h"
+#include "support/command.h"
+
+using namespace tessel::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string bench(const std::string& b) { return sourceDir() + "/benchmarks/" + b + ".sten"; }
+
+fs::path tempDir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("tessel-cli-" + name + "-" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string writeFile(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+  return p.string();
+}
+
+const char* kSmall =
+    "// 1-D three-point average\n"
+    "parameter N;\n"
+    "iterator i;\n"
+    "double a[N], b[N];\n"
+    "double w;\n"
+    "copyin a, w;\n"
+    "stencil avg (y, x, w) { y[i] = w * (x[i-1] + x[i] + x[i+1]); }\n"
+    "avg (b, a, w);\n"
+    "copyout b;\n";
+
+}  // namespace
+
+TEST(Cli, HelpOnEverySubcommand) {
+  for (const char* sub : {"", " check", " info", " emit", " run"}) {
+    auto r = runCommand(tesselBinary() + sub + " --help");
+    EXPECT_EQ(r.exitCode, 0) << sub << "\n" << r.output;
+    EXPECT_NE(r.output.find("Usage"), std::string::npos) << r.output;
+  }
+  auto r = runCommand(tesselBinary() + " --help");
+  EXPECT_NE(r.output.find("Exit statuses"), std::string::npos);
+}
+
+TEST(Cli, UnknownOptionIsAUserError) {
+  auto r = runCommand(tesselBinary() + " run " + bench("j2d5pt") + " --frobnicate");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+}
+
+TEST(Cli, BadProgramExitsOneWithLocatedMessage) {
+  auto d = tempDir("bad");
+  auto f = writeFile(d / "bad.sten", "parameter N=8;\niterator i;\ndouble a[N];\nstencil s (x) { x[i] = y[i]; }\ns (a);\n");
+  auto r = runCommand(tesselBinary() + " check " + f);
+  EXPECT_EQ(r.exitCode, 1);
+  EXPECT_NE(r.output.find("bad.sten:4:24: error: use of undeclared array 'y'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("^"), std::string::npos);
+}
+
+TEST(Cli, MissingFileIsAUserError) {
+  auto r = runCommand(tesselBinary() + " check /nonexistent/x.sten");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot read"), std::string::npos);
+}
+
+TEST(Cli, ParameterWithoutDefaultMustBeGiven) {
+  auto d = tempDir("param");
+  auto f = writeFile(d / "p.sten", kSmall);
+  auto r = runCommand(tesselBinary() + " run " + f);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("parameter 'N' has no default"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("--param N="), std::string::npos) << r.output;
+  auto typo = runCommand(tesselBinary() + " run " + f + " --param M=5");
+  EXPECT_EQ(typo.exitCode, 1);
+  EXPECT_NE(typo.output.find("did you mean 'N'"), std::string::npos) << typo.output;
+  auto bad = runCommand(tesselBinary() + " run " + f + " --param N=abc");
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_NE(bad.output.find("not a valid value"), std::string::npos) << bad.output;
+}
+
+TEST(Cli, RunWithInputScalarAndOutputNpy) {
+  auto d = tempDir("npy");
+  auto f = writeFile(d / "avg.sten", kSmall);
+  tessel::ArrayData a;
+  a.type = tessel::ScalarType::Double;
+  a.shape = {6};
+  a.values = {1, 2, 3, 4, 5, 6};
+  tessel::writeNpy((d / "a.npy").string(), a);
+  for (const char* backend : {"reference", "cpp"}) {
+    fs::path out = d / backend;
+    auto r = runCommand(tesselBinary() + " run " + f + " --backend " + backend +
+                        " --param N=6 --scalar w=0.5 --input a=" + (d / "a.npy").string() +
+                        " --output " + out.string() + " --verify");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("GStencil/s"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("GFLOP/s"), std::string::npos) << r.output;
+    auto b = tessel::readNpy((out / "b.npy").string());
+    ASSERT_EQ(b.shape, std::vector<int64_t>{6});
+    // b[i] = 0.5 * (a[i-1] + a[i] + a[i+1]) on 1..4; the ends keep b's initial zero.
+    std::vector<double> want = {0, 3, 4.5, 6, 7.5, 0};
+    EXPECT_EQ(b.values, want) << backend;
+  }
+  auto wrongShape = runCommand(tesselBinary() + " run " + f + " --param N=7 --input a=" +
+                               (d / "a.npy").string());
+  EXPECT_EQ(wrongShape.exitCode, 1);
+  EXPECT_NE(wrongShape.output.find("shape"), std::string::npos) << wrongShape.output;
+}
+
+TEST(Cli, OutOfBoundsAtRunTimeIsAUserError) {
+  auto d = tempDir("oob");
+  auto f = writeFile(d / "o.sten",
+                     "parameter N;\niterator i;\ndouble a[N], b[N];\ncopyin a;\n"
+                     "stencil s (y, x) { y[i] = x[i] + x[i+1]; }\n[0:N] : s (b, a);\ncopyout b;\n");
+  auto r = runCommand(tesselBinary() + " run " + f + " --param N=10");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("o.sten:5:"), std::string::npos) << r.output;
+}
+
+TEST(Cli, EmitWritesCppWithBuildInstructions) {
+  auto d = tempDir("emit");
+  auto r = runCommand(tesselBinary() + " emit " + bench("heat") + " --target cpp -o " + d.string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  bool cpp = false, cmake = false;
+  for (auto& e : fs::directory_iterator(d)) {
+    cpp = cpp || e.path().extension() == ".cpp";
+    cmake = cmake || e.path().filename() == "CMakeLists.txt";
+  }
+  EXPECT_TRUE(cpp);
+  EXPECT_TRUE(cmake);
+}
+
+// Every prefix of a real program, and random bytes: the compiler answers 0 or 1, never crashes.
+TEST(Cli, TruncatedAndRandomInputNeverCrash) {
+  auto d = tempDir("fuzz");
+  std::ifstream in(bench("heat"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  int rejected = 0, runs = 0;
+  for (size_t n = 0; n < text.size(); n += text.size() / 25 + 1) {
+    auto f = writeFile(d / "t.sten", text.substr(0, n));
+    auto r = runCommand(tesselBinary() + " check " + f);
+    ++runs;
+    ASSERT_TRUE(r.exitCode == 0 || r.exitCode == 1) << "prefix " << n << " exit " << r.exitCode << "\n" << r.output;
+    EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+    rejected += r.exitCode == 1;
+  }
+  EXPECT_GT(rejected, runs / 2);
+  std::mt19937 rng(12345);
+  for (int k = 0; k < 20; ++k) {
+    std::string junk(200 + k * 37, '\0');
+    for (auto& c : junk) c = static_cast<char>(rng() & 0xff);
+    auto f = writeFile(d / "r.sten", junk);
+    auto r = runCommand(tesselBinary() + " check " + f);
+    EXPECT_EQ(r.exitCode, 1) << r.output;
+    EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+  }
+}

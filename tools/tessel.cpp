@@ -1,0 +1,179 @@
+// The `tessel` command line: check, info, emit, run.
+//
+// Exit statuses: 0 success, 1 user error (bad program or options), 2 verification failure,
+// 3 internal error (a bug in Tessel).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "analysis/bounds.h"
+#include "driver/backend.h"
+#include "driver/emit.h"
+#include "driver/info.h"
+#include "driver/load.h"
+#include "driver/params.h"
+#include "driver/run.h"
+#include "runtime/errors.h"
+
+namespace {
+
+using namespace tessel;
+
+// `NAME=VALUE` options into maps, with a clear error for a malformed one.
+template <typename T, typename Parse>
+bool parsePairs(const std::vector<std::string>& items, const char* opt, std::map<std::string, T>& out,
+                Parse parse, DiagnosticEngine& diags) {
+  for (auto& s : items) {
+    auto eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) {
+      diags.report(DiagId::bad_parameter_value, {},
+                   fmt::format("{} '{}': expected NAME=VALUE", opt, s));
+      return false;
+    }
+    try {
+      size_t used = 0;
+      out[s.substr(0, eq)] = parse(s.substr(eq + 1), used);
+      if (used != s.size() - eq - 1) throw std::invalid_argument("trailing characters");
+    } catch (const std::exception&) {
+      diags.report(DiagId::bad_parameter_value, {},
+                   fmt::format("{} '{}': '{}' is not a valid value", opt, s, s.substr(eq + 1)));
+      return false;
+    }
+  }
+  return true;
+}
+
+int finish(const DiagnosticEngine& diags, int code) {
+  diags.print(std::cerr);
+  if (code == kExitOk && diags.hasErrors()) return kExitUserError;
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Tessel: a compiler for stencil programs (ARTEMIS / STENCILGEN language)\n"
+               "Exit statuses: 0 ok, 1 user error, 2 verification failure, 3 internal error."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tessel 0.1");
+
+  std::string file;
+  // check
+  auto* check = app.add_subcommand("check", "Parse and check a program; print diagnostics only");
+  check->add_option("FILE", file, "stencil program (.sten)")->required();
+  std::vector<std::string> checkParams;
+  check->add_option("--param", checkParams,
+                    "NAME=VALUE parameter values for the bounds check (default: the defaults)");
+
+  // info
+  auto* info = app.add_subcommand("info", "Describe a program: arrays, stencils, regions, FLOPs");
+  info->add_option("FILE", file, "stencil program (.sten)")->required();
+  std::vector<std::string> infoParams;
+  bool json = false;
+  info->add_option("--param", infoParams, "NAME=VALUE to evaluate regions at");
+  info->add_flag("--json", json, "print JSON instead of text");
+
+  // emit
+  auto* emit = app.add_subcommand("emit", "Write the generated code for a target");
+  emit->add_option("FILE", file, "stencil program (.sten)")->required();
+  std::string target = "cpp", outDir;
+  emit->add_option("--target", target, "code to generate")->check(CLI::IsMember({"cpp"}));
+  emit->add_option("-o,--output", outDir, "directory to write into")->required();
+
+  // run
+  auto* run = app.add_subcommand("run", "Compile and run a program, optionally verify it");
+  run->add_option("FILE", file, "stencil program (.sten)")->required();
+  RunOptions ro;
+  std::string backendName = "cpp";
+  BackendOptions bo;
+  std::vector<std::string> runParams, runScalars, runInputs;
+  run->add_option("--backend", backendName, "cpp (generated C++/OpenMP) or reference (interpreter)")
+      ->check(CLI::IsMember(backendNames()));
+  run->add_option("--param", runParams, "NAME=VALUE parameter value (repeatable)");
+  run->add_option("--scalar", runScalars, "NAME=VALUE scalar value (default: seeded random)");
+  run->add_option("--input", runInputs, "NAME=FILE.npy initial contents of an array");
+  run->add_option("--output", ro.outputDir, "write every copyout array to DIR/NAME.npy");
+  run->add_option("--seed", ro.seed, "seed of the random inputs")->capture_default_str();
+  run->add_option("--repeat", ro.repeat, "runs to time (the median is reported)")->capture_default_str();
+  run->add_flag("--verify", ro.verify,
+                "compare with the reference interpreter; exit 2 on a mismatch");
+  run->add_option("--tolerance", ro.tolerance,
+                  "relative tolerance for --verify (default 1e-12 double, 1e-5 float)");
+  run->add_option("--work-dir", bo.workDir, "where generated code is written (default: a cache)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : kExitUserError;
+  }
+
+  DiagnosticEngine diags;
+  try {
+    LoadedProgram lp = loadProgram(file, diags);
+    if (!lp.program) return finish(diags, kExitUserError);
+    const Program& prog = *lp.program;
+    auto i64 = [](const std::string& s, size_t& used) { return static_cast<int64_t>(std::stoll(s, &used)); };
+    auto f64 = [](const std::string& s, size_t& used) { return std::stod(s, &used); };
+    auto str = [](const std::string& s, size_t& used) {
+      used = s.size();
+      return s;
+    };
+
+    if (check->parsed() || info->parsed()) {
+      std::map<std::string, int64_t> given;
+      if (!parsePairs(check->parsed() ? checkParams : infoParams, "--param", given, i64, diags))
+        return finish(diags, kExitUserError);
+      // Bounds are checked at compile time when every parameter has a value (9.13).
+      std::optional<ParamValues> vals;
+      if (!given.empty()) {
+        vals = bindParams(prog, given, diags);
+        if (!vals) return finish(diags, kExitUserError);
+      } else {
+        vals = defaultParams(prog);
+      }
+      if (vals && !checkBounds(prog, *vals, diags)) return finish(diags, kExitUserError);
+      if (info->parsed()) {
+        auto j = infoJson(prog, vals);
+        std::cout << (json ? j.dump(2) + "\n" : infoText(j));
+      } else {
+        diags.print(std::cerr);
+        std::cout << fmt::format("{}: OK ({} stencil{}, {} call{}{})\n", file, prog.stencils.size(),
+                                 prog.stencils.size() == 1 ? "" : "s", prog.calls.size(),
+                                 prog.calls.size() == 1 ? "" : "s",
+                                 vals ? "" : "; bounds are checked at run time, when every parameter has a value");
+        return kExitOk;
+      }
+      return finish(diags, kExitOk);
+    }
+    if (emit->parsed()) {
+      std::string written = emitProgram(prog, target, outDir);
+      diags.print(std::cerr);
+      std::cout << written;
+      return kExitOk;
+    }
+    if (!parsePairs(runParams, "--param", ro.params, i64, diags) ||
+        !parsePairs(runScalars, "--scalar", ro.scalars, f64, diags) ||
+        !parsePairs(runInputs, "--input", ro.inputs, str, diags))
+      return finish(diags, kExitUserError);
+    // Parameters and bounds are checked before anything is compiled.
+    auto bound = bindParams(prog, ro.params, diags);
+    if (!bound || !checkBounds(prog, *bound, diags)) return finish(diags, kExitUserError);
+    std::unique_ptr<Backend> backend = makeBackend(backendName, prog, bo);
+    int code = runProgram(prog, ro, *backend, diags, std::cout);
+    return finish(diags, code);
+  } catch (const RuntimeError& e) {
+    // Errors of the program's run-time values (integer division by zero, ...): user errors.
+    diags.print(std::cerr);
+    std::cerr << "tessel: error: " << e.what() << "\n";
+    return kExitUserError;
+  } catch (const std::exception& e) {
+    diags.print(std::cerr);
+    std::cerr << "tessel: internal error: " << e.what()
+              << "\n  this is a bug in Tessel; please report it with the program that caused it\n";
+    return kExitInternal;
+  }
+}
