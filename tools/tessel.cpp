@@ -128,13 +128,9 @@ int main(int argc, char** argv) {
       if (!parsePairs(check->parsed() ? checkParams : infoParams, "--param", given, i64, diags))
         return finish(diags, kExitUserError);
       // Bounds are checked at compile time when every parameter has a value (9.13).
-      std::optional<ParamValues> vals;
-      if (!given.empty()) {
-        vals = bindParams(prog, given, diags);
-        if (!vals) return finish(diags, kExitUserError);
-      } else {
-        vals = defaultParams(prog);
-      }
+      CheckParams cp = paramsForCheck(prog, given, diags);
+      if (!cp.ok) return finish(diags, kExitUserError);
+      const std::optional<ParamValues>& vals = cp.values;
       if (vals && !checkBounds(prog, *vals, diags)) return finish(diags, kExitUserError);
       if (info->parsed()) {
         auto j = infoJson(prog, vals);

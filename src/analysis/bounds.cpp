@@ -1,5 +1,7 @@
 #include "analysis/bounds.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 #include <set>
@@ -72,15 +74,35 @@ bool checkExtents(const std::string& name, SourceLoc loc, const std::vector<Expr
   return true;
 }
 
-std::string hintFor(const Program& prog, const Expr& access, const AccessViolation& v,
-                    const Box& box) {
+std::string hintFor(const Program& prog, const CallInst& call, const Expr& access,
+                    const AccessViolation& v, const Box& box) {
   const Subscript& s = access.subs.at(v.dim);
   if (s.fixed())
     return v.extent > 0 ? fmt::format("a fixed plane must lie in 0..{}", v.extent - 1)
                         : std::string();
   const std::string& it = prog.iterators.at(s.iter).name;
   return fmt::format("the statement runs over {} = {}..{}; shrink the call domain or enlarge '{}'",
-                     it, box.lo.at(s.iter), box.hi.at(s.iter), access.name);
+                     it, box.lo.at(s.iter), box.hi.at(s.iter), prog.arrayName(call, access.array));
+}
+
+// Evaluates and checks an array's extents; reports what cannot be evaluated or is negative.
+bool arrayExtents(const std::string& name, SourceLoc loc, const std::vector<ExprPtr>& exprs,
+                  const ParamValues& params, DiagnosticEngine& diags, const CallInst* call,
+                  std::vector<int64_t>& out) {
+  try {
+    out = evalExtents(exprs, params);
+    elementCount(exprs, params);  // the element count must fit too
+  } catch (const std::domain_error& e) {
+    Diagnostic& d = diags.report(
+        DiagId::bad_extent, loc,
+        fmt::format("the size of '{}' cannot be computed with these parameter values: {}", name,
+                    e.what()),
+        "extents are evaluated in 64-bit integers; check the expression and the parameters");
+    if (call && call->loc.valid()) d.notes.push_back({call->loc, "in this call"});
+    out.assign(exprs.size(), 0);
+    return false;
+  }
+  return checkExtents(name, loc, exprs, out, diags, call);
 }
 
 }  // namespace
@@ -90,8 +112,8 @@ bool checkBounds(const Program& prog, const ParamValues& params, DiagnosticEngin
   std::vector<std::vector<int64_t>> global;
   std::vector<bool> globalOk;
   for (auto& a : prog.arrays) {
-    global.push_back(evalExtents(a.extents, params));
-    globalOk.push_back(checkExtents(a.name, a.loc, a.extents, global.back(), diags, nullptr));
+    global.emplace_back();
+    globalOk.push_back(arrayExtents(a.name, a.loc, a.extents, params, diags, nullptr, global.back()));
     ok = ok && globalOk.back();
   }
   std::set<std::pair<const SourceFile*, uint32_t>> reported;  // one error per access site
@@ -99,14 +121,25 @@ bool checkBounds(const Program& prog, const ParamValues& params, DiagnosticEngin
     std::vector<std::vector<int64_t>> local;
     std::vector<bool> localOk;
     for (auto& la : call.localArrays) {
-      local.push_back(evalExtents(la.extents, params));
-      localOk.push_back(checkExtents(la.name, la.loc, la.extents, local.back(), diags, &call));
+      local.emplace_back();
+      localOk.push_back(arrayExtents(la.name, la.loc, la.extents, params, diags, &call, local.back()));
       ok = ok && localOk.back();
     }
     CallRegions regions = analyzeRegions(prog, call);
     for (size_t si = 0; si < call.stmts.size(); ++si) {
       const Stmt& st = call.stmts[si];
-      Box box = evalIter(regions.stmts.at(si), params);
+      Box box;
+      try {
+        box = evalIter(regions.stmts.at(si), params);
+      } catch (const std::domain_error& e) {
+        diags.report(DiagId::bad_domain, st.domain ? st.loc : call.loc,
+                     fmt::format("the region of this {} cannot be computed with these parameter "
+                                 "values: {}",
+                                 st.domain ? "statement" : "call", e.what()),
+                     "domain bounds are evaluated in 64-bit integers; check the expression");
+        ok = false;
+        break;
+      }
       if (box.empty) continue;
       std::vector<const Expr*> accesses;
       visitExpr(st.rhs, [&](const ExprPtr& e) {
@@ -123,7 +156,7 @@ bool checkBounds(const Program& prog, const ParamValues& params, DiagnosticEngin
         if (acc->loc.valid() && !reported.insert({acc->loc.file, acc->loc.offset}).second) continue;
         Diagnostic& d =
             diags.report(DiagId::out_of_bounds, acc->loc, violationMessage(prog, call, *acc, *v),
-                         hintFor(prog, *acc, *v, box));
+                         hintFor(prog, call, *acc, *v, box));
         if (call.loc.valid())
           d.notes.push_back({call.loc, fmt::format("in this call of '{}'", call.name)});
       }

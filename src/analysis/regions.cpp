@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <stdexcept>
 
 namespace tessel {
 
@@ -39,7 +40,9 @@ SymBound SymBound::of(bool lower, const ExprPtr& e) {
 int64_t SymBound::eval(const ParamValues& p) const {
   int64_t v = lower ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
   for (auto& t : terms) {
-    int64_t x = (t.base ? evalInt(t.base, p) : 0) + t.c;
+    int64_t x = 0;
+    if (__builtin_add_overflow(t.base ? evalInt(t.base, p) : 0, t.c, &x))
+      throw std::domain_error("integer overflow in a region bound");
     v = lower ? std::max(v, x) : std::min(v, x);
   }
   return v;

@@ -43,6 +43,15 @@ CppBuildOptions CppBuildOptions::fromEnvironment() {
 
 namespace {
 
+// The CPU model line of /proc/cpuinfo (empty where there is none).
+std::string hostCpu() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0 || line.rfind("flags", 0) == 0) return line;
+  return {};
+}
+
 uint64_t fnv1a(const std::string& s) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) {
@@ -191,7 +200,8 @@ CppModule::CppModule(const Program& prog, const CppBuildOptions& opts)
   std::string cmd = shellQuote(opts.compiler);
   for (auto& f : opts.flags) cmd += " " + shellQuote(f);
   for (auto& f : opts.extraFlags) cmd += " " + shellQuote(f);
-  std::string hash = fmt::format("{:016x}", fnv1a(source_ + "\n" + cmd));
+  // The key covers the host CPU too: -march=native code must not be reused on another CPU.
+  std::string hash = fmt::format("{:016x}", fnv1a(source_ + "\n" + cmd + "\n" + hostCpu()));
   dir_ = opts.directory.empty() ? opts.cacheRoot / hash : opts.directory;
   lib_ = dir_ / fmt::format("libtessel_{}.so", hash);
   fs::create_directories(dir_);

@@ -15,17 +15,6 @@ CType ctypeOf(ScalarType t) {
   return CType::Double;
 }
 
-ScalarType scalarOf(CType t) {
-  switch (t) {
-    case CType::Bool: return ScalarType::Bool;
-    case CType::Int32:
-    case CType::Int64: return ScalarType::Int;
-    case CType::Float: return ScalarType::Float;
-    case CType::Double: return ScalarType::Double;
-  }
-  return ScalarType::Double;
-}
-
 namespace {
 
 std::shared_ptr<Stmt> node(StmtKind k) {

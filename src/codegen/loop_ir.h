@@ -7,9 +7,10 @@
 //
 // Integers. A language int value is 64-bit in generated code (as in the reference interpreter:
 // int arithmetic in 64 bits, wrapped to int32 when stored), so loop indices, parameters, int
-// scalars and int locals are Int64 variables, and Vars of type Int denote them. Int32 exists only
-// as a buffer element type; a Cast to Int wraps to 32 bits. The emitter widens 32-bit operands
-// where C would otherwise compute in 32 bits.
+// scalars and int locals inside generated functions are Int64 variables, and Vars of type Int
+// denote them. Int32 is the element type of int buffers (and of int scalars at a program's
+// typed interface); a Cast to Int wraps to 32 bits. Loads of Int32 elements are 32-bit values,
+// which the emitter widens where C would otherwise compute in 32 bits.
 #pragma once
 
 #include <memory>
@@ -23,8 +24,6 @@ namespace tessel::lir {
 /// Types of generated variables and buffer elements.
 enum class CType { Bool, Int32, Int64, Float, Double };
 CType ctypeOf(ScalarType t);
-/// The value type an element of `t` has in expressions (Int64 -> Int).
-ScalarType scalarOf(CType t);
 
 enum class LoopKind {
   Serial,

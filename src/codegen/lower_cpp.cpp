@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <functional>
 #include <set>
 #include <stdexcept>
 
@@ -327,20 +326,20 @@ Function CallLowering::build() {
 
 // ---- tessel_program and tessel_entry -------------------------------------------------------
 
+/// An expression over parameters with each parameter replaced by its C variable.
+ExprPtr paramsToVars(const ExprPtr& e, const GlobalNames& g) {
+  if (e->kind == ExprKind::ParamRef) return var(g.params.at(e->index), ScalarType::Int);
+  if (e->args.empty()) return e;
+  std::vector<ExprPtr> args;
+  for (auto& a : e->args) args.push_back(paramsToVars(a, g));
+  return withArgs(e, std::move(args));
+}
+
+/// Program::body as host code: calls of the call functions and serial iterate loops.
 std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>& nodes,
                                GlobalNames& g, const std::vector<std::vector<ExprPtr>>& args) {
   std::vector<StmtPtr> out;
   auto iters = prog.iteratorNames();
-  auto idx = [&](const ExprPtr& e) {  // parameters only
-    std::function<ExprPtr(const ExprPtr&)> rec = [&](const ExprPtr& x) -> ExprPtr {
-      if (x->kind == ExprKind::ParamRef) return var(g.params.at(x->index), ScalarType::Int);
-      if (x->args.empty()) return x;
-      std::vector<ExprPtr> a;
-      for (auto& y : x->args) a.push_back(rec(y));
-      return withArgs(x, std::move(a));
-    };
-    return rec(e);
-  };
   for (auto& n : nodes) {
     if (n.kind == ExecNode::Kind::Call) {
       const CallInst& c = prog.calls.at(n.call);
@@ -350,8 +349,8 @@ std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>&
       std::string t = g.namer.take("t");
       out.push_back(comment(
           fmt::format("iterate {}:{} (inclusive)", toString(n.lo, iters), toString(n.hi, iters))));
-      out.push_back(
-          forLoop(t, idx(n.lo), idx(n.hi), LoopKind::Serial, lowerExec(prog, n.body, g, args)));
+      out.push_back(forLoop(t, paramsToVars(n.lo, g), paramsToVars(n.hi, g), LoopKind::Serial,
+                            lowerExec(prog, n.body, g, args)));
     }
   }
   return out;

@@ -29,7 +29,9 @@ std::optional<ParamValues> bindParams(const Program& prog,
       try {
         vals[i] = evalInt(p.defaultValue, vals);
       } catch (const std::exception& e) {
-        diags.report(DiagId::bad_parameter_value, p.loc,
+        // With values given on the command line, the default may fail because of them.
+        diags.report(given.empty() ? DiagId::bad_parameter_default : DiagId::bad_parameter_value,
+                     p.defaultValue->loc,
                      fmt::format("default of parameter '{}' cannot be evaluated: {}", p.name, e.what()));
         ok = false;
       }
@@ -45,7 +47,11 @@ std::optional<ParamValues> bindParams(const Program& prog,
   for (size_t i = 0; i < prog.params.size() && ok; ++i) {
     if (prog.params[i].fromIterate) continue;
     if (k++ < prog.dims() && vals[i] < 1) {
-      diags.report(DiagId::bad_parameter_value, prog.params[i].loc,
+      // A bad default is the program's fault (located); a bad --param value the user's.
+      const Param& p = prog.params[i];
+      bool fromDefault = !given.count(p.name);
+      diags.report(fromDefault ? DiagId::bad_parameter_default : DiagId::bad_parameter_value,
+                   fromDefault ? p.defaultValue->loc : p.loc,
                    fmt::format("parameter '{}' = {} is the extent of iterator '{}' and must be at "
                                "least 1",
                                prog.params[i].name, vals[i], prog.iterators[k - 1].name));
@@ -67,6 +73,17 @@ std::optional<ParamValues> defaultParams(const Program& prog) {
     }
   }
   return vals;
+}
+
+CheckParams paramsForCheck(const Program& prog, const std::map<std::string, int64_t>& given,
+                           DiagnosticEngine& diags) {
+  CheckParams out;
+  bool complete = true;
+  for (auto& p : prog.params) complete = complete && (p.defaultValue || given.count(p.name));
+  if (!complete && given.empty()) return out;
+  out.values = bindParams(prog, given, diags);
+  out.ok = out.values.has_value();
+  return out;
 }
 
 }  // namespace tessel

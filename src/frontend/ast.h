@@ -23,6 +23,7 @@ struct Expr {
   int64_t ival = 0;
   double fval = 0;
   bool floatSuffix = false;  // 1.0f
+  int depth = 1;             // height of the tree below (bounded by the parser)
   Op op = Op::Add;
   std::vector<ExprPtr> args;  // Index: subscripts; Call: arguments; Unary/Binary: operands
 };

@@ -1,6 +1,8 @@
 #include "frontend/lexer.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include <set>
 
 namespace tessel {
@@ -61,6 +63,7 @@ class Lexer {
 
   std::vector<Token> run() {
     std::vector<Token> out;
+    if (src_.compare(0, 3, "\xEF\xBB\xBF") == 0) pos_ = 3;  // a UTF-8 byte-order mark
     for (;;) {
       skipSpaceAndComments();
       Token t = next();
@@ -148,9 +151,14 @@ class Lexer {
            "malformed number '" + src_.substr(start, end - start) + "'",
            "separate a number from a following name with an operator or a space");
     }
-    if (!isFloat && pos_ - start > 18)
-      fail(DiagId::bad_number, start, "integer literal '" + src_.substr(start, pos_ - start) +
-                                          "' is too large");
+    if (!isFloat) {
+      errno = 0;
+      std::strtoll(src_.c_str() + start, nullptr, 10);
+      if (errno == ERANGE)
+        fail(DiagId::bad_number, start,
+             "integer literal '" + src_.substr(start, pos_ - start) + "' is too large",
+             "integers are 64-bit: at most 9223372036854775807");
+    }
     return make(isFloat ? Tok::Float : Tok::Int, start);
   }
 
@@ -226,7 +234,10 @@ class Lexer {
     std::string shown = std::isprint(uc) ? std::string("'") + c + "'"
                                          : fmt::format("byte 0x{:02x}", static_cast<unsigned>(uc));
     fail(DiagId::bad_character, start, "unexpected character " + shown,
-         std::isprint(uc) ? "" : "the file may not be text; stencil programs are plain ASCII");
+         uc >= 0x80 ? "names are ASCII letters, digits and '_'; other characters may only "
+                      "appear in comments"
+         : std::isprint(uc) ? ""
+                            : "the file may not be text; stencil programs are plain ASCII");
   }
 };
 

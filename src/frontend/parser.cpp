@@ -104,11 +104,20 @@ class Parser {
     return "'" + t.text + "'";
   }
 
+  // Where a missing token belongs: right after the previous token when the current one is on a
+  // later line (a forgotten ';' is reported at the end of its line, not on the next one).
+  SourceLoc missingAt() const {
+    if (p_ == 0) return cur().loc;
+    const Token& prev = toks_[p_ - 1];
+    if (cur().kind != Tok::End && cur().line == prev.line) return cur().loc;
+    return SourceLoc{prev.loc.file, static_cast<uint32_t>(prev.loc.offset + prev.text.size())};
+  }
+
   const Token& expect(Tok k, const char* context) {
     if (!at(k)) {
       std::string hint;
       if (k == Tok::Semi) hint = "every declaration, statement and call ends with ';'";
-      fail(DiagId::expected_token, cur().loc,
+      fail(DiagId::expected_token, missingAt(),
            fmt::format("expected {} {}, found {}", tokSpelling(k), context, describe(cur())),
            hint);
     }
@@ -171,7 +180,11 @@ class Parser {
       std::string hint =
           "a program consists of parameter/iterator lists, declarations, data lists "
           "(copyin, ...), stencil definitions, calls and iterate blocks";
-      if (at(Tok::Ident) && !isKeyword(cur().text) && peekTok().kind != Tok::LParen)
+      if (at(Tok::Ident) && !isKeyword(cur().text) &&
+          (peekTok().kind == Tok::LBracket || peekTok().kind == Tok::Assign ||
+           peekTok().kind == Tok::PlusAssign || peekTok().kind == Tok::MinusAssign))
+        hint = "statements belong inside a stencil body: stencil NAME (args) { ... }";
+      else if (at(Tok::Ident) && !isKeyword(cur().text) && peekTok().kind != Tok::LParen)
         hint = "a call is written NAME (arguments);";
       fail(DiagId::expected_top_level, cur().loc,
            fmt::format("expected a declaration, stencil, call or iterate, found {}",
@@ -251,7 +264,9 @@ class Parser {
           fail(DiagId::bad_call_argument, cur().loc,
                fmt::format("call arguments must be array or scalar names, found {}",
                            describe(cur())),
-               "declare a scalar, give it a value at run time, and pass its name");
+               at(Tok::Int) || at(Tok::Float) || at(Tok::Minus)
+                   ? "declare a scalar, give it a value at run time (--scalar), and pass its name"
+                   : "");
         c.args.push_back(name("as a call argument"));
       } while (accept(Tok::Comma));
     }
@@ -261,7 +276,7 @@ class Parser {
   }
 
   Iterate iterate() {
-    DepthGuard g(*this);
+    DepthGuard g(*this, true);
     Iterate it;
     it.loc = advance().loc;  // 'iterate'
     Tok close = Tok::End;
@@ -352,6 +367,12 @@ class Parser {
       fail(DiagId::expected_statement, cur().loc,
            fmt::format("expected a statement (NAME[...] = expression;), found {}",
                        describe(cur())));
+    if (at(Tok::Ident) && peekTok().kind == Tok::LParen)
+      fail(DiagId::expected_statement, cur().loc,
+           fmt::format("'{}(...)' looks like a call, but stencils cannot be called inside a "
+                       "stencil body",
+                       cur().text),
+           "call stencils at top level; inside a body, write statements NAME[...] = expression;");
     st.lhs = lhs();
     switch (cur().kind) {
       case Tok::Assign: st.op = AssignOp::Set; break;
@@ -421,7 +442,7 @@ class Parser {
           break;
         }
         if (at(Tok::LParen)) {
-          advance();
+          SourceLoc open = advance().loc;
           while (onLine() && !at(Tok::RParen)) {
             if (at(Tok::Int) || at(Tok::Float)) {
               c.numbers.emplace_back(std::strtod(cur().text.c_str(), nullptr), cur().loc);
@@ -434,7 +455,7 @@ class Parser {
             advance();
           }
           if (!onLine() || !at(Tok::RParen))
-            fail(DiagId::bad_directive, cur().loc, "unclosed '(' in a directive",
+            fail(DiagId::bad_directive, open, "unclosed '(' in a directive",
                  "a directive ends at the end of its line");
           advance();
           continue;
@@ -484,7 +505,24 @@ class Parser {
 
   using Parselet = ExprPtr (Parser::*)();
 
-  ExprPtr binaryLevel(Parselet next, std::initializer_list<std::pair<Tok, Op>> ops) {
+  // The depth of the tree an expression builds, bounded so that no later pass (all recursive)
+  // can exhaust the stack: a chain `a + b + c ...` is as deep as it is long.
+  static constexpr int kMaxTreeDepth = 2000;
+  static int treeDepth(const Expr& e) {
+    int d = 0;
+    for (auto& a : e.args) d = std::max(d, a->depth);
+    return d + 1;
+  }
+  void checkTreeDepth(Expr& e) {
+    e.depth = treeDepth(e);
+    if (e.depth > kMaxTreeDepth)
+      fail(DiagId::expected_expression, e.loc,
+           fmt::format("expression too long: more than {} operators deep", kMaxTreeDepth),
+           "split it into several statements that accumulate into a local scalar");
+  }
+
+  ExprPtr binaryLevel(Parselet next, std::initializer_list<std::pair<Tok, Op>> ops,
+                      Parselet rightOperand = nullptr) {
     ExprPtr lhsE = (this->*next)();
     for (;;) {
       bool matched = false;
@@ -496,7 +534,8 @@ class Parser {
           e->op = op;
           e->loc = loc;
           e->args.push_back(std::move(lhsE));
-          e->args.push_back((this->*next)());
+          e->args.push_back((this->*(rightOperand ? rightOperand : next))());
+          checkTreeDepth(*e);
           lhsE = std::move(e);
           matched = true;
           break;
@@ -508,16 +547,21 @@ class Parser {
 
   // Nesting is bounded so that no input can exhaust the stack.
   static constexpr int kMaxDepth = 200;
-  int depth_ = 0;
+  int depth_ = 0;         // expression nesting
+  int iterateDepth_ = 0;  // iterate nesting
   struct DepthGuard {
     Parser& p;
-    explicit DepthGuard(Parser& parser) : p(parser) {
-      if (++p.depth_ > kMaxDepth)
-        p.fail(DiagId::expected_expression, p.cur().loc,
-               fmt::format("expression nested more than {} levels deep", kMaxDepth),
-               "split it into several statements with local scalars");
+    explicit DepthGuard(Parser& parser, bool iterate = false)
+        : p(parser), counter(iterate ? parser.iterateDepth_ : parser.depth_) {
+      if (++counter > kMaxDepth)
+        p.fail(iterate ? DiagId::expected_statement : DiagId::expected_expression, p.cur().loc,
+               fmt::format("{} nested more than {} levels deep",
+                           iterate ? "iterate blocks" : "expression", kMaxDepth),
+               iterate ? "fold nested iterate loops into fewer levels"
+                       : "split it into several statements with local scalars");
     }
-    ~DepthGuard() { --p.depth_; }
+    ~DepthGuard() { --counter; }
+    int& counter;
   };
 
   ExprPtr expr() {
@@ -548,11 +592,17 @@ class Parser {
       e->op = Op::Neg;
       e->loc = loc;
       e->args.push_back(unaryExpr());
+      checkTreeDepth(*e);
       return e;
     }
     return powExpr();
   }
-  ExprPtr powExpr() { return binaryLevel(&Parser::primary, {{Tok::Caret, Op::Pow}}); }
+  // `^` binds tighter than unary minus on its left (-x^2 is -(x^2)); its right operand may
+  // start with a minus (2.0 ^ -1), which then covers the rest of the power chain.
+  ExprPtr powExpr() {
+    return binaryLevel(&Parser::primary, {{Tok::Caret, Op::Pow}}, &Parser::powRight);
+  }
+  ExprPtr powRight() { return at(Tok::Minus) ? unaryExpr() : primary(); }
 
   ExprPtr primary() {
     auto e = std::make_unique<Expr>();
@@ -592,6 +642,7 @@ class Parser {
           while (accept(Tok::Comma));
         }
         expect(Tok::RParen, "to close the function's arguments");
+        checkTreeDepth(*e);
         return e;
       }
       if (at(Tok::LBracket)) {

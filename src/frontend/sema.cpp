@@ -87,6 +87,9 @@ ExprPtr Sema::intExpr(const ast::Expr& e, IntContext ctx) {
         std::vector<std::string> cands;
         for (auto& p : prog_.params) cands.push_back(p.name);
         undeclared(ast::Name{e.text, e.loc}, "parameter", cands);
+        if (ctx == IntContext::ParamDefault && diags_.diagnostics().back().hint.empty())
+          diags_.diagnostics().back().hint =
+              "a default may use only parameters declared earlier";
         return nullptr;
       }
       if (s->kind != Symbol::Kind::Param) {
@@ -128,10 +131,8 @@ void Sema::params(const ast::Item& it) {
     Param p;
     p.name = n.text;
     p.loc = n.loc;
-    if (def) {
-      p.defaultValue = intExpr(*def, IntContext::ParamDefault);
-      if (!p.defaultValue) continue;
-    }
+    // A default that fails to check still declares the parameter (no cascade of errors).
+    if (def) p.defaultValue = intExpr(*def, IntContext::ParamDefault);
     int idx = static_cast<int>(prog_.params.size());
     if (declare(n.text, {Symbol::Kind::Param, idx, n.loc})) prog_.params.push_back(p);
   }
@@ -140,11 +141,12 @@ void Sema::params(const ast::Item& it) {
 void Sema::iterators(const ast::Item& it) {
   for (auto& n : it.names) {
     if (prog_.iterators.size() >= 3) {
+      // Fatal: every array and subscript of the program would be misread after this.
       error(DiagId::too_many_iterators, n.loc,
             fmt::format("too many iterators: '{}' would be the 4th; Tessel supports 1 to 3",
                         n.text),
             "fold extra dimensions into the existing ones");
-      continue;
+      throw CompilationAborted{};
     }
     int idx = static_cast<int>(prog_.iterators.size());
     if (declare(n.text, {Symbol::Kind::Iterator, idx, n.loc}))
@@ -164,18 +166,16 @@ void Sema::declaration(const ast::Decl& d) {
     a.name = v.name.text;
     a.type = d.type;
     a.loc = v.name.loc;
-    bool ok = true;
     for (auto& dim : v.dims) {
       ExprPtr hi = intExpr(*dim.hi, IntContext::Extent);
       ExprPtr lo = dim.lo ? intExpr(*dim.lo, IntContext::Extent) : nullptr;
       if (!hi || (dim.lo && !lo)) {
-        ok = false;
+        a.extents.push_back(intLit(1));  // reported; still declared so uses don't cascade
         continue;
       }
       // `lo:hi` holds hi-lo elements, still indexed from 0 (section 3).
       a.extents.push_back(lo ? binary(Op::Sub, hi, lo, hi->loc) : hi);
     }
-    if (!ok) continue;
     int idx = static_cast<int>(prog_.arrays.size());
     if (declare(v.name.text, {Symbol::Kind::Array, idx, v.name.loc})) prog_.arrays.push_back(a);
   }
@@ -184,7 +184,8 @@ void Sema::declaration(const ast::Decl& d) {
 void Sema::stencil(const ast::StencilDef& def) {
   int idx = static_cast<int>(prog_.stencils.size());
   if (!declare(def.name.text, {Symbol::Kind::Stencil, idx, def.name.loc})) return;
-  if (prog_.iterators.empty())
+  bool noIterators = prog_.iterators.empty();
+  if (noIterators)
     error(DiagId::no_iterators, def.name.loc,
           fmt::format("stencil '{}' is defined before any iterator is declared", def.name.text),
           "declare the loop dimensions first, e.g. 'iterator k, j, i;'");
@@ -204,7 +205,7 @@ void Sema::stencil(const ast::StencilDef& def) {
   stencilOk.push_back(true);
   int before = diags_.errorCount();
   prog_.stencils.back().hints = checkHints(def);
-  checkDefinition(idx);
+  if (!noIterators) checkDefinition(idx);  // without iterators every subscript would cascade
   stencilOk[idx] = diags_.errorCount() == before;
 }
 
@@ -472,12 +473,23 @@ void Sema::finalChecks(const ast::File& tree) {
             if (e->kind == ExprKind::ArrayRef && !e->array.local && e->array.index == la.scratchOf)
               readLater = true;
           });
-      if (readLater)
-        diags_.report(DiagId::scratch_read_later, c.loc,
-                      fmt::format("'{}' is written by '{}' only as scratch (the stencil marks "
-                                  "other arguments inout:), but is {} later",
-                                  g.name, c.name, g.data.copyout ? "copied out" : "read"),
-                      fmt::format("mark it 'inout:{}' if its new values are wanted", la.name));
+      if (!readLater) continue;
+      // Name the formal the array is passed as, if any.
+      std::string formal;
+      const StencilDef& def = prog_.stencils[c.stencil];
+      for (size_t a = 0; a < c.actualNames.size() && formal.empty(); ++a)
+        if (c.actualNames[a] == g.name) formal = def.formals[a].name;
+      diags_.report(DiagId::scratch_read_later, c.loc,
+                    fmt::format("'{}' is written by '{}' only as scratch (the stencil marks "
+                                "other arguments inout:), but is {} later",
+                                g.name, c.name, g.data.copyout ? "copied out" : "read"),
+                    formal.empty()
+                        ? fmt::format("pass '{}' as an argument marked inout: if its new values "
+                                      "are wanted",
+                                      g.name)
+                        : fmt::format("mark the argument 'inout:{}' in '{}' if its new values "
+                                      "are wanted",
+                                      formal, c.name));
     }
   }
 }

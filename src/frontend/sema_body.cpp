@@ -60,9 +60,17 @@ class BodyBuilder {
 
   FormalUse* use(int formal) { return generic ? &S.formalUses[stencilIdx][formal] : nullptr; }
 
-  std::vector<std::string> candidates() const {
-    auto v = S.visibleNames();
-    for (auto& [k, _] : locals) v.push_back(k);
+  // Names a misspelt `what` could have meant: arrays for an indexed use, values otherwise.
+  std::vector<std::string> candidates(bool arrays) const {
+    std::vector<std::string> v;
+    for (auto& a : S.prog().arrays) if (arrays) v.push_back(a.name);
+    if (!arrays) {
+      for (auto& s : S.prog().scalars) v.push_back(s.name);
+      for (auto& p : S.prog().params) v.push_back(p.name);
+      for (auto& it : S.prog().iterators) v.push_back(it.name);
+    }
+    for (auto& [k, l] : locals)
+      if ((l.kind == LocalSym::Kind::Array) == arrays) v.push_back(k);
     for (auto& f : def.formals) v.push_back(f.name.text);
     return v;
   }
@@ -125,14 +133,15 @@ class BodyBuilder {
         }
         if (static_cast<int>(la.extents.size()) > S.prog().dims())
           err(DiagId::bad_extent, v.name.loc,
-              fmt::format("local array '{}' has {} dimensions but the program has {} iterators",
-                          v.name.text, la.extents.size(), S.prog().dims()));
+              fmt::format("local array '{}' has {} dimensions but the program has {} iterator{}",
+                          v.name.text, la.extents.size(), S.prog().dims(),
+                          S.prog().dims() == 1 ? "" : "s"));
         locals[v.name.text] = {LocalSym::Kind::Array, static_cast<int>(out.localArrays.size()),
                                v.name.loc};
         out.localArrays.push_back(std::move(la));
       } else if (v.init) {
         ExprPtr val = initExpr(*v.init);
-        if (!val) continue;
+        if (!val) val = floatLit(0, ScalarType::Double);  // reported; still declared
         locals[v.name.text] = {LocalSym::Kind::Init, static_cast<int>(out.inits.size()),
                                v.name.loc};
         out.inits.push_back({v.name.text, d.type, val, v.name.loc});
@@ -198,7 +207,9 @@ class BodyBuilder {
         ExprPtr a = rec(*e.args[0]);
         ExprPtr b = rec(*e.args[1]);
         if (!a || !b) return nullptr;
-        if ((e.op == Op::And || e.op == Op::Or) && (isFloating(a->type) || isFloating(b->type))) {
+        // Formals have placeholder types in the generic check; the instance decides.
+        if (!generic && (e.op == Op::And || e.op == Op::Or) &&
+            (isFloating(a->type) || isFloating(b->type))) {
           err(DiagId::bad_operand, e.loc,
               fmt::format("'{}' needs bool or int operands, not {}", opSpelling(e.op),
                           typeName(widest(a->type, b->type))),
@@ -315,7 +326,7 @@ class BodyBuilder {
 
   void undeclared(const ast::Name& n, const std::string& what) {
     ok = false;
-    S.undeclared(n, what, candidates());
+    S.undeclared(n, what, candidates(what == "array"));
   }
 
   std::string iterList() const {
@@ -354,9 +365,9 @@ class BodyBuilder {
         }
         if (u.kind == FormalUse::Kind::Array && u.rank != r) {
           auto& d = err(DiagId::subscript_mismatch, e.loc,
-                        fmt::format("argument '{}' is indexed with {} subscripts here and {} "
+                        fmt::format("argument '{}' is indexed with {} subscript{} here and {} "
                                     "elsewhere",
-                                    e.text, r, u.rank));
+                                    e.text, r, r == 1 ? "" : "s", u.rank));
           d.notes.emplace_back(u.loc, "first indexed here");
           return false;
         }
@@ -500,6 +511,7 @@ class BodyBuilder {
                     fmt::format("local array '{}' is read before any statement writes it", e.text),
                     "local arrays start fresh at every call; write it in an earlier statement");
       d.notes.emplace_back(out.localArrays[id.index].loc, "declared here");
+      writtenLocals.insert(id.index);  // said once
       return nullptr;
     }
     return arrayRef(id, e.text, type, std::move(subs), e.loc);
@@ -514,7 +526,9 @@ class BodyBuilder {
           out.localArrays[r->array.index].scratchOf == -1 && !writtenLocals.count(r->array.index)) {
         err(DiagId::local_before_write, e.loc,
             fmt::format("'{}' updates local array '{}' before any statement writes it",
-                        assignOpSpelling(op), e.text));
+                        assignOpSpelling(op), e.text),
+            fmt::format("write it first with '{}[...] = ...'", e.text));
+        writtenLocals.insert(r->array.index);  // said once
         return nullptr;
       }
       return r;
@@ -526,7 +540,9 @@ class BodyBuilder {
         if (op != AssignOp::Set && !assignedScalars.count(l.index)) {
           err(DiagId::scalar_before_assignment, e.loc,
               fmt::format("'{}' reads local scalar '{}' before it is assigned",
-                          assignOpSpelling(op), e.text));
+                          assignOpSpelling(op), e.text),
+              fmt::format("assign it first with '{} = ...'", e.text));
+          assignedScalars.insert(l.index);  // said once
           return nullptr;
         }
         return scalarRef(ScalarKind::Local, l.index, e.text, out.localScalars[l.index].type,
@@ -577,8 +593,10 @@ class BodyBuilder {
       Domain d;
       if (static_cast<int>(st.domain->size()) != S.prog().dims()) {
         err(DiagId::bad_domain, st.loc,
-            fmt::format("statement domain has {} ranges but the program has {} iterators",
-                        st.domain->size(), S.prog().dims()));
+            fmt::format("statement domain has {} range{} but the program has {} iterator{}",
+                        st.domain->size(), st.domain->size() == 1 ? "" : "s", S.prog().dims(),
+                        S.prog().dims() == 1 ? "" : "s"),
+            "give one inclusive range lo:hi per iterator, in iterator order");
         return;
       }
       for (auto& r : *st.domain) {
@@ -601,9 +619,13 @@ class BodyBuilder {
     out_.rhs = rhs;
     // Everything this statement reads, including through the local scalars it uses (9.3).
     std::vector<ExprPtr> reads;
+    std::set<const Expr*> direct;  // reads written in this statement itself
     auto collect = [&](const ExprPtr& e) {
       visitExpr(e, [&](const ExprPtr& x) {
-        if (x->kind == ExprKind::ArrayRef) reads.push_back(x);
+        if (x->kind == ExprKind::ArrayRef) {
+          reads.push_back(x);
+          direct.insert(x.get());
+        }
         if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local) {
           auto& sr = scalarReads[x->index];
           reads.insert(reads.end(), sr.begin(), sr.end());
@@ -615,7 +637,7 @@ class BodyBuilder {
       auto& sr = scalarReads[l->index];
       reads.insert(reads.end(), sr.begin(), sr.end());
     }
-    if (l->kind == ExprKind::ArrayRef) checkSelfDependence(*l, reads, st);
+    if (l->kind == ExprKind::ArrayRef) checkSelfDependence(*l, reads, direct, st);
     if (l->kind == ExprKind::ScalarRef) {
       assignedScalars.insert(l->index);
       scalarReads[l->index] = reads;
@@ -627,7 +649,7 @@ class BodyBuilder {
 
   // Rule 5.8 / 9.6: no statement reads the array it writes at another offset.
   void checkSelfDependence(const Expr& l, const std::vector<ExprPtr>& reads,
-                           const ast::Statement& st) {
+                           const std::set<const Expr*>& direct, const ast::Statement& st) {
     auto iters = S.prog().iteratorNames();
     for (auto& r : reads) {
       if (!(r->array == l.array) || r->subs == l.subs) continue;
@@ -641,6 +663,15 @@ class BodyBuilder {
                                       l.name, r->name, def.name.text, w, rd),
                           hint);
         d.notes.emplace_back(st.loc, "the statement is here");
+      } else if (!direct.count(r.get())) {
+        // Read through a local scalar: point at the write, note where the read happens.
+        auto& d = S.error(DiagId::offset_self_dependence, l.loc,
+                          fmt::format("statement writes {} but reads {} through a local scalar: "
+                                      "the result would depend on the order in which points are "
+                                      "computed",
+                                      w, rd),
+                          hint);
+        d.notes.emplace_back(r->loc, "read here, in the scalar's assignment");
       } else {
         S.error(DiagId::offset_self_dependence, r->loc,
                 fmt::format("statement writes {} but reads {}: the result would depend on the "

@@ -40,7 +40,7 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
                            "prefetch, retime, fold, occupancy, perspective, no_shmem";
         if (auto best = closestName(n, pragmaClauses())) hint = fmt::format("did you mean '{}'?", *best);
         bad(c.name.loc, fmt::format("unknown #pragma clause '{}'", n), hint);
-        continue;
+        break;  // the rest of this line cannot be read reliably
       }
       if (n == "stream" || n == "full_stream") {
         if (c.words.size() != 1 || !c.numbers.empty()) {
@@ -88,7 +88,8 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
         if (!good) continue;
       } else if (n == "time_tile") {
         if (c.numbers.size() != 1 || !positiveInt(c.numbers[0].first)) {
-          bad(c.name.loc, "'time_tile' takes one positive integer, e.g. 'time_tile 2'");
+          bad(c.numbers.empty() ? c.name.loc : c.numbers[0].second,
+              "'time_tile' takes one positive integer, e.g. 'time_tile 2'");
           continue;
         }
         out.numbers.push_back(c.numbers[0].first);
@@ -102,7 +103,8 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
       } else if (n == "perspective") {
         if (c.words.size() != 1 || (c.words[0].text != "output" && c.words[0].text != "input" &&
                                     c.words[0].text != "mixed")) {
-          bad(c.name.loc, "'perspective' takes one of output, input, mixed");
+          bad(c.words.empty() ? c.name.loc : c.words[0].loc,
+              "'perspective' takes one of output, input, mixed");
           continue;
         }
         out.words.push_back(c.words[0].text);

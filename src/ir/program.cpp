@@ -1,5 +1,6 @@
 #include "ir/program.h"
 
+#include <cstdint>
 #include <stdexcept>
 
 namespace tessel {
@@ -47,10 +48,20 @@ const std::string& Program::arrayName(const CallInst& c, ArrayId a) const {
   return a.local ? c.localArrays.at(a.index).name : arrays.at(a.index).name;
 }
 
+// Integer parameter arithmetic is checked: overflow, division by zero and negative powers are
+// reported (as std::domain_error) instead of wrapping, trapping or looping.
+static void checkOverflow(bool overflow) {
+  if (overflow) throw std::domain_error("integer overflow in a parameter expression");
+}
+
 static int64_t ipow(int64_t b, int64_t e) {
   if (e < 0) throw std::domain_error("negative integer power");
   int64_t r = 1;
-  while (e-- > 0) r *= b;
+  while (e > 0) {  // square and multiply: at most 63 rounds
+    if (e & 1) checkOverflow(__builtin_mul_overflow(r, b, &r));
+    e >>= 1;
+    if (e > 0) checkOverflow(__builtin_mul_overflow(b, b, &b));
+  }
   return r;
 }
 
@@ -59,19 +70,28 @@ int64_t evalInt(const ExprPtr& e, const ParamValues& p) {
     case ExprKind::IntLit:
     case ExprKind::BoolLit: return e->ival;
     case ExprKind::ParamRef: return p.at(e->index);
-    case ExprKind::Unary: return -evalInt(e->args[0], p);
+    case ExprKind::Unary: {
+      int64_t a = evalInt(e->args[0], p), r = 0;
+      checkOverflow(__builtin_sub_overflow(int64_t{0}, a, &r));
+      return r;
+    }
     case ExprKind::Binary: {
-      int64_t a = evalInt(e->args[0], p), b = evalInt(e->args[1], p);
+      int64_t a = evalInt(e->args[0], p), b = evalInt(e->args[1], p), r = 0;
       switch (e->op) {
-        case Op::Add: return a + b;
-        case Op::Sub: return a - b;
-        case Op::Mul: return a * b;
+        case Op::Add:
+          checkOverflow(__builtin_add_overflow(a, b, &r));
+          return r;
+        case Op::Sub:
+          checkOverflow(__builtin_sub_overflow(a, b, &r));
+          return r;
+        case Op::Mul:
+          checkOverflow(__builtin_mul_overflow(a, b, &r));
+          return r;
         case Op::Div:
-          if (b == 0) throw std::domain_error("division by zero in an integer expression");
-          return a / b;
         case Op::Mod:
           if (b == 0) throw std::domain_error("division by zero in an integer expression");
-          return a % b;
+          if (a == INT64_MIN && b == -1) throw std::domain_error("integer overflow in a parameter expression");
+          return e->op == Op::Div ? a / b : a % b;
         case Op::Pow: return ipow(a, b);
         default: break;
       }
@@ -84,7 +104,7 @@ int64_t evalInt(const ExprPtr& e, const ParamValues& p) {
 
 int64_t elementCount(const std::vector<ExprPtr>& extents, const ParamValues& p) {
   int64_t n = 1;
-  for (auto& e : extents) n *= evalInt(e, p);
+  for (auto& e : extents) checkOverflow(__builtin_mul_overflow(n, evalInt(e, p), &n));
   return n;
 }
 

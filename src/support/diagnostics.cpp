@@ -38,10 +38,9 @@ std::vector<DiagId> allDiagIds() {
 Diagnostic& DiagnosticEngine::report(DiagId id, SourceLoc loc, std::string message,
                                      std::string hint) {
   // The same message at the same place (e.g. one body instantiated by two calls) is said once.
-  for (auto& d : diags_)
-    if (d.id == id && d.loc.file == loc.file && d.loc.offset == loc.offset &&
-        d.message == message)
-      return d;
+  auto key = std::make_tuple(static_cast<int>(id), loc.file, loc.offset, message);
+  if (auto it = seen_.find(key); it != seen_.end()) return diags_[it->second];
+  seen_.emplace(std::move(key), diags_.size());
   Severity sev = diagIdSeverity(id);
   if (sev == Severity::Error) ++errorCount_;
   diags_.push_back(Diagnostic{id, sev, loc, std::move(message), std::move(hint), {}});
@@ -78,22 +77,27 @@ void DiagnosticEngine::print(std::ostream& out) const {
   for (auto& d : diags_) out << render(d);
 }
 
+// Optimal string alignment distance: insertions, deletions, substitutions and transpositions of
+// adjacent characters each cost 1 (so 'inptu' is one edit from 'input').
 static size_t editDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1])});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
 }
 
 std::optional<std::string> closestName(const std::string& name,
                                        const std::vector<std::string>& candidates) {
+  // One-letter names are too short for a guess to mean anything; short names allow one edit.
+  if (name.size() < 2 || name.size() > 64) return std::nullopt;
   std::optional<std::string> best;
-  size_t bestD = std::max<size_t>(1, name.size() / 3) + 1;
+  size_t bestD = (name.size() <= 5 ? 1 : name.size() / 3) + 1;
   for (auto& c : candidates) {
     size_t d = editDistance(name, c);
     if (d < bestD) bestD = d, best = c;

@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <deque>
 #include <iosfwd>
+#include <map>
+#include <tuple>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,13 +47,15 @@ class DiagnosticEngine {
   }
   bool hasErrors() const { return errorCount_ > 0; }
   int errorCount() const { return errorCount_; }
-  const std::vector<Diagnostic>& diagnostics() const { return diags_; }
+  const std::deque<Diagnostic>& diagnostics() const { return diags_; }
+  std::deque<Diagnostic>& diagnostics() { return diags_; }
   /// Renders every diagnostic (with source line and caret) to `out`.
   void print(std::ostream& out) const;
   static std::string render(const Diagnostic& d);
 
  private:
-  std::vector<Diagnostic> diags_;
+  std::deque<Diagnostic> diags_;  // stable references: report() hands them out
+  std::map<std::tuple<int, const SourceFile*, uint32_t, std::string>, size_t> seen_;
   int errorCount_ = 0;
 };
 

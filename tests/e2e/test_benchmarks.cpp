@@ -110,8 +110,8 @@ TEST_P(Benchmark, CppBackendAgreesWithReferenceAtTwoSizes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, Benchmark, ::testing::ValuesIn(benchmarks()),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& p) {
+                           std::string n = p.param;
                            std::replace(n.begin(), n.end(), '-', '_');
                            return n;
                          });

@@ -23,7 +23,9 @@ void compileNoThrow(const std::string& text) {
   ASSERT_NO_THROW(p = parseProgram(f, d));
   if (p) {
     EXPECT_FALSE(d.hasErrors());
-    if (auto vals = defaultParams(*p)) ASSERT_NO_THROW(checkBounds(*p, *vals, d));
+    if (auto vals = defaultParams(*p)) {
+      ASSERT_NO_THROW(checkBounds(*p, *vals, d));
+    }
   } else {
     EXPECT_TRUE(d.hasErrors()) << "rejected without an error:\n" << text;
   }

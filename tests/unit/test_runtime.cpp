@@ -254,18 +254,26 @@ TEST(Npy, ClearErrors) {
   fs::remove_all(dir);
 }
 
+// The first Python on this machine that has numpy (scripts/deps.sh installs Debian's).
+static std::string pythonWithNumpy() {
+  for (const char* py : {"python3", "/usr/bin/python3"})
+    if (std::system(fmt::format("{} -c 'import numpy' >/dev/null 2>&1", py).c_str()) == 0)
+      return py;
+  return {};
+}
+
 TEST(Npy, InteroperatesWithNumpy) {
-  if (std::system("python3 -c 'import numpy' >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "python3 with numpy is not available";
+  std::string py = pythonWithNumpy();
+  if (py.empty()) GTEST_SKIP() << "no python3 with numpy is available";
   fs::path dir = tempDir();
   std::string script = fmt::format(
-      "python3 -c \"import numpy as np; "
+      "{1} -c \"import numpy as np; "
       "np.save('{0}/f8.npy', np.arange(6, dtype='<f8').reshape(2, 3) / 4); "
       "np.save('{0}/f4.npy', np.array([0.1, 2], dtype='<f4')); "
       "np.save('{0}/i4.npy', np.array([[-3], [4]], dtype='<i4')); "
       "np.save('{0}/b1.npy', np.array([True, False, True])); "
       "np.save('{0}/i8.npy', np.array([1, -2], dtype='<i8'))\"",
-      dir.string());
+      dir.string(), py);
   ASSERT_EQ(std::system(script.c_str()), 0);
   ArrayData f8 = readNpy((dir / "f8.npy").string());
   EXPECT_EQ(f8.shape, (std::vector<int64_t>{2, 3}));
@@ -277,9 +285,9 @@ TEST(Npy, InteroperatesWithNumpy) {
   // And numpy reads ours.
   writeNpy((dir / "ours.npy").string(), ArrayData{ScalarType::Float, {2, 2}, {1, 2, 3, 4.5}});
   std::string check = fmt::format(
-      "python3 -c \"import numpy as np; a = np.load('{}/ours.npy'); "
+      "{} -c \"import numpy as np; a = np.load('{}/ours.npy'); "
       "assert a.dtype == np.float32 and a.shape == (2, 2) and a[1, 1] == 4.5\"",
-      dir.string());
+      py, dir.string());
   EXPECT_EQ(std::system(check.c_str()), 0);
   fs::remove_all(dir);
 }

@@ -1086,8 +1086,8 @@ TEST(Semantics, Decision9_10_LocalArraysAreFreshAtEveryCall) {
   Session r = load(R"(
 parameter N=6;
 iterator i;
-double a[N], b[N], c[N];
-copyin a, b, c;
+double a[N], b[N], c[N], d[N], e[N];
+copyin a, b, c, d, e;
 stencil s (x, y) {
   double tmp[N];
   [1:3] : tmp[i] = y[i];
@@ -1100,14 +1100,21 @@ stencil full (x, y) {
   x[i] = tmp[i];
 }
 iterate 1:2 { full (c, a); s (b, a); }
+[2:3] : full (d, e);
 )");
   const int N = 6;
   r.set("a", gen(N, sq1));  // 1 2 5 10 17 26
+  r.set("e", gen(N, [](int64_t i) { return 3.0 + i; }));
   r.set("b", gen(N, mark));
   r.set("c", gen(N, mark));
+  r.set("d", gen(N, mark));
   r.run();
   expectArray(r, "b", {mark(0), 3, 6, 11, mark(4), mark(5)});
   expectArray(r, "c", {10, 20, 50, 100, 170, 260});
+  // the third call writes its tmp on 2..3 only and stores just those points
+  expectArray(r, "d", {mark(0), mark(1), 50, 60, mark(4), mark(5)});
+  expectBox(r.iter(2, 0), {2}, {3}, "partial call: tmp");
+  expectBox(r.iter(2, 1), {2}, {3}, "partial call: x = tmp");
   expectBox(r.iter(1, 1), {1}, {3}, "tmp += 1");
   expectBox(r.iter(1, 2), {1}, {3}, "x = tmp");
 
