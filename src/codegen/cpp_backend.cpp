@@ -202,7 +202,8 @@ CppModule::CppModule(const Program& prog, const CppBuildOptions& opts)
   for (auto& f : opts.extraFlags) cmd += " " + shellQuote(f);
   // The key covers the host CPU too: -march=native code must not be reused on another CPU.
   std::string hash = fmt::format("{:016x}", fnv1a(source_ + "\n" + cmd + "\n" + hostCpu()));
-  dir_ = opts.directory.empty() ? opts.cacheRoot / hash : opts.directory;
+  // Absolute, because the compiler runs from inside the directory.
+  dir_ = fs::absolute(opts.directory.empty() ? opts.cacheRoot / hash : opts.directory);
   lib_ = dir_ / fmt::format("libtessel_{}.so", hash);
   fs::create_directories(dir_);
 

@@ -138,6 +138,15 @@ TEST(Cli, EmitWritesCppWithBuildInstructions) {
   EXPECT_TRUE(cmake);
 }
 
+TEST(Cli, RelativeWorkDirectory) {
+  auto d = tempDir("workdir");
+  auto r = runCommand("cd " + d.string() + " && " + tesselBinary() + " run " + bench("j2d5pt") +
+                      " --param M=9 --param N=13 --work-dir gen/sub --verify");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(fs::exists(d / "gen" / "sub" / "tessel_program.cpp"));
+  EXPECT_TRUE(fs::exists(d / "gen" / "sub" / "CMakeLists.txt"));
+}
+
 // Every prefix of a real program, and random bytes: the compiler answers 0 or 1, never crashes.
 TEST(Cli, TruncatedAndRandomInputNeverCrash) {
   auto d = tempDir("fuzz");
