@@ -2,9 +2,9 @@
 //
 // Exit statuses: 0 success, 1 user error (bad program or options), 2 verification failure,
 // 3 internal error (a bug in Tessel).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -24,8 +24,8 @@ using namespace tessel;
 
 // `NAME=VALUE` options into maps, with a clear error for a malformed one.
 template <typename T, typename Parse>
-bool parsePairs(const std::vector<std::string>& items, const char* opt, std::map<std::string, T>& out,
-                Parse parse, DiagnosticEngine& diags) {
+bool parsePairs(const std::vector<std::string>& items, const char* opt,
+                std::map<std::string, T>& out, Parse parse, DiagnosticEngine& diags) {
   for (auto& s : items) {
     auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) {
@@ -55,8 +55,9 @@ int finish(const DiagnosticEngine& diags, int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Tessel: a compiler for stencil programs (ARTEMIS / STENCILGEN language)\n"
-               "Exit statuses: 0 ok, 1 user error, 2 verification failure, 3 internal error."};
+  CLI::App app{
+      "Tessel: a compiler for stencil programs (ARTEMIS / STENCILGEN language)\n"
+      "Exit statuses: 0 ok, 1 user error, 2 verification failure, 3 internal error."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tessel 0.1");
 
@@ -97,7 +98,8 @@ int main(int argc, char** argv) {
   run->add_option("--input", runInputs, "NAME=FILE.npy initial contents of an array");
   run->add_option("--output", ro.outputDir, "write every copyout array to DIR/NAME.npy");
   run->add_option("--seed", ro.seed, "seed of the random inputs")->capture_default_str();
-  run->add_option("--repeat", ro.repeat, "runs to time (the median is reported)")->capture_default_str();
+  run->add_option("--repeat", ro.repeat, "runs to time (the median is reported)")
+      ->capture_default_str();
   run->add_flag("--verify", ro.verify,
                 "compare with the reference interpreter; exit 2 on a mismatch");
   run->add_option("--tolerance", ro.tolerance,
@@ -116,7 +118,9 @@ int main(int argc, char** argv) {
     LoadedProgram lp = loadProgram(file, diags);
     if (!lp.program) return finish(diags, kExitUserError);
     const Program& prog = *lp.program;
-    auto i64 = [](const std::string& s, size_t& used) { return static_cast<int64_t>(std::stoll(s, &used)); };
+    auto i64 = [](const std::string& s, size_t& used) {
+      return static_cast<int64_t>(std::stoll(s, &used));
+    };
     auto f64 = [](const std::string& s, size_t& used) { return std::stod(s, &used); };
     auto str = [](const std::string& s, size_t& used) {
       used = s.size();
@@ -137,10 +141,11 @@ int main(int argc, char** argv) {
         std::cout << (json ? j.dump(2) + "\n" : infoText(j));
       } else {
         diags.print(std::cerr);
-        std::cout << fmt::format("{}: OK ({} stencil{}, {} call{}{})\n", file, prog.stencils.size(),
-                                 prog.stencils.size() == 1 ? "" : "s", prog.calls.size(),
-                                 prog.calls.size() == 1 ? "" : "s",
-                                 vals ? "" : "; bounds are checked at run time, when every parameter has a value");
+        std::cout << fmt::format(
+            "{}: OK ({} stencil{}, {} call{}{})\n", file, prog.stencils.size(),
+            prog.stencils.size() == 1 ? "" : "s", prog.calls.size(),
+            prog.calls.size() == 1 ? "" : "s",
+            vals ? "" : "; bounds are checked at run time, when every parameter has a value");
         return kExitOk;
       }
       return finish(diags, kExitOk);

@@ -1,10 +1,9 @@
 #include "analysis/bounds.h"
 
-#include <stdexcept>
-
 #include <fmt/format.h>
 
 #include <set>
+#include <stdexcept>
 #include <utility>
 
 namespace tessel {
@@ -113,7 +112,8 @@ bool checkBounds(const Program& prog, const ParamValues& params, DiagnosticEngin
   std::vector<bool> globalOk;
   for (auto& a : prog.arrays) {
     global.emplace_back();
-    globalOk.push_back(arrayExtents(a.name, a.loc, a.extents, params, diags, nullptr, global.back()));
+    globalOk.push_back(
+        arrayExtents(a.name, a.loc, a.extents, params, diags, nullptr, global.back()));
     ok = ok && globalOk.back();
   }
   std::set<std::pair<const SourceFile*, uint32_t>> reported;  // one error per access site
@@ -122,7 +122,8 @@ bool checkBounds(const Program& prog, const ParamValues& params, DiagnosticEngin
     std::vector<bool> localOk;
     for (auto& la : call.localArrays) {
       local.emplace_back();
-      localOk.push_back(arrayExtents(la.name, la.loc, la.extents, params, diags, &call, local.back()));
+      localOk.push_back(
+          arrayExtents(la.name, la.loc, la.extents, params, diags, &call, local.back()));
       ok = ok && localOk.back();
     }
     CallRegions regions = analyzeRegions(prog, call);

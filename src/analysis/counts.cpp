@@ -42,8 +42,8 @@ CallShape callShape(const Program& prog, const CallInst& c) {
     if (auto* g = globalName(e.array)) note(shape.reads, *g);
     auto [it, fresh] = haloIndex.try_emplace(name, shape.halos.size());
     if (fresh)
-      shape.halos.push_back({name, std::vector<int64_t>(prog.dims(), 0),
-                             std::vector<int64_t>(prog.dims(), 0)});
+      shape.halos.push_back(
+          {name, std::vector<int64_t>(prog.dims(), 0), std::vector<int64_t>(prog.dims(), 0)});
     ArrayHalo& h = shape.halos[it->second];
     for (auto& s : e.subs) {
       if (s.fixed()) continue;
@@ -71,7 +71,8 @@ CallShape callShape(const Program& prog, const CallInst& c) {
   }
   shape.halos = std::move(halos);
   for (auto& n : shape.reads) shape.bytesPerPoint += typeBytes(prog.arrays[prog.findArray(n)].type);
-  for (auto& n : shape.writes) shape.bytesPerPoint += typeBytes(prog.arrays[prog.findArray(n)].type);
+  for (auto& n : shape.writes)
+    shape.bytesPerPoint += typeBytes(prog.arrays[prog.findArray(n)].type);
   return shape;
 }
 

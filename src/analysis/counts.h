@@ -27,10 +27,10 @@ struct ArrayHalo {
 };
 
 struct CallShape {
-  int order = 0;                  // max |offset| of any read
-  std::vector<ArrayHalo> halos;   // per array read at an offset, in first-use order
-  int64_t bytesPerPoint = 0;      // compulsory global traffic: each global array read or
-                                  // written counted once per point (element size each way)
+  int order = 0;                           // max |offset| of any read
+  std::vector<ArrayHalo> halos;            // per array read at an offset, in first-use order
+  int64_t bytesPerPoint = 0;               // compulsory global traffic: each global array read or
+                                           // written counted once per point (element size each way)
   std::vector<std::string> reads, writes;  // global arrays, first-use order
 };
 

@@ -24,8 +24,7 @@ SymBound SymBound::of(bool lower, const ExprPtr& e) {
     if (base->kind == ExprKind::IntLit) {
       c += base->ival;
       base = nullptr;
-    } else if (base->kind == ExprKind::Binary &&
-               (base->op == Op::Add || base->op == Op::Sub) &&
+    } else if (base->kind == ExprKind::Binary && (base->op == Op::Add || base->op == Op::Sub) &&
                base->args[1]->kind == ExprKind::IntLit) {
       c += base->op == Op::Add ? base->args[1]->ival : -base->args[1]->ival;
       base = base->args[0];
@@ -117,12 +116,13 @@ struct Produced {
 
 struct RegionBuilder {
   const CallInst& call;
-  std::vector<SymRange> domain;  // the call domain
+  std::vector<SymRange> domain;        // the call domain
   std::map<ArrayId, Produced> arrays;  // latest writer's written region, per array
   std::map<int, Produced> scalars;     // latest assignment's region, per local scalar
 
   explicit RegionBuilder(const CallInst& c) : call(c) {
-    for (auto& r : c.domain) domain.push_back({SymBound::of(true, r.lo), SymBound::of(false, r.hi)});
+    for (auto& r : c.domain)
+      domain.push_back({SymBound::of(true, r.lo), SymBound::of(false, r.hi)});
   }
 
   // Restricts `reg` so that `ref` (an access of the statement) stays inside the call domain and,
@@ -152,8 +152,7 @@ struct RegionBuilder {
       }
     }
     if (prod)
-      reg.conditions.insert(reg.conditions.end(), prod->conditions.begin(),
-                            prod->conditions.end());
+      reg.conditions.insert(reg.conditions.end(), prod->conditions.begin(), prod->conditions.end());
   }
 
   void useScalar(StmtRegion& reg, int idx) {
@@ -178,7 +177,8 @@ struct RegionBuilder {
     bool compound = st.op != AssignOp::Set;
     visitExpr(st.rhs, [&](const ExprPtr& e) {
       if (e->kind == ExprKind::ArrayRef) constrain(reg, *e, true);
-      if (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Local) useScalar(reg, e->index);
+      if (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Local)
+        useScalar(reg, e->index);
     });
     if (st.lhsIsScalar()) {
       if (compound) useScalar(reg, st.lhs->index);

@@ -23,8 +23,8 @@ struct SymBound {
 
   static SymBound of(bool lower, const ExprPtr& e);  // folds `N - 2` into base N, c -2
   int64_t eval(const ParamValues& p) const;
-  SymBound shifted(int64_t d) const;     // every term + d
-  void tighten(const SymBound& other);   // max/min with other (same direction), simplified
+  SymBound shifted(int64_t d) const;    // every term + d
+  void tighten(const SymBound& other);  // max/min with other (same direction), simplified
   std::string str(const std::vector<std::string>& iterNames = {}) const;  // "max(1, N-3)"
 };
 

@@ -126,7 +126,9 @@ class TypedBuffer {
   explicit TypedBuffer(ArrayData& a) : a_(a) {
     size_t n = a.values.size();
     switch (a.type) {
-      case ScalarType::Double: ptr_ = a.values.data(); break;  // used in place
+      case ScalarType::Double:
+        ptr_ = a.values.data();
+        break;  // used in place
       case ScalarType::Float:
         f_.assign(a.values.begin(), a.values.end());
         ptr_ = f_.data();
@@ -147,7 +149,8 @@ class TypedBuffer {
   void storeBack() {
     size_t n = a_.values.size();
     switch (a_.type) {
-      case ScalarType::Double: break;
+      case ScalarType::Double:
+        break;
       case ScalarType::Float:
         for (size_t k = 0; k < n; ++k) a_.values[k] = f_[k];
         break;

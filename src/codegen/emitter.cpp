@@ -150,7 +150,9 @@ Out Printer::binary(const Expr& e) {
         }
         helpers |= e.op == Op::Div ? kIdiv : kImod;
         return fnCall(e.op == Op::Div ? "tessel_idiv" : "tessel_imod", {a, b});
-      case Op::Pow: helpers |= kIpow; return fnCall("tessel_ipow", {a, b});
+      case Op::Pow:
+        helpers |= kIpow;
+        return fnCall("tessel_ipow", {a, b});
       case Op::And:
       case Op::Or: {
         bool isAnd = e.op == Op::And;
@@ -161,7 +163,8 @@ Out Printer::binary(const Expr& e) {
         o.narrow = bothNarrow;
         return o;
       }
-      default: break;
+      default:
+        break;
     }
   }
   switch (e.op) {
@@ -172,8 +175,10 @@ Out Printer::binary(const Expr& e) {
       // C's usual arithmetic conversions give the language's widest type here.
       return infix(expr(x), expr(y), opSpelling(e.op),
                    e.op == Op::Add || e.op == Op::Sub ? kAdd : kMul);
-    case Op::Mod: return fnCall(d_.mathName("fmod", r), {conv(x, r), conv(y, r)});
-    case Op::Pow: return fnCall(d_.mathName("pow", r), {conv(x, r), conv(y, r)});
+    case Op::Mod:
+      return fnCall(d_.mathName("fmod", r), {conv(x, r), conv(y, r)});
+    case Op::Pow:
+      return fnCall(d_.mathName("pow", r), {conv(x, r), conv(y, r)});
     case Op::Lt:
     case Op::Le:
     case Op::Gt:
@@ -194,7 +199,8 @@ Out Printer::binary(const Expr& e) {
       bool isAnd = e.op == Op::And;
       return castTo(lir::ctypeOf(r), infix(a, b, isAnd ? "&&" : "||", isAnd ? kLogAnd : kLogOr));
     }
-    default: break;
+    default:
+      break;
   }
   internal(fmt::format("binary operator '{}' on type {}", opSpelling(e.op), typeName(r)));
 }
@@ -219,12 +225,15 @@ Out Printer::expr(const ExprPtr& e) {
   switch (e->kind) {
     case ExprKind::IntLit:
     case ExprKind::FloatLit:
-    case ExprKind::BoolLit: return literal(*e);
+    case ExprKind::BoolLit:
+      return literal(*e);
     case ExprKind::ParamRef:
     case ExprKind::IterRef:
     case ExprKind::ScalarRef:
-    case ExprKind::Var: return {e->name, kPrimary, e->type == ScalarType::Bool};
-    case ExprKind::ArrayRef: internal("array reference '" + e->name + "' was not lowered");
+    case ExprKind::Var:
+      return {e->name, kPrimary, e->type == ScalarType::Bool};
+    case ExprKind::ArrayRef:
+      internal("array reference '" + e->name + "' was not lowered");
     case ExprKind::Load:
       return {e->name + "[" + expr(e->args[0]).s + "]", kPrimary,
               e->type == ScalarType::Int || e->type == ScalarType::Bool};
@@ -244,8 +253,10 @@ Out Printer::expr(const ExprPtr& e) {
       if (e->type == ScalarType::Int) a = wide(a);
       return {"-" + wrap(a, a.prec < kUnary || a.s[0] == '-'), kUnary};
     }
-    case ExprKind::Binary: return binary(*e);
-    case ExprKind::Call: return call(*e);
+    case ExprKind::Binary:
+      return binary(*e);
+    case ExprKind::Call:
+      return call(*e);
     case ExprKind::Select: {
       Out c = expr(e->args[0]);
       Out a = conv(e->args[1], e->type), b = conv(e->args[2], e->type);
@@ -334,10 +345,17 @@ void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
     case StmtKind::For: {
       const std::string* pragma = nullptr;
       switch (s->loop) {
-        case lir::LoopKind::Serial: break;
-        case lir::LoopKind::Parallel: pragma = &d_.parallelPragma; break;
-        case lir::LoopKind::Simd: pragma = &d_.simdPragma; break;
-        case lir::LoopKind::ParallelSimd: pragma = &d_.parallelSimdPragma; break;
+        case lir::LoopKind::Serial:
+          break;
+        case lir::LoopKind::Parallel:
+          pragma = &d_.parallelPragma;
+          break;
+        case lir::LoopKind::Simd:
+          pragma = &d_.simdPragma;
+          break;
+        case lir::LoopKind::ParallelSimd:
+          pragma = &d_.parallelSimdPragma;
+          break;
       }
       if (pragma && !pragma->empty()) out += pad + *pragma + "\n";
       out += fmt::format("{}for ({} {} = {}; {} <= {}; ++{}) {{\n", pad, d_.typeName(CType::Int64),

@@ -7,10 +7,14 @@ namespace tessel::lir {
 
 CType ctypeOf(ScalarType t) {
   switch (t) {
-    case ScalarType::Bool: return CType::Bool;
-    case ScalarType::Int: return CType::Int32;
-    case ScalarType::Float: return CType::Float;
-    case ScalarType::Double: return CType::Double;
+    case ScalarType::Bool:
+      return CType::Bool;
+    case ScalarType::Int:
+      return CType::Int32;
+    case ScalarType::Float:
+      return CType::Float;
+    case ScalarType::Double:
+      return CType::Double;
   }
   return CType::Double;
 }

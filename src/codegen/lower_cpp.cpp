@@ -135,15 +135,20 @@ ExprPtr CallLowering::lower(const ExprPtr& e) {
     case ExprKind::ParamRef:
       paramsUsed_.insert(e->index);
       return var(g_.params.at(e->index), ScalarType::Int);
-    case ExprKind::IterRef: return var(g_.iters.at(e->index), ScalarType::Int);
+    case ExprKind::IterRef:
+      return var(g_.iters.at(e->index), ScalarType::Int);
     case ExprKind::ScalarRef:
       switch (e->scalarKind) {
-        case ScalarKind::Global: return var(g_.scalars.at(e->index), e->type);
-        case ScalarKind::Init: return var(inits_.at(e->index), e->type);
-        case ScalarKind::Local: return load(localScalars_.at(e->index), boxIndex(), e->type);
+        case ScalarKind::Global:
+          return var(g_.scalars.at(e->index), e->type);
+        case ScalarKind::Init:
+          return var(inits_.at(e->index), e->type);
+        case ScalarKind::Local:
+          return load(localScalars_.at(e->index), boxIndex(), e->type);
       }
       break;
-    case ExprKind::ArrayRef: return load(bufferOf(e->array), linearIndex(*e), e->type);
+    case ExprKind::ArrayRef:
+      return load(bufferOf(e->array), linearIndex(*e), e->type);
     default: {
       if (e->args.empty()) return e;
       std::vector<ExprPtr> args;

@@ -1,11 +1,10 @@
 #include "driver/backend.h"
 
+#include <chrono>
 #include <stdexcept>
 
 #include "driver/cpp_backend_adapter.h"
 #include "runtime/interpreter.h"
-
-#include <chrono>
 
 namespace tessel {
 

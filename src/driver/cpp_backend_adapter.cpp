@@ -14,8 +14,7 @@ namespace {
 
 class CppBackend : public Backend {
  public:
-  CppBackend(const Program& prog, const BackendOptions& opts)
-      : module_(prog, options(opts)) {}
+  CppBackend(const Program& prog, const BackendOptions& opts) : module_(prog, options(opts)) {}
   std::string name() const override { return "cpp"; }
   std::string description() const override {
     return fmt::format("cpp (generated C++/OpenMP, {} thread{}{})", threads(),

@@ -16,8 +16,9 @@ std::string emitProgram(const Program& prog, const std::string& target, const st
   std::filesystem::create_directories(dir);
   // Building it here proves the emitted code compiles; the directory keeps source and CMakeLists.
   CppModule m(prog, o);
-  return fmt::format("wrote {}\n  build it standalone: cmake -S {} -B {}/build && cmake --build {}/build\n",
-                     m.sourcePath().string(), dir, dir, dir);
+  return fmt::format(
+      "wrote {}\n  build it standalone: cmake -S {} -B {}/build && cmake --build {}/build\n",
+      m.sourcePath().string(), dir, dir, dir);
 }
 
 }  // namespace tessel

@@ -59,7 +59,9 @@ json infoJson(const Program& prog, const std::optional<ParamValues>& params) {
   for (auto& a : prog.arrays) {
     std::vector<std::string> ext;
     for (auto& e : a.extents) ext.push_back(toString(e, iters));
-    json aj = {{"name", a.name}, {"type", typeName(a.type)}, {"extents", ext},
+    json aj = {{"name", a.name},
+               {"type", typeName(a.type)},
+               {"extents", ext},
                {"data", dataFlags(a.data)}};
     if (params) aj["elements"] = elementCount(a.extents, *params);
     j["arrays"].push_back(aj);
@@ -99,8 +101,8 @@ json infoJson(const Program& prog, const std::optional<ParamValues>& params) {
   for (size_t ci = 0; ci < prog.calls.size(); ++ci) {
     const CallInst& c = prog.calls[ci];
     CallRegions reg = analyzeRegions(prog, c);
-    json cj = {{"index", ci}, {"stencil", c.name}, {"arguments", c.actualNames},
-               {"line", c.loc.line()}};
+    json cj = {
+        {"index", ci}, {"stencil", c.name}, {"arguments", c.actualNames}, {"line", c.loc.line()}};
     std::vector<std::string> dom;
     for (auto& r : c.domain) dom.push_back(toString(r.lo, iters) + ":" + toString(r.hi, iters));
     cj["domain"] = dom;
@@ -160,8 +162,9 @@ static void sequenceText(const json& seq, const json& calls, int depth, std::str
       out += fmt::format("{}#{} {}({}) on [{}]   (line {})\n", pad, c["index"].get<int>(),
                          c["stencil"].get<std::string>(), args, dom, c["line"].get<int>());
     } else {
-      out += fmt::format("{}iterate {}:{} (inclusive)\n", pad, n["iterate"]["lo"].get<std::string>(),
-                         n["iterate"]["hi"].get<std::string>());
+      out +=
+          fmt::format("{}iterate {}:{} (inclusive)\n", pad, n["iterate"]["lo"].get<std::string>(),
+                      n["iterate"]["hi"].get<std::string>());
       sequenceText(n["body"], calls, depth + 1, out);
     }
   }
@@ -178,9 +181,12 @@ std::string infoText(const json& j) {
   std::string ps;
   for (auto& p : j["parameters"]) {
     std::string s = p["name"].get<std::string>();
-    if (p.contains("value")) s += "=" + std::to_string(p["value"].get<int64_t>());
-    else if (p.contains("default")) s += "=" + p["default"].get<std::string>();
-    else s += " (no default)";
+    if (p.contains("value"))
+      s += "=" + std::to_string(p["value"].get<int64_t>());
+    else if (p.contains("default"))
+      s += "=" + p["default"].get<std::string>();
+    else
+      s += " (no default)";
     if (p["from_iterate"].get<bool>()) s += " [iterate bound]";
     ps += (ps.empty() ? "" : ", ") + s;
   }
@@ -192,7 +198,7 @@ std::string infoText(const json& j) {
     out += fmt::format("  {:<10} {:<6} [{}]{}\n", a["name"].get<std::string>(),
                        a["type"].get<std::string>(), ext,
                        a["data"].get<std::string>().empty() ? "  (starts at zero)"
-                                                           : "  " + a["data"].get<std::string>());
+                                                            : "  " + a["data"].get<std::string>());
   }
   if (!j["scalars"].empty()) {
     std::string s;

@@ -16,7 +16,8 @@ std::optional<ParamValues> bindParams(const Program& prog,
       for (size_t i = 0; i < names.size(); ++i) hint += (i ? ", " : "") + names[i];
       if (names.empty()) hint = "this program has no parameters";
       if (auto best = closestName(n, names)) hint = fmt::format("did you mean '{}'?", *best);
-      diags.report(DiagId::unknown_parameter, {}, fmt::format("--param {}: the program has no parameter '{}'", n, n), hint);
+      diags.report(DiagId::unknown_parameter, {},
+                   fmt::format("--param {}: the program has no parameter '{}'", n, n), hint);
       ok = false;
     }
   }
@@ -30,9 +31,10 @@ std::optional<ParamValues> bindParams(const Program& prog,
         vals[i] = evalInt(p.defaultValue, vals);
       } catch (const std::exception& e) {
         // With values given on the command line, the default may fail because of them.
-        diags.report(given.empty() ? DiagId::bad_parameter_default : DiagId::bad_parameter_value,
-                     p.defaultValue->loc,
-                     fmt::format("default of parameter '{}' cannot be evaluated: {}", p.name, e.what()));
+        diags.report(
+            given.empty() ? DiagId::bad_parameter_default : DiagId::bad_parameter_value,
+            p.defaultValue->loc,
+            fmt::format("default of parameter '{}' cannot be evaluated: {}", p.name, e.what()));
         ok = false;
       }
     } else {

@@ -30,7 +30,8 @@ bool applyInputs(const Program& prog, const RunOptions& opts, ProgramState& st,
   auto unknown = [&](const std::string& opt, const std::string& n, const char* what) {
     std::string hint;
     if (auto best = closestName(n, names)) hint = fmt::format("did you mean '{}'?", *best);
-    diags.report(DiagId::undeclared, {}, fmt::format("{} {}: the program has no {} '{}'", opt, n, what, n), hint);
+    diags.report(DiagId::undeclared, {},
+                 fmt::format("{} {}: the program has no {} '{}'", opt, n, what, n), hint);
     ok = false;
   };
   for (auto& [n, v] : opts.scalars) {
@@ -135,10 +136,10 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
                                                    timeStr(sorted.front()))
                                      : "");
   if (median > 0)
-    out << fmt::format("throughput   {:.3f} GStencil/s, {:.3f} GFLOP/s  ({:.4g} stencil points, "
-                       "{:.4g} FLOPs)\n",
-                       w.stencilPoints / median * 1e-9, w.flops / median * 1e-9,
-                       w.stencilPoints, w.flops);
+    out << fmt::format(
+        "throughput   {:.3f} GStencil/s, {:.3f} GFLOP/s  ({:.4g} stencil points, "
+        "{:.4g} FLOPs)\n",
+        w.stencilPoints / median * 1e-9, w.flops / median * 1e-9, w.stencilPoints, w.flops);
 
   int code = kExitOk;
   std::vector<int> results = resultArrays(prog);
@@ -162,9 +163,10 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
       }
     }
     if (failures.empty()) {
-      out << fmt::format("verification PASSED: {} array{} match the reference interpreter "
-                         "(max relative error {:.3g})\n",
-                         results.size(), results.size() == 1 ? "" : "s", worst);
+      out << fmt::format(
+          "verification PASSED: {} array{} match the reference interpreter "
+          "(max relative error {:.3g})\n",
+          results.size(), results.size() == 1 ? "" : "s", worst);
     } else {
       out << "verification FAILED against the reference interpreter:\n" << failures;
       code = kExitVerifyFailed;
@@ -173,7 +175,8 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
   if (!opts.outputDir.empty()) {
     std::filesystem::create_directories(opts.outputDir);
     for (int a : results) {
-      std::string path = (std::filesystem::path(opts.outputDir) / (prog.arrays[a].name + ".npy")).string();
+      std::string path =
+          (std::filesystem::path(opts.outputDir) / (prog.arrays[a].name + ".npy")).string();
       writeNpy(path, result.arrays[a]);
     }
     out << fmt::format("output       {} array{} written to {}/ as NAME.npy\n", results.size(),

@@ -61,7 +61,7 @@ struct DirectiveClause {
   std::vector<Name> words;
   std::vector<std::pair<double, SourceLoc>> numbers;
   std::vector<std::pair<Name, int64_t>> assignments;  // unroll j=2
-  std::vector<Name> list;  // #assign shmem (a, b)
+  std::vector<Name> list;                             // #assign shmem (a, b)
 };
 
 struct Directive {
@@ -124,7 +124,7 @@ struct Item {
 
 struct Iterate {
   SourceLoc loc;
-  ExprPtr lo, hi;  // bare form `iterate 10`: lo is null
+  ExprPtr lo, hi;          // bare form `iterate 10`: lo is null
   std::vector<Item> body;  // Call or Iterate items
 };
 

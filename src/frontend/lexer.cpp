@@ -9,49 +9,83 @@ namespace tessel {
 
 const char* tokSpelling(Tok t) {
   switch (t) {
-    case Tok::End: return "end of file";
-    case Tok::Ident: return "identifier";
-    case Tok::Int: return "integer";
-    case Tok::Float: return "number";
-    case Tok::Directive: return "directive";
-    case Tok::Semi: return "';'";
-    case Tok::Comma: return "','";
-    case Tok::LParen: return "'('";
-    case Tok::RParen: return "')'";
-    case Tok::LBrace: return "'{'";
-    case Tok::RBrace: return "'}'";
-    case Tok::LBracket: return "'['";
-    case Tok::RBracket: return "']'";
-    case Tok::Colon: return "':'";
-    case Tok::DotDot: return "'..'";
-    case Tok::Plus: return "'+'";
-    case Tok::Minus: return "'-'";
-    case Tok::Star: return "'*'";
-    case Tok::Slash: return "'/'";
-    case Tok::Percent: return "'%'";
-    case Tok::Caret: return "'^'";
-    case Tok::Lt: return "'<'";
-    case Tok::Gt: return "'>'";
-    case Tok::Le: return "'<='";
-    case Tok::Ge: return "'>='";
-    case Tok::EqEq: return "'=='";
-    case Tok::Ne: return "'!='";
-    case Tok::Amp: return "'&'";
-    case Tok::Pipe: return "'|'";
-    case Tok::Assign: return "'='";
-    case Tok::PlusAssign: return "'+='";
-    case Tok::MinusAssign: return "'-='";
-    case Tok::StarAssign: return "'*='";
-    case Tok::SlashAssign: return "'/='";
+    case Tok::End:
+      return "end of file";
+    case Tok::Ident:
+      return "identifier";
+    case Tok::Int:
+      return "integer";
+    case Tok::Float:
+      return "number";
+    case Tok::Directive:
+      return "directive";
+    case Tok::Semi:
+      return "';'";
+    case Tok::Comma:
+      return "','";
+    case Tok::LParen:
+      return "'('";
+    case Tok::RParen:
+      return "')'";
+    case Tok::LBrace:
+      return "'{'";
+    case Tok::RBrace:
+      return "'}'";
+    case Tok::LBracket:
+      return "'['";
+    case Tok::RBracket:
+      return "']'";
+    case Tok::Colon:
+      return "':'";
+    case Tok::DotDot:
+      return "'..'";
+    case Tok::Plus:
+      return "'+'";
+    case Tok::Minus:
+      return "'-'";
+    case Tok::Star:
+      return "'*'";
+    case Tok::Slash:
+      return "'/'";
+    case Tok::Percent:
+      return "'%'";
+    case Tok::Caret:
+      return "'^'";
+    case Tok::Lt:
+      return "'<'";
+    case Tok::Gt:
+      return "'>'";
+    case Tok::Le:
+      return "'<='";
+    case Tok::Ge:
+      return "'>='";
+    case Tok::EqEq:
+      return "'=='";
+    case Tok::Ne:
+      return "'!='";
+    case Tok::Amp:
+      return "'&'";
+    case Tok::Pipe:
+      return "'|'";
+    case Tok::Assign:
+      return "'='";
+    case Tok::PlusAssign:
+      return "'+='";
+    case Tok::MinusAssign:
+      return "'-='";
+    case Tok::StarAssign:
+      return "'*='";
+    case Tok::SlashAssign:
+      return "'/='";
   }
   return "?";
 }
 
 bool isKeyword(const std::string& s) {
   static const std::set<std::string> kw = {
-      "parameter", "iterator", "stencil", "function", "iterate", "inout",  "allocin",
-      "copyin",    "copyout",  "constant", "coefficient", "shmem", "no-shmem", "gmem",
-      "double",    "float",    "int",     "bool",     "true",    "false"};
+      "parameter", "iterator", "stencil",  "function",    "iterate", "inout",    "allocin",
+      "copyin",    "copyout",  "constant", "coefficient", "shmem",   "no-shmem", "gmem",
+      "double",    "float",    "int",      "bool",        "true",    "false"};
   return kw.count(s) > 0;
 }
 
@@ -147,8 +181,7 @@ class Lexer {
     if (identChar(peek())) {
       size_t end = pos_;
       while (end < src_.size() && identChar(src_[end])) ++end;
-      fail(DiagId::bad_number, start,
-           "malformed number '" + src_.substr(start, end - start) + "'",
+      fail(DiagId::bad_number, start, "malformed number '" + src_.substr(start, end - start) + "'",
            "separate a number from a following name with an operator or a space");
     }
     if (!isFloat) {
@@ -195,30 +228,48 @@ class Lexer {
       return make(no, start);
     };
     switch (c) {
-      case ';': return make(Tok::Semi, start);
-      case ',': return make(Tok::Comma, start);
-      case '(': return make(Tok::LParen, start);
-      case ')': return make(Tok::RParen, start);
-      case '{': return make(Tok::LBrace, start);
-      case '}': return make(Tok::RBrace, start);
-      case '[': return make(Tok::LBracket, start);
-      case ']': return make(Tok::RBracket, start);
-      case ':': return make(Tok::Colon, start);
+      case ';':
+        return make(Tok::Semi, start);
+      case ',':
+        return make(Tok::Comma, start);
+      case '(':
+        return make(Tok::LParen, start);
+      case ')':
+        return make(Tok::RParen, start);
+      case '{':
+        return make(Tok::LBrace, start);
+      case '}':
+        return make(Tok::RBrace, start);
+      case '[':
+        return make(Tok::LBracket, start);
+      case ']':
+        return make(Tok::RBracket, start);
+      case ':':
+        return make(Tok::Colon, start);
       case '.':
         if (peek() == '.') {
           ++pos_;
           return make(Tok::DotDot, start);
         }
         break;
-      case '+': return two('=', Tok::PlusAssign, Tok::Plus);
-      case '-': return two('=', Tok::MinusAssign, Tok::Minus);
-      case '*': return two('=', Tok::StarAssign, Tok::Star);
-      case '/': return two('=', Tok::SlashAssign, Tok::Slash);
-      case '%': return make(Tok::Percent, start);
-      case '^': return make(Tok::Caret, start);
-      case '<': return two('=', Tok::Le, Tok::Lt);
-      case '>': return two('=', Tok::Ge, Tok::Gt);
-      case '=': return two('=', Tok::EqEq, Tok::Assign);
+      case '+':
+        return two('=', Tok::PlusAssign, Tok::Plus);
+      case '-':
+        return two('=', Tok::MinusAssign, Tok::Minus);
+      case '*':
+        return two('=', Tok::StarAssign, Tok::Star);
+      case '/':
+        return two('=', Tok::SlashAssign, Tok::Slash);
+      case '%':
+        return make(Tok::Percent, start);
+      case '^':
+        return make(Tok::Caret, start);
+      case '<':
+        return two('=', Tok::Le, Tok::Lt);
+      case '>':
+        return two('=', Tok::Ge, Tok::Gt);
+      case '=':
+        return two('=', Tok::EqEq, Tok::Assign);
       case '!':
         if (peek() == '=') {
           ++pos_;
@@ -226,16 +277,19 @@ class Lexer {
         }
         fail(DiagId::bad_character, start, "unexpected character '!'",
              "the language has no '!' operator; use '==' / '!=' comparisons or select()");
-      case '&': return make(Tok::Amp, start);
-      case '|': return make(Tok::Pipe, start);
-      default: break;
+      case '&':
+        return make(Tok::Amp, start);
+      case '|':
+        return make(Tok::Pipe, start);
+      default:
+        break;
     }
     unsigned char uc = static_cast<unsigned char>(c);
     std::string shown = std::isprint(uc) ? std::string("'") + c + "'"
                                          : fmt::format("byte 0x{:02x}", static_cast<unsigned>(uc));
     fail(DiagId::bad_character, start, "unexpected character " + shown,
-         uc >= 0x80 ? "names are ASCII letters, digits and '_'; other characters may only "
-                      "appear in comments"
+         uc >= 0x80         ? "names are ASCII letters, digits and '_'; other characters may only "
+                              "appear in comments"
          : std::isprint(uc) ? ""
                             : "the file may not be text; stencil programs are plain ASCII");
   }

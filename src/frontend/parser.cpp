@@ -34,8 +34,7 @@ std::optional<ScalarType> typeKeyword(const std::string& s) {
 }
 
 bool isDataList(const std::string& s) {
-  return s == "copyin" || s == "copyout" || s == "allocin" || s == "constant" ||
-         s == "coefficient";
+  return s == "copyin" || s == "copyout" || s == "allocin" || s == "constant" || s == "coefficient";
 }
 
 class Parser {
@@ -78,9 +77,7 @@ class Parser {
   size_t p_ = 0;
 
   const Token& cur() const { return toks_[p_]; }
-  const Token& peekTok(size_t k = 1) const {
-    return toks_[std::min(p_ + k, toks_.size() - 1)];
-  }
+  const Token& peekTok(size_t k = 1) const { return toks_[std::min(p_ + k, toks_.size() - 1)]; }
   bool at(Tok k) const { return cur().kind == k; }
   bool atWord(const char* w) const { return cur().kind == Tok::Ident && cur().text == w; }
   const Token& advance() {
@@ -118,8 +115,7 @@ class Parser {
       std::string hint;
       if (k == Tok::Semi) hint = "every declaration, statement and call ends with ';'";
       fail(DiagId::expected_token, missingAt(),
-           fmt::format("expected {} {}, found {}", tokSpelling(k), context, describe(cur())),
-           hint);
+           fmt::format("expected {} {}, found {}", tokSpelling(k), context, describe(cur())), hint);
     }
     return advance();
   }
@@ -172,8 +168,8 @@ class Parser {
     } else if (atWord("iterate")) {
       it.kind = Item::Kind::Iterate;
       it.iterate = std::make_unique<Iterate>(iterate());
-    } else if (at(Tok::LBracket) || (at(Tok::Ident) && !isKeyword(cur().text) &&
-                                     peekTok().kind == Tok::LParen)) {
+    } else if (at(Tok::LBracket) ||
+               (at(Tok::Ident) && !isKeyword(cur().text) && peekTok().kind == Tok::LParen)) {
       it.kind = Item::Kind::Call;
       it.call = std::make_unique<Call>(callItem());
     } else {
@@ -280,8 +276,10 @@ class Parser {
     Iterate it;
     it.loc = advance().loc;  // 'iterate'
     Tok close = Tok::End;
-    if (accept(Tok::LParen)) close = Tok::RParen;
-    else if (accept(Tok::LBracket)) close = Tok::RBracket;
+    if (accept(Tok::LParen))
+      close = Tok::RParen;
+    else if (accept(Tok::LBracket))
+      close = Tok::RBracket;
     ExprPtr first = expr();
     if (accept(Tok::Colon)) {
       it.lo = std::move(first);
@@ -364,9 +362,9 @@ class Parser {
     st.loc = cur().loc;
     if (at(Tok::LBracket)) st.domain = domain();
     if (!at(Tok::Ident) && !at(Tok::LParen))
-      fail(DiagId::expected_statement, cur().loc,
-           fmt::format("expected a statement (NAME[...] = expression;), found {}",
-                       describe(cur())));
+      fail(
+          DiagId::expected_statement, cur().loc,
+          fmt::format("expected a statement (NAME[...] = expression;), found {}", describe(cur())));
     if (at(Tok::Ident) && peekTok().kind == Tok::LParen)
       fail(DiagId::expected_statement, cur().loc,
            fmt::format("'{}(...)' looks like a call, but stencils cannot be called inside a "
@@ -375,11 +373,21 @@ class Parser {
            "call stencils at top level; inside a body, write statements NAME[...] = expression;");
     st.lhs = lhs();
     switch (cur().kind) {
-      case Tok::Assign: st.op = AssignOp::Set; break;
-      case Tok::PlusAssign: st.op = AssignOp::Add; break;
-      case Tok::MinusAssign: st.op = AssignOp::Sub; break;
-      case Tok::StarAssign: st.op = AssignOp::Mul; break;
-      case Tok::SlashAssign: st.op = AssignOp::Div; break;
+      case Tok::Assign:
+        st.op = AssignOp::Set;
+        break;
+      case Tok::PlusAssign:
+        st.op = AssignOp::Add;
+        break;
+      case Tok::MinusAssign:
+        st.op = AssignOp::Sub;
+        break;
+      case Tok::StarAssign:
+        st.op = AssignOp::Mul;
+        break;
+      case Tok::SlashAssign:
+        st.op = AssignOp::Div;
+        break;
       default:
         fail(DiagId::expected_token, cur().loc,
              fmt::format("expected an assignment ('=', '+=', '-=', '*=', '/='), found {}",
@@ -573,8 +581,9 @@ class Parser {
     return binaryLevel(&Parser::relExpr, {{Tok::EqEq, Op::Eq}, {Tok::Ne, Op::Ne}});
   }
   ExprPtr relExpr() {
-    return binaryLevel(&Parser::addExpr, {{Tok::Lt, Op::Lt}, {Tok::Le, Op::Le},
-                                          {Tok::Gt, Op::Gt}, {Tok::Ge, Op::Ge}});
+    return binaryLevel(
+        &Parser::addExpr,
+        {{Tok::Lt, Op::Lt}, {Tok::Le, Op::Le}, {Tok::Gt, Op::Gt}, {Tok::Ge, Op::Ge}});
   }
   ExprPtr addExpr() {
     return binaryLevel(&Parser::mulExpr, {{Tok::Plus, Op::Add}, {Tok::Minus, Op::Sub}});

@@ -14,11 +14,16 @@ namespace sema {
 
 const char* symbolKindName(Symbol::Kind k) {
   switch (k) {
-    case Symbol::Kind::Param: return "a parameter";
-    case Symbol::Kind::Iterator: return "an iterator";
-    case Symbol::Kind::Array: return "an array";
-    case Symbol::Kind::Scalar: return "a scalar";
-    case Symbol::Kind::Stencil: return "a stencil";
+    case Symbol::Kind::Param:
+      return "a parameter";
+    case Symbol::Kind::Iterator:
+      return "an iterator";
+    case Symbol::Kind::Array:
+      return "an array";
+    case Symbol::Kind::Scalar:
+      return "a scalar";
+    case Symbol::Kind::Stencil:
+      return "a stencil";
   }
   return "?";
 }
@@ -69,7 +74,8 @@ ExprPtr Sema::intExpr(const ast::Expr& e, IntContext ctx) {
                      : ctx == IntContext::ParamDefault ? "parameter defaults"
                                                        : "iterate bounds";
   switch (e.kind) {
-    case ast::Expr::Kind::Int: return intLit(e.ival, e.loc);
+    case ast::Expr::Kind::Int:
+      return intLit(e.ival, e.loc);
     case ast::Expr::Kind::Name: {
       const Symbol* s = lookup(e.text);
       if (!s && ctx == IntContext::IterateBound) {
@@ -88,8 +94,7 @@ ExprPtr Sema::intExpr(const ast::Expr& e, IntContext ctx) {
         for (auto& p : prog_.params) cands.push_back(p.name);
         undeclared(ast::Name{e.text, e.loc}, "parameter", cands);
         if (ctx == IntContext::ParamDefault && diags_.diagnostics().back().hint.empty())
-          diags_.diagnostics().back().hint =
-              "a default may use only parameters declared earlier";
+          diags_.diagnostics().back().hint = "a default may use only parameters declared earlier";
         return nullptr;
       }
       if (s->kind != Symbol::Kind::Param) {
@@ -119,7 +124,8 @@ ExprPtr Sema::intExpr(const ast::Expr& e, IntContext ctx) {
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
   error(bad, e.loc, fmt::format("{} must be integer expressions over parameters", what),
         e.kind == ast::Expr::Kind::Float ? "use an integer literal" : "");
@@ -142,10 +148,10 @@ void Sema::iterators(const ast::Item& it) {
   for (auto& n : it.names) {
     if (prog_.iterators.size() >= 3) {
       // Fatal: every array and subscript of the program would be misread after this.
-      error(DiagId::too_many_iterators, n.loc,
-            fmt::format("too many iterators: '{}' would be the 4th; Tessel supports 1 to 3",
-                        n.text),
-            "fold extra dimensions into the existing ones");
+      error(
+          DiagId::too_many_iterators, n.loc,
+          fmt::format("too many iterators: '{}' would be the 4th; Tessel supports 1 to 3", n.text),
+          "fold extra dimensions into the existing ones");
       throw CompilationAborted{};
     }
     int idx = static_cast<int>(prog_.iterators.size());
@@ -234,7 +240,8 @@ bool Sema::callNode(const ast::Call& c, ExecNode& node) {
     std::vector<std::string> cands;
     for (auto& st : prog_.stencils) cands.push_back(st.name);
     std::string hint;
-    if (auto best = closestName(c.name.text, cands)) hint = fmt::format("did you mean '{}'?", *best);
+    if (auto best = closestName(c.name.text, cands))
+      hint = fmt::format("did you mean '{}'?", *best);
     if (s)
       error(DiagId::unknown_stencil, c.name.loc,
             fmt::format("'{}' is {}, not a stencil", c.name.text, symbolKindName(s->kind)), hint);
@@ -247,10 +254,10 @@ bool Sema::callNode(const ast::Call& c, ExecNode& node) {
   int si = s->index;
   auto& def = prog_.stencils[si];
   if (c.args.size() != def.formals.size()) {
-    auto& d = error(DiagId::wrong_arity, c.loc,
-                    fmt::format("stencil '{}' takes {} argument{}, but the call passes {}",
-                                def.name, def.formals.size(),
-                                def.formals.size() == 1 ? "" : "s", c.args.size()));
+    auto& d =
+        error(DiagId::wrong_arity, c.loc,
+              fmt::format("stencil '{}' takes {} argument{}, but the call passes {}", def.name,
+                          def.formals.size(), def.formals.size() == 1 ? "" : "s", c.args.size()));
     d.notes.emplace_back(def.loc, "defined here");
     return false;
   }
@@ -325,19 +332,20 @@ bool Sema::callNode(const ast::Call& c, ExecNode& node) {
   } else {
     int d = prog_.dims();
     if (extentParamCount() < d) {
-      error(DiagId::missing_extent, c.name.loc,
-            fmt::format("the call has no domain and the program declares {} extent parameter{} "
-                        "for {} iterator{}",
-                        extentParamCount(), extentParamCount() == 1 ? "" : "s", d,
-                        d == 1 ? "" : "s"),
-            "declare one parameter per iterator (the i-th parameter is the extent of the i-th "
-            "iterator), or give the call a domain [lo:hi, ...]");
+      error(
+          DiagId::missing_extent, c.name.loc,
+          fmt::format("the call has no domain and the program declares {} extent parameter{} "
+                      "for {} iterator{}",
+                      extentParamCount(), extentParamCount() == 1 ? "" : "s", d, d == 1 ? "" : "s"),
+          "declare one parameter per iterator (the i-th parameter is the extent of the i-th "
+          "iterator), or give the call a domain [lo:hi, ...]");
       ok = false;
     } else {
       int k = 0;
       for (size_t p = 0; p < prog_.params.size() && k < d; ++p) {
         if (prog_.params[p].fromIterate) continue;
-        ExprPtr hi = binary(Op::Sub, paramRef(static_cast<int>(p), prog_.params[p].name), intLit(1));
+        ExprPtr hi =
+            binary(Op::Sub, paramRef(static_cast<int>(p), prog_.params[p].name), intLit(1));
         ci.domain.push_back({intLit(0), hi});
         ++k;
       }
@@ -384,11 +392,20 @@ std::optional<Program> Sema::run(const ast::File& tree) {
 
   for (auto& it : tree.items) {
     switch (it.kind) {
-      case ast::Item::Kind::Params: params(it); break;
-      case ast::Item::Kind::Iterators: iterators(it); break;
-      case ast::Item::Kind::Decl: declaration(*it.decl); break;
-      case ast::Item::Kind::DataList: break;  // resolved at the end
-      case ast::Item::Kind::Stencil: stencil(*it.stencil); break;
+      case ast::Item::Kind::Params:
+        params(it);
+        break;
+      case ast::Item::Kind::Iterators:
+        iterators(it);
+        break;
+      case ast::Item::Kind::Decl:
+        declaration(*it.decl);
+        break;
+      case ast::Item::Kind::DataList:
+        break;  // resolved at the end
+      case ast::Item::Kind::Stencil:
+        stencil(*it.stencil);
+        break;
       case ast::Item::Kind::Call: {
         ExecNode n;
         if (callNode(*it.call, n)) prog_.body.push_back(std::move(n));
@@ -418,16 +435,16 @@ void Sema::dataLists(const ast::File& tree) {
         for (auto& a : prog_.scalars) cands.push_back(a.name);
         std::string hint;
         if (auto best = closestName(n.text, cands)) hint = fmt::format("did you mean '{}'?", *best);
-        diags_.report(DiagId::unknown_data_name, n.loc,
-                      s ? fmt::format("'{}' in the {} list is {}, not an array or scalar; ignored",
-                                      n.text, it.listKind, symbolKindName(s->kind))
-                        : fmt::format("'{}' in the {} list is not declared; ignored", n.text,
-                                      it.listKind),
-                      hint);
+        diags_.report(
+            DiagId::unknown_data_name, n.loc,
+            s ? fmt::format("'{}' in the {} list is {}, not an array or scalar; ignored", n.text,
+                            it.listKind, symbolKindName(s->kind))
+              : fmt::format("'{}' in the {} list is not declared; ignored", n.text, it.listKind),
+            hint);
         continue;
       }
       DataFlags& f = s->kind == Symbol::Kind::Array ? prog_.arrays[s->index].data
-                                                     : prog_.scalars[s->index].data;
+                                                    : prog_.scalars[s->index].data;
       if (it.listKind == "copyin") f.copyin = true;
       if (it.listKind == "allocin") f.allocin = true;
       if (it.listKind == "constant") f.constant = true;

@@ -18,8 +18,13 @@ class BodyBuilder {
  public:
   BodyBuilder(Sema& s, int stencil, const std::vector<Binding>& bindings, CallInst& inst,
               bool isGeneric, SourceLoc call)
-      : S(s), def(*s.stencilAsts[stencil]), stencilIdx(stencil), bind(bindings), out(inst),
-        generic(isGeneric), callLoc(call) {}
+      : S(s),
+        def(*s.stencilAsts[stencil]),
+        stencilIdx(stencil),
+        bind(bindings),
+        out(inst),
+        generic(isGeneric),
+        callLoc(call) {}
 
   bool build() {
     if (!generic) setUpScratch();
@@ -39,8 +44,8 @@ class BodyBuilder {
   bool ok = true;
 
   std::map<std::string, LocalSym> locals;
-  std::map<int, int> scratch;           // global array id -> local array index
-  std::map<int, int> placeholders;      // formal index -> local array index (generic mode)
+  std::map<int, int> scratch;       // global array id -> local array index
+  std::map<int, int> placeholders;  // formal index -> local array index (generic mode)
   std::set<int> assignedScalars, writtenLocals;
   std::map<int, std::vector<ExprPtr>> scalarReads;  // per local scalar: its array reads
 
@@ -63,7 +68,8 @@ class BodyBuilder {
   // Names a misspelt `what` could have meant: arrays for an indexed use, values otherwise.
   std::vector<std::string> candidates(bool arrays) const {
     std::vector<std::string> v;
-    for (auto& a : S.prog().arrays) if (arrays) v.push_back(a.name);
+    for (auto& a : S.prog().arrays)
+      if (arrays) v.push_back(a.name);
     if (!arrays) {
       for (auto& s : S.prog().scalars) v.push_back(s.name);
       for (auto& p : S.prog().params) v.push_back(p.name);
@@ -124,8 +130,10 @@ class BodyBuilder {
         for (auto& dim : v.dims) {
           ExprPtr hi = S.intExpr(*dim.hi, IntContext::Extent);
           ExprPtr lo = dim.lo ? S.intExpr(*dim.lo, IntContext::Extent) : nullptr;
-          if (!hi || (dim.lo && !lo)) good = false;
-          else la.extents.push_back(lo ? binary(Op::Sub, hi, lo) : hi);
+          if (!hi || (dim.lo && !lo))
+            good = false;
+          else
+            la.extents.push_back(lo ? binary(Op::Sub, hi, lo) : hi);
         }
         if (!good) {
           ok = false;
@@ -146,8 +154,8 @@ class BodyBuilder {
                                v.name.loc};
         out.inits.push_back({v.name.text, d.type, val, v.name.loc});
       } else {
-        locals[v.name.text] = {LocalSym::Kind::Scalar,
-                               static_cast<int>(out.localScalars.size()), v.name.loc};
+        locals[v.name.text] = {LocalSym::Kind::Scalar, static_cast<int>(out.localScalars.size()),
+                               v.name.loc};
         out.localScalars.push_back({v.name.text, d.type, v.name.loc});
       }
     }
@@ -170,8 +178,8 @@ class BodyBuilder {
               fmt::format("an initialised local cannot use per-point local '{}'", e.text));
           return nullptr;
         }
-        if (auto* s = S.lookup(e.text);
-            it == locals.end() && formalIndex(e.text) < 0 && s && s->kind == Symbol::Kind::Iterator) {
+        if (auto* s = S.lookup(e.text); it == locals.end() && formalIndex(e.text) < 0 && s &&
+                                        s->kind == Symbol::Kind::Iterator) {
           err(DiagId::bad_initialiser, e.loc,
               fmt::format("an initialised local cannot use iterator '{}'", e.text),
               "it is evaluated once per call, not per point");
@@ -179,7 +187,8 @@ class BodyBuilder {
         }
         return value(e);
       }
-      default: break;
+      default:
+        break;
     }
     // Literals, operators and calls: convert children through initExpr.
     return exprWith(e, [this](const ast::Expr& x) { return initExpr(x); });
@@ -192,13 +201,17 @@ class BodyBuilder {
   template <typename Rec>
   ExprPtr exprWith(const ast::Expr& e, Rec rec) {
     switch (e.kind) {
-      case ast::Expr::Kind::Int: return intLit(e.ival, e.loc);
+      case ast::Expr::Kind::Int:
+        return intLit(e.ival, e.loc);
       case ast::Expr::Kind::Float:
         return floatLit(e.floatSuffix ? static_cast<double>(static_cast<float>(e.fval)) : e.fval,
                         e.floatSuffix ? ScalarType::Float : ScalarType::Double, e.loc);
-      case ast::Expr::Kind::Bool: return boolLit(e.ival != 0, e.loc);
-      case ast::Expr::Kind::Name: return nameRef(e);
-      case ast::Expr::Kind::Index: return arrayAccess(e, false);
+      case ast::Expr::Kind::Bool:
+        return boolLit(e.ival != 0, e.loc);
+      case ast::Expr::Kind::Name:
+        return nameRef(e);
+      case ast::Expr::Kind::Index:
+        return arrayAccess(e, false);
       case ast::Expr::Kind::Unary: {
         ExprPtr a = rec(*e.args[0]);
         return a ? unary(Op::Neg, a, e.loc) : nullptr;
@@ -228,7 +241,8 @@ class BodyBuilder {
         }
         return binary(e.op, a, b, e.loc);
       }
-      case ast::Expr::Kind::Call: return callExpr(e, rec);
+      case ast::Expr::Kind::Call:
+        return callExpr(e, rec);
     }
     return nullptr;
   }
@@ -276,12 +290,10 @@ class BodyBuilder {
           d.notes.emplace_back(l.loc, "declared here");
           return nullptr;
         }
-        return scalarRef(ScalarKind::Local, l.index, e.text, out.localScalars[l.index].type,
-                         e.loc);
+        return scalarRef(ScalarKind::Local, l.index, e.text, out.localScalars[l.index].type, e.loc);
       }
       err(DiagId::not_a_scalar, e.loc,
-          fmt::format("'{}' is a local array; index it, e.g. {}[{}]", e.text, e.text,
-                      iterList()));
+          fmt::format("'{}' is a local array; index it, e.g. {}[{}]", e.text, e.text, iterList()));
       return nullptr;
     }
     if (int f = formalIndex(e.text); f >= 0) {
@@ -289,9 +301,9 @@ class BodyBuilder {
       if (generic) {
         FormalUse& u = *use(f);
         if (u.kind == FormalUse::Kind::Array) {
-          auto& d = err(DiagId::not_a_scalar, e.loc,
-                        fmt::format("argument '{}' is used both as an array and as a scalar",
-                                    e.text));
+          auto& d =
+              err(DiagId::not_a_scalar, e.loc,
+                  fmt::format("argument '{}' is used both as an array and as a scalar", e.text));
           d.notes.emplace_back(u.loc, "indexed as an array here");
           return nullptr;
         }
@@ -307,8 +319,10 @@ class BodyBuilder {
       return nullptr;
     }
     switch (s->kind) {
-      case Symbol::Kind::Iterator: return iterRef(s->index, e.text, e.loc);
-      case Symbol::Kind::Param: return paramRef(s->index, e.text, e.loc);
+      case Symbol::Kind::Iterator:
+        return iterRef(s->index, e.text, e.loc);
+      case Symbol::Kind::Param:
+        return paramRef(s->index, e.text, e.loc);
       case Symbol::Kind::Scalar:
         return scalarRef(ScalarKind::Global, s->index, e.text, S.prog().scalars[s->index].type,
                          e.loc);
@@ -317,8 +331,7 @@ class BodyBuilder {
             fmt::format("'{}' is an array; index it, e.g. {}[{}]", e.text, e.text, iterList()));
         return nullptr;
       case Symbol::Kind::Stencil:
-        err(DiagId::not_a_scalar, e.loc,
-            fmt::format("'{}' is a stencil, not a value", e.text));
+        err(DiagId::not_a_scalar, e.loc, fmt::format("'{}' is a stencil, not a value", e.text));
         return nullptr;
     }
     return nullptr;
@@ -336,8 +349,8 @@ class BodyBuilder {
   }
 
   // Resolves the array an Index expression names. Returns false after an error.
-  bool resolveArray(const ast::Expr& e, ArrayId& id, ScalarType& type, int& rank,
-                    bool& isConstant, bool isLhs) {
+  bool resolveArray(const ast::Expr& e, ArrayId& id, ScalarType& type, int& rank, bool& isConstant,
+                    bool isLhs) {
     isConstant = false;
     if (auto it = locals.find(e.text); it != locals.end()) {
       if (it->second.kind != LocalSym::Kind::Array) {
@@ -357,9 +370,9 @@ class BodyBuilder {
         FormalUse& u = *use(f);
         int r = static_cast<int>(e.args.size());
         if (u.kind == FormalUse::Kind::Scalar) {
-          auto& d = err(DiagId::not_an_array, e.loc,
-                        fmt::format("argument '{}' is used both as a scalar and as an array",
-                                    e.text));
+          auto& d =
+              err(DiagId::not_an_array, e.loc,
+                  fmt::format("argument '{}' is used both as a scalar and as an array", e.text));
           d.notes.emplace_back(u.loc, "used as a scalar here");
           return false;
         }
@@ -375,8 +388,8 @@ class BodyBuilder {
         if (isLhs) u.written = true;
         if (!placeholders.count(f)) {
           placeholders[f] = static_cast<int>(out.localArrays.size());
-          out.localArrays.push_back({e.text, ScalarType::Double,
-                                     std::vector<ExprPtr>(r, intLit(0)), e.loc, -2});
+          out.localArrays.push_back(
+              {e.text, ScalarType::Double, std::vector<ExprPtr>(r, intLit(0)), e.loc, -2});
         }
         id = {true, placeholders[f]};
         type = ScalarType::Double;
@@ -406,8 +419,10 @@ class BodyBuilder {
     const ArrayDecl& a = S.prog().arrays.at(g);
     type = a.type;
     rank = static_cast<int>(a.extents.size());
-    if (auto it = scratch.find(g); it != scratch.end()) id = {true, it->second};
-    else id = {false, g};
+    if (auto it = scratch.find(g); it != scratch.end())
+      id = {true, it->second};
+    else
+      id = {false, g};
     return true;
   }
 
@@ -545,8 +560,7 @@ class BodyBuilder {
           assignedScalars.insert(l.index);  // said once
           return nullptr;
         }
-        return scalarRef(ScalarKind::Local, l.index, e.text, out.localScalars[l.index].type,
-                         e.loc);
+        return scalarRef(ScalarKind::Local, l.index, e.text, out.localScalars[l.index].type, e.loc);
       }
       err(DiagId::bad_lhs, e.loc,
           l.kind == LocalSym::Kind::Init
@@ -600,7 +614,8 @@ class BodyBuilder {
         return;
       }
       for (auto& r : *st.domain) {
-        ExprPtr lo = S.intExpr(*r.lo, IntContext::Domain), hi = S.intExpr(*r.hi, IntContext::Domain);
+        ExprPtr lo = S.intExpr(*r.lo, IntContext::Domain),
+                hi = S.intExpr(*r.hi, IntContext::Domain);
         if (!lo || !hi) {
           ok = false;
           return;

@@ -9,9 +9,9 @@ namespace tessel::sema {
 namespace {
 
 const std::vector<std::string>& pragmaClauses() {
-  static const std::vector<std::string> c = {
-      "stream", "full_stream", "block", "unroll", "time_tile", "prefetch",
-      "retime", "fold",        "occupancy", "perspective", "no_shmem"};
+  static const std::vector<std::string> c = {"stream",    "full_stream", "block",   "unroll",
+                                             "time_tile", "prefetch",    "retime",  "fold",
+                                             "occupancy", "perspective", "no_shmem"};
   return c;
 }
 
@@ -26,7 +26,9 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
   auto bad = [&](SourceLoc loc, std::string msg, std::string hint = {}) {
     error(DiagId::bad_directive, loc, std::move(msg), std::move(hint));
   };
-  auto positiveInt = [](double v) { return v >= 1 && v == static_cast<double>(static_cast<int64_t>(v)); };
+  auto positiveInt = [](double v) {
+    return v >= 1 && v == static_cast<double>(static_cast<int64_t>(v));
+  };
 
   for (auto& d : def.pragmas) {
     for (auto& c : d.clauses) {
@@ -36,9 +38,11 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
       const std::string& n = c.name.text;
       auto noArgs = c.words.empty() && c.numbers.empty() && c.assignments.empty() && c.list.empty();
       if (std::find(pragmaClauses().begin(), pragmaClauses().end(), n) == pragmaClauses().end()) {
-        std::string hint = "known clauses: stream, full_stream, block, unroll, time_tile, "
-                           "prefetch, retime, fold, occupancy, perspective, no_shmem";
-        if (auto best = closestName(n, pragmaClauses())) hint = fmt::format("did you mean '{}'?", *best);
+        std::string hint =
+            "known clauses: stream, full_stream, block, unroll, time_tile, "
+            "prefetch, retime, fold, occupancy, perspective, no_shmem";
+        if (auto best = closestName(n, pragmaClauses()))
+          hint = fmt::format("did you mean '{}'?", *best);
         bad(c.name.loc, fmt::format("unknown #pragma clause '{}'", n), hint);
         break;  // the rest of this line cannot be read reliably
       }
@@ -50,8 +54,10 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
         }
         if (!isIter(c.words[0].text)) {
           std::string hint;
-          if (auto best = closestName(c.words[0].text, iters)) hint = fmt::format("did you mean '{}'?", *best);
-          bad(c.words[0].loc, fmt::format("'{}' in '{}' is not an iterator", c.words[0].text, n), hint);
+          if (auto best = closestName(c.words[0].text, iters))
+            hint = fmt::format("did you mean '{}'?", *best);
+          bad(c.words[0].loc, fmt::format("'{}' in '{}' is not an iterator", c.words[0].text, n),
+              hint);
           continue;
         }
         out.words.push_back(c.words[0].text);
@@ -132,9 +138,12 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
                     hint);
       return;
     }
-    if (kind == "shmem") h.shmem.push_back(n.text);
-    else if (kind == "gmem") h.gmem.push_back(n.text);
-    else h.noShmem.push_back(n.text);
+    if (kind == "shmem")
+      h.shmem.push_back(n.text);
+    else if (kind == "gmem")
+      h.gmem.push_back(n.text);
+    else
+      h.noShmem.push_back(n.text);
   };
   for (auto& p : def.placements)
     for (auto& n : p.names) place(p.kind, n);

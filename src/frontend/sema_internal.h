@@ -30,7 +30,7 @@ struct FormalUse {
 /// What a formal is bound to in one instantiation.
 struct Binding {
   enum class Kind { GlobalArray, GlobalScalar, Placeholder } kind = Kind::Placeholder;
-  int index = -1;     // global array / scalar id
+  int index = -1;      // global array / scalar id
   std::string actual;  // the actual argument's name
 };
 

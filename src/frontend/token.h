@@ -13,9 +13,35 @@ enum class Tok {
   Int,        // 42
   Float,      // 1.0, 1e-3, .5, 1.  (text keeps an f/F suffix)
   Directive,  // `#pragma` or `#assign`; text is "pragma" / "assign"
-  Semi, Comma, LParen, RParen, LBrace, RBrace, LBracket, RBracket, Colon, DotDot,
-  Plus, Minus, Star, Slash, Percent, Caret, Lt, Gt, Le, Ge, EqEq, Ne, Amp, Pipe,
-  Assign, PlusAssign, MinusAssign, StarAssign, SlashAssign,
+  Semi,
+  Comma,
+  LParen,
+  RParen,
+  LBrace,
+  RBrace,
+  LBracket,
+  RBracket,
+  Colon,
+  DotDot,
+  Plus,
+  Minus,
+  Star,
+  Slash,
+  Percent,
+  Caret,
+  Lt,
+  Gt,
+  Le,
+  Ge,
+  EqEq,
+  Ne,
+  Amp,
+  Pipe,
+  Assign,
+  PlusAssign,
+  MinusAssign,
+  StarAssign,
+  SlashAssign,
 };
 
 const char* tokSpelling(Tok t);

@@ -9,21 +9,36 @@ namespace tessel {
 
 const char* opSpelling(Op op) {
   switch (op) {
-    case Op::Add: return "+";
-    case Op::Sub: return "-";
-    case Op::Mul: return "*";
-    case Op::Div: return "/";
-    case Op::Mod: return "%";
-    case Op::Pow: return "^";
-    case Op::Lt: return "<";
-    case Op::Le: return "<=";
-    case Op::Gt: return ">";
-    case Op::Ge: return ">=";
-    case Op::Eq: return "==";
-    case Op::Ne: return "!=";
-    case Op::And: return "&";
-    case Op::Or: return "|";
-    case Op::Neg: return "-";
+    case Op::Add:
+      return "+";
+    case Op::Sub:
+      return "-";
+    case Op::Mul:
+      return "*";
+    case Op::Div:
+      return "/";
+    case Op::Mod:
+      return "%";
+    case Op::Pow:
+      return "^";
+    case Op::Lt:
+      return "<";
+    case Op::Le:
+      return "<=";
+    case Op::Gt:
+      return ">";
+    case Op::Ge:
+      return ">=";
+    case Op::Eq:
+      return "==";
+    case Op::Ne:
+      return "!=";
+    case Op::And:
+      return "&";
+    case Op::Or:
+      return "|";
+    case Op::Neg:
+      return "-";
   }
   return "?";
 }
@@ -90,9 +105,15 @@ ExprPtr unary(Op op, ExprPtr a, SourceLoc loc) {
 
 ScalarType binaryResultType(Op op, ScalarType a, ScalarType b) {
   switch (op) {
-    case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: case Op::Eq: case Op::Ne:
+    case Op::Lt:
+    case Op::Le:
+    case Op::Gt:
+    case Op::Ge:
+    case Op::Eq:
+    case Op::Ne:
       return ScalarType::Bool;
-    case Op::And: case Op::Or:
+    case Op::And:
+    case Op::Or:
       // bool & bool stays bool (logical); otherwise integer bitwise / widest type
       if (a == ScalarType::Bool && b == ScalarType::Bool) return ScalarType::Bool;
       return widest(widest(a, b), ScalarType::Int);
@@ -115,9 +136,9 @@ struct MathFn {
 };
 const std::map<std::string, MathFn>& mathTable() {
   static const std::map<std::string, MathFn> t = {
-      {"sqrt", {1, false}}, {"exp", {1, false}},  {"log", {1, false}},  {"pow", {2, false}},
-      {"fabs", {1, false}}, {"abs", {1, true}},   {"sin", {1, false}},  {"cos", {1, false}},
-      {"tan", {1, false}},  {"min", {2, true}},   {"max", {2, true}},   {"floor", {1, false}},
+      {"sqrt", {1, false}}, {"exp", {1, false}},   {"log", {1, false}},  {"pow", {2, false}},
+      {"fabs", {1, false}}, {"abs", {1, true}},    {"sin", {1, false}},  {"cos", {1, false}},
+      {"tan", {1, false}},  {"min", {2, true}},    {"max", {2, true}},   {"floor", {1, false}},
       {"ceil", {1, false}}, {"log10", {1, false}}, {"tanh", {1, false}}, {"atan", {1, false}},
   };
   return t;
@@ -190,14 +211,29 @@ ExprPtr load(std::string buffer, ExprPtr index, ScalarType t) {
 static int precedence(const Expr& e) {
   if (e.kind == ExprKind::Binary) {
     switch (e.op) {
-      case Op::Or: return 1;
-      case Op::And: return 2;
-      case Op::Eq: case Op::Ne: return 3;
-      case Op::Lt: case Op::Le: case Op::Gt: case Op::Ge: return 4;
-      case Op::Add: case Op::Sub: return 5;
-      case Op::Mul: case Op::Div: case Op::Mod: return 6;
-      case Op::Pow: return 8;
-      default: return 9;
+      case Op::Or:
+        return 1;
+      case Op::And:
+        return 2;
+      case Op::Eq:
+      case Op::Ne:
+        return 3;
+      case Op::Lt:
+      case Op::Le:
+      case Op::Gt:
+      case Op::Ge:
+        return 4;
+      case Op::Add:
+      case Op::Sub:
+        return 5;
+      case Op::Mul:
+      case Op::Div:
+      case Op::Mod:
+        return 6;
+      case Op::Pow:
+        return 8;
+      default:
+        return 9;
     }
   }
   if (e.kind == ExprKind::Unary) return 7;
@@ -206,7 +242,8 @@ static int precedence(const Expr& e) {
 
 static std::string subscriptStr(const Subscript& s, const std::vector<std::string>& iters) {
   if (s.fixed()) return std::to_string(s.offset);
-  std::string n = s.iter < static_cast<int>(iters.size()) ? iters[s.iter] : fmt::format("d{}", s.iter);
+  std::string n =
+      s.iter < static_cast<int>(iters.size()) ? iters[s.iter] : fmt::format("d{}", s.iter);
   if (s.offset > 0) return fmt::format("{}+{}", n, s.offset);
   if (s.offset < 0) return fmt::format("{}-{}", n, -s.offset);
   return n;
@@ -214,18 +251,22 @@ static std::string subscriptStr(const Subscript& s, const std::vector<std::strin
 
 std::string toString(const ExprPtr& e, const std::vector<std::string>& iters) {
   switch (e->kind) {
-    case ExprKind::IntLit: return std::to_string(e->ival);
+    case ExprKind::IntLit:
+      return std::to_string(e->ival);
     case ExprKind::FloatLit: {
       std::string s = fmt::format("{}", e->fval);
       if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
       return e->type == ScalarType::Float ? s + "f" : s;
     }
-    case ExprKind::BoolLit: return e->ival ? "true" : "false";
+    case ExprKind::BoolLit:
+      return e->ival ? "true" : "false";
     case ExprKind::ParamRef:
     case ExprKind::IterRef:
     case ExprKind::ScalarRef:
-    case ExprKind::Var: return e->name;
-    case ExprKind::Load: return e->name + "[" + toString(e->args[0], iters) + "]";
+    case ExprKind::Var:
+      return e->name;
+    case ExprKind::Load:
+      return e->name + "[" + toString(e->args[0], iters) + "]";
     case ExprKind::ArrayRef: {
       std::string s = e->name;
       for (auto& sub : e->subs) s += "[" + subscriptStr(sub, iters) + "]";
@@ -250,7 +291,8 @@ std::string toString(const ExprPtr& e, const std::vector<std::string>& iters) {
         s += (i ? ", " : "") + toString(e->args[i], iters);
       return s + ")";
     }
-    case ExprKind::Cast: return fmt::format("{}({})", typeName(e->type), toString(e->args[0], iters));
+    case ExprKind::Cast:
+      return fmt::format("{}({})", typeName(e->type), toString(e->args[0], iters));
   }
   return "?";
 }

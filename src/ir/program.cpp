@@ -7,11 +7,16 @@ namespace tessel {
 
 const char* assignOpSpelling(AssignOp op) {
   switch (op) {
-    case AssignOp::Set: return "=";
-    case AssignOp::Add: return "+=";
-    case AssignOp::Sub: return "-=";
-    case AssignOp::Mul: return "*=";
-    case AssignOp::Div: return "/=";
+    case AssignOp::Set:
+      return "=";
+    case AssignOp::Add:
+      return "+=";
+    case AssignOp::Sub:
+      return "-=";
+    case AssignOp::Mul:
+      return "*=";
+    case AssignOp::Div:
+      return "/=";
   }
   return "?";
 }
@@ -68,8 +73,10 @@ static int64_t ipow(int64_t b, int64_t e) {
 int64_t evalInt(const ExprPtr& e, const ParamValues& p) {
   switch (e->kind) {
     case ExprKind::IntLit:
-    case ExprKind::BoolLit: return e->ival;
-    case ExprKind::ParamRef: return p.at(e->index);
+    case ExprKind::BoolLit:
+      return e->ival;
+    case ExprKind::ParamRef:
+      return p.at(e->index);
     case ExprKind::Unary: {
       int64_t a = evalInt(e->args[0], p), r = 0;
       checkOverflow(__builtin_sub_overflow(int64_t{0}, a, &r));
@@ -90,14 +97,18 @@ int64_t evalInt(const ExprPtr& e, const ParamValues& p) {
         case Op::Div:
         case Op::Mod:
           if (b == 0) throw std::domain_error("division by zero in an integer expression");
-          if (a == INT64_MIN && b == -1) throw std::domain_error("integer overflow in a parameter expression");
+          if (a == INT64_MIN && b == -1)
+            throw std::domain_error("integer overflow in a parameter expression");
           return e->op == Op::Div ? a / b : a % b;
-        case Op::Pow: return ipow(a, b);
-        default: break;
+        case Op::Pow:
+          return ipow(a, b);
+        default:
+          break;
       }
       break;
     }
-    default: break;
+    default:
+      break;
   }
   throw std::logic_error("evalInt: not an integer parameter expression");
 }

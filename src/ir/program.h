@@ -63,9 +63,9 @@ using Domain = std::vector<Range>;
 /// later passes read them into a Schedule.
 struct Hints {
   struct Clause {
-    std::string name;                 // stream, block, unroll, ...
-    std::vector<std::string> words;   // identifiers (iterator names, perspectives, distributions)
-    std::vector<double> numbers;      // numeric values in order
+    std::string name;                // stream, block, unroll, ...
+    std::vector<std::string> words;  // identifiers (iterator names, perspectives, distributions)
+    std::vector<double> numbers;     // numeric values in order
     std::vector<std::pair<std::string, int64_t>> assignments;  // unroll j=2
     SourceLoc loc;
   };
@@ -118,7 +118,7 @@ struct Stmt {
   SourceLoc loc;
   ExprPtr lhs;  // ArrayRef (every iterator, in order, no fixed planes) or ScalarRef(Local)
   AssignOp op = AssignOp::Set;
-  ExprPtr rhs;  // already typed; converted to lhs->type on store
+  ExprPtr rhs;                   // already typed; converted to lhs->type on store
   std::optional<Domain> domain;  // statement domain, intersected with the region
   bool lhsIsScalar() const { return lhs->kind == ExprKind::ScalarRef; }
 };
@@ -139,8 +139,8 @@ struct CallInst {
 /// The call sequence: calls and `iterate` loops, in textual order.
 struct ExecNode {
   enum class Kind { Call, Iterate } kind = Kind::Call;
-  int call = -1;        // Kind::Call: index into Program::calls
-  ExprPtr lo, hi;       // Kind::Iterate: inclusive bounds, evaluated on entry
+  int call = -1;   // Kind::Call: index into Program::calls
+  ExprPtr lo, hi;  // Kind::Iterate: inclusive bounds, evaluated on entry
   std::vector<ExecNode> body;
   SourceLoc loc;
 };

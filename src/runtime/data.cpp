@@ -42,9 +42,12 @@ class Stream {
 double randomValue(Stream& s, ScalarType t) {
   switch (t) {
     case ScalarType::Double:
-    case ScalarType::Float: return convertTo(t, s.unit());
-    case ScalarType::Int: return static_cast<double>(s.next() % 10);
-    case ScalarType::Bool: return static_cast<double>(s.next() >> 63);
+    case ScalarType::Float:
+      return convertTo(t, s.unit());
+    case ScalarType::Int:
+      return static_cast<double>(s.next() % 10);
+    case ScalarType::Bool:
+      return static_cast<double>(s.next() >> 63);
   }
   return 0;
 }
@@ -127,10 +130,13 @@ CompareResult compareArrays(const ArrayData& got, const ArrayData& ref, double r
 
 double defaultTolerance(ScalarType t) {
   switch (t) {
-    case ScalarType::Double: return 1e-12;
-    case ScalarType::Float: return 1e-5;
+    case ScalarType::Double:
+      return 1e-12;
+    case ScalarType::Float:
+      return 1e-5;
     case ScalarType::Int:
-    case ScalarType::Bool: return 0;
+    case ScalarType::Bool:
+      return 0;
   }
   return 0;
 }

@@ -115,10 +115,14 @@ double held(Val v) {
 template <ST F>
 ConvFn convFrom(ST to) {
   switch (to) {
-    case ST::Double: return &conv<F, ST::Double>;
-    case ST::Float: return &conv<F, ST::Float>;
-    case ST::Int: return &conv<F, ST::Int>;
-    case ST::Bool: return &conv<F, ST::Bool>;
+    case ST::Double:
+      return &conv<F, ST::Double>;
+    case ST::Float:
+      return &conv<F, ST::Float>;
+    case ST::Int:
+      return &conv<F, ST::Int>;
+    case ST::Bool:
+      return &conv<F, ST::Bool>;
   }
   return nullptr;
 }
@@ -126,10 +130,14 @@ ConvFn convFrom(ST to) {
 template <ST F>
 HeldFn heldFrom(ST to) {
   switch (to) {
-    case ST::Double: return &held<F, ST::Double>;
-    case ST::Float: return &held<F, ST::Float>;
-    case ST::Int: return &held<F, ST::Int>;
-    case ST::Bool: return &held<F, ST::Bool>;
+    case ST::Double:
+      return &held<F, ST::Double>;
+    case ST::Float:
+      return &held<F, ST::Float>;
+    case ST::Int:
+      return &held<F, ST::Int>;
+    case ST::Bool:
+      return &held<F, ST::Bool>;
   }
   return nullptr;
 }
@@ -422,13 +430,20 @@ NodePtr compileCall(const ExprPtr& e, const CompileEnv& env) {
 template <ST T>
 NodePtr makeArith(Op op, NodePtr a, NodePtr b, ErrPtr err) {
   switch (op) {
-    case Op::Add: return std::make_unique<ArithNode<T, Op::Add>>(std::move(a), std::move(b), err);
-    case Op::Sub: return std::make_unique<ArithNode<T, Op::Sub>>(std::move(a), std::move(b), err);
-    case Op::Mul: return std::make_unique<ArithNode<T, Op::Mul>>(std::move(a), std::move(b), err);
-    case Op::Div: return std::make_unique<ArithNode<T, Op::Div>>(std::move(a), std::move(b), err);
-    case Op::Mod: return std::make_unique<ArithNode<T, Op::Mod>>(std::move(a), std::move(b), err);
-    case Op::Pow: return std::make_unique<ArithNode<T, Op::Pow>>(std::move(a), std::move(b), err);
-    default: break;
+    case Op::Add:
+      return std::make_unique<ArithNode<T, Op::Add>>(std::move(a), std::move(b), err);
+    case Op::Sub:
+      return std::make_unique<ArithNode<T, Op::Sub>>(std::move(a), std::move(b), err);
+    case Op::Mul:
+      return std::make_unique<ArithNode<T, Op::Mul>>(std::move(a), std::move(b), err);
+    case Op::Div:
+      return std::make_unique<ArithNode<T, Op::Div>>(std::move(a), std::move(b), err);
+    case Op::Mod:
+      return std::make_unique<ArithNode<T, Op::Mod>>(std::move(a), std::move(b), err);
+    case Op::Pow:
+      return std::make_unique<ArithNode<T, Op::Pow>>(std::move(a), std::move(b), err);
+    default:
+      break;
   }
   throw std::logic_error("interpreter: not an arithmetic operator");
 }
@@ -436,13 +451,20 @@ NodePtr makeArith(Op op, NodePtr a, NodePtr b, ErrPtr err) {
 template <ST T>
 NodePtr makeCmp(Op op, NodePtr a, NodePtr b) {
   switch (op) {
-    case Op::Lt: return std::make_unique<CmpNode<T, Op::Lt>>(std::move(a), std::move(b));
-    case Op::Le: return std::make_unique<CmpNode<T, Op::Le>>(std::move(a), std::move(b));
-    case Op::Gt: return std::make_unique<CmpNode<T, Op::Gt>>(std::move(a), std::move(b));
-    case Op::Ge: return std::make_unique<CmpNode<T, Op::Ge>>(std::move(a), std::move(b));
-    case Op::Eq: return std::make_unique<CmpNode<T, Op::Eq>>(std::move(a), std::move(b));
-    case Op::Ne: return std::make_unique<CmpNode<T, Op::Ne>>(std::move(a), std::move(b));
-    default: break;
+    case Op::Lt:
+      return std::make_unique<CmpNode<T, Op::Lt>>(std::move(a), std::move(b));
+    case Op::Le:
+      return std::make_unique<CmpNode<T, Op::Le>>(std::move(a), std::move(b));
+    case Op::Gt:
+      return std::make_unique<CmpNode<T, Op::Gt>>(std::move(a), std::move(b));
+    case Op::Ge:
+      return std::make_unique<CmpNode<T, Op::Ge>>(std::move(a), std::move(b));
+    case Op::Eq:
+      return std::make_unique<CmpNode<T, Op::Eq>>(std::move(a), std::move(b));
+    case Op::Ne:
+      return std::make_unique<CmpNode<T, Op::Ne>>(std::move(a), std::move(b));
+    default:
+      break;
   }
   throw std::logic_error("interpreter: not a comparison");
 }
@@ -474,10 +496,14 @@ NodePtr compileBinary(const ExprPtr& e, const CompileEnv& env) {
       ST r = e->type;
       NodePtr a = compileAs(e->args[0], r, env), b = compileAs(e->args[1], r, env);
       switch (r) {
-        case ST::Bool: return makeLogic<ST::Bool>(op, std::move(a), std::move(b));
-        case ST::Int: return makeLogic<ST::Int>(op, std::move(a), std::move(b));
-        case ST::Float: return makeLogic<ST::Float>(op, std::move(a), std::move(b));
-        case ST::Double: return makeLogic<ST::Double>(op, std::move(a), std::move(b));
+        case ST::Bool:
+          return makeLogic<ST::Bool>(op, std::move(a), std::move(b));
+        case ST::Int:
+          return makeLogic<ST::Int>(op, std::move(a), std::move(b));
+        case ST::Float:
+          return makeLogic<ST::Float>(op, std::move(a), std::move(b));
+        case ST::Double:
+          return makeLogic<ST::Double>(op, std::move(a), std::move(b));
       }
       break;
     }
@@ -496,10 +522,14 @@ NodePtr compileBinary(const ExprPtr& e, const CompileEnv& env) {
 
 NodePtr makeLoad(ST t, const Addr& a) {
   switch (t) {
-    case ST::Double: return std::make_unique<LoadNode<ST::Double>>(a);
-    case ST::Float: return std::make_unique<LoadNode<ST::Float>>(a);
-    case ST::Int: return std::make_unique<LoadNode<ST::Int>>(a);
-    case ST::Bool: return std::make_unique<LoadNode<ST::Bool>>(a);
+    case ST::Double:
+      return std::make_unique<LoadNode<ST::Double>>(a);
+    case ST::Float:
+      return std::make_unique<LoadNode<ST::Float>>(a);
+    case ST::Int:
+      return std::make_unique<LoadNode<ST::Int>>(a);
+    case ST::Bool:
+      return std::make_unique<LoadNode<ST::Bool>>(a);
   }
   return nullptr;
 }
@@ -510,40 +540,55 @@ NodePtr makeLoad(ST t, const Addr& a) {
 
 Val fromHeld(ScalarType t, double h) {
   switch (t) {
-    case ST::Double: return Tr<ST::Double>::put(h);
-    case ST::Float: return Tr<ST::Float>::put(static_cast<float>(h));
-    case ST::Int: return mkInt(static_cast<int64_t>(h));
-    case ST::Bool: return Tr<ST::Bool>::put(h != 0 ? 1 : 0);
+    case ST::Double:
+      return Tr<ST::Double>::put(h);
+    case ST::Float:
+      return Tr<ST::Float>::put(static_cast<float>(h));
+    case ST::Int:
+      return mkInt(static_cast<int64_t>(h));
+    case ST::Bool:
+      return Tr<ST::Bool>::put(h != 0 ? 1 : 0);
   }
   return Tr<ST::Double>::put(h);
 }
 
 double asDouble(ScalarType from, Val v) {
   switch (from) {
-    case ST::Double: return v.d;
-    case ST::Float: return v.f;
+    case ST::Double:
+      return v.d;
+    case ST::Float:
+      return v.f;
     case ST::Int:
-    case ST::Bool: return static_cast<double>(v.i);
+    case ST::Bool:
+      return static_cast<double>(v.i);
   }
   return v.d;
 }
 
 ConvFn convFn(ScalarType from, ScalarType to) {
   switch (from) {
-    case ST::Double: return convFrom<ST::Double>(to);
-    case ST::Float: return convFrom<ST::Float>(to);
-    case ST::Int: return convFrom<ST::Int>(to);
-    case ST::Bool: return convFrom<ST::Bool>(to);
+    case ST::Double:
+      return convFrom<ST::Double>(to);
+    case ST::Float:
+      return convFrom<ST::Float>(to);
+    case ST::Int:
+      return convFrom<ST::Int>(to);
+    case ST::Bool:
+      return convFrom<ST::Bool>(to);
   }
   return nullptr;
 }
 
 HeldFn heldFn(ScalarType from, ScalarType to) {
   switch (from) {
-    case ST::Double: return heldFrom<ST::Double>(to);
-    case ST::Float: return heldFrom<ST::Float>(to);
-    case ST::Int: return heldFrom<ST::Int>(to);
-    case ST::Bool: return heldFrom<ST::Bool>(to);
+    case ST::Double:
+      return heldFrom<ST::Double>(to);
+    case ST::Float:
+      return heldFrom<ST::Float>(to);
+    case ST::Int:
+      return heldFrom<ST::Int>(to);
+    case ST::Bool:
+      return heldFrom<ST::Bool>(to);
   }
   return nullptr;
 }
@@ -558,20 +603,25 @@ NodePtr compileAs(const ExprPtr& e, ScalarType t, const CompileEnv& env) {
 
 NodePtr compileExpr(const ExprPtr& e, const CompileEnv& env) {
   switch (e->kind) {
-    case ExprKind::IntLit: return std::make_unique<ConstNode>(mkInt(e->ival));
+    case ExprKind::IntLit:
+      return std::make_unique<ConstNode>(mkInt(e->ival));
     case ExprKind::FloatLit:
       return std::make_unique<ConstNode>(e->type == ST::Float
                                              ? Tr<ST::Float>::put(static_cast<float>(e->fval))
                                              : Tr<ST::Double>::put(e->fval));
-    case ExprKind::BoolLit: return std::make_unique<ConstNode>(Tr<ST::Bool>::put(e->ival));
-    case ExprKind::ParamRef: return std::make_unique<ConstNode>(mkInt(env.paramValue(e->index)));
-    case ExprKind::IterRef: return std::make_unique<IterNode>(e->index);
+    case ExprKind::BoolLit:
+      return std::make_unique<ConstNode>(Tr<ST::Bool>::put(e->ival));
+    case ExprKind::ParamRef:
+      return std::make_unique<ConstNode>(mkInt(env.paramValue(e->index)));
+    case ExprKind::IterRef:
+      return std::make_unique<IterNode>(e->index);
     case ExprKind::ScalarRef:
       if (e->scalarKind == ScalarKind::Local)
         return makeLoad(e->type, env.localScalarAddr(e->index));
       return std::make_unique<ConstNode>(
           fromHeld(e->type, env.scalarValue(e->scalarKind, e->index)));
-    case ExprKind::ArrayRef: return makeLoad(e->type, env.arrayAddr(*e));
+    case ExprKind::ArrayRef:
+      return makeLoad(e->type, env.arrayAddr(*e));
     case ExprKind::Unary: {
       ST r = e->type;
       NodePtr a = compileAs(e->args.at(0), r, env);
@@ -579,15 +629,19 @@ NodePtr compileExpr(const ExprPtr& e, const CompileEnv& env) {
       if (r == ST::Float) return std::make_unique<NegNode<ST::Float>>(std::move(a));
       return std::make_unique<NegNode<ST::Int>>(std::move(a));
     }
-    case ExprKind::Binary: return compileBinary(e, env);
-    case ExprKind::Call: return compileCall(e, env);
+    case ExprKind::Binary:
+      return compileBinary(e, env);
+    case ExprKind::Call:
+      return compileCall(e, env);
     case ExprKind::Select:
       return std::make_unique<SelectNode>(compileAs(e->args.at(0), ST::Bool, env),
                                           compileAs(e->args.at(1), e->type, env),
                                           compileAs(e->args.at(2), e->type, env));
-    case ExprKind::Cast: return compileAs(e->args.at(0), e->type, env);
+    case ExprKind::Cast:
+      return compileAs(e->args.at(0), e->type, env);
     case ExprKind::Var:
-    case ExprKind::Load: break;  // generated-code kinds never occur in the Algorithm IR
+    case ExprKind::Load:
+      break;  // generated-code kinds never occur in the Algorithm IR
   }
   throw std::logic_error("interpreter: expression kind outside the Algorithm IR");
 }

@@ -21,11 +21,16 @@ std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& ext) {
 
 Op compoundOp(AssignOp op) {
   switch (op) {
-    case AssignOp::Add: return Op::Add;
-    case AssignOp::Sub: return Op::Sub;
-    case AssignOp::Mul: return Op::Mul;
-    case AssignOp::Div: return Op::Div;
-    case AssignOp::Set: break;
+    case AssignOp::Add:
+      return Op::Add;
+    case AssignOp::Sub:
+      return Op::Sub;
+    case AssignOp::Mul:
+      return Op::Mul;
+    case AssignOp::Div:
+      return Op::Div;
+    case AssignOp::Set:
+      break;
   }
   throw std::logic_error("compoundOp: not a compound assignment");
 }

@@ -32,10 +32,14 @@ bool hostLittleEndian() {
 
 const char* descrOf(ScalarType t) {
   switch (t) {
-    case ScalarType::Double: return "<f8";
-    case ScalarType::Float: return "<f4";
-    case ScalarType::Int: return "<i4";
-    case ScalarType::Bool: return "|b1";
+    case ScalarType::Double:
+      return "<f8";
+    case ScalarType::Float:
+      return "<f4";
+    case ScalarType::Int:
+      return "<i4";
+    case ScalarType::Bool:
+      return "|b1";
   }
   return "<f8";
 }
@@ -276,10 +280,18 @@ void writeNpy(const std::string& path, const ArrayData& a) {
   for (size_t k = 0; k < vals.size(); ++k) vals[k] = convertTo(a.type, a.values[k]);
   std::vector<char> raw;
   switch (a.type) {
-    case ScalarType::Double: encode<double>(vals, raw); break;
-    case ScalarType::Float: encode<float>(vals, raw); break;
-    case ScalarType::Int: encode<int32_t>(vals, raw); break;
-    case ScalarType::Bool: encode<uint8_t>(vals, raw); break;
+    case ScalarType::Double:
+      encode<double>(vals, raw);
+      break;
+    case ScalarType::Float:
+      encode<float>(vals, raw);
+      break;
+    case ScalarType::Int:
+      encode<int32_t>(vals, raw);
+      break;
+    case ScalarType::Bool:
+      encode<uint8_t>(vals, raw);
+      break;
   }
 
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -19,10 +19,14 @@ static double toInt32(double v) {
 
 double convertTo(ScalarType t, double v) {
   switch (t) {
-    case ScalarType::Double: return v;
-    case ScalarType::Float: return static_cast<double>(static_cast<float>(v));
-    case ScalarType::Int: return toInt32(v);
-    case ScalarType::Bool: return v != 0 ? 1.0 : 0.0;
+    case ScalarType::Double:
+      return v;
+    case ScalarType::Float:
+      return static_cast<double>(static_cast<float>(v));
+    case ScalarType::Int:
+      return toInt32(v);
+    case ScalarType::Bool:
+      return v != 0 ? 1.0 : 0.0;
   }
   return v;
 }

@@ -19,9 +19,9 @@ struct ArrayData {
 };
 
 struct ProgramState {
-  ParamValues params;              // indexed like Program::params
-  std::vector<ArrayData> arrays;   // indexed like Program::arrays
-  std::vector<double> scalars;     // indexed like Program::scalars, converted to their types
+  ParamValues params;             // indexed like Program::params
+  std::vector<ArrayData> arrays;  // indexed like Program::arrays
+  std::vector<double> scalars;    // indexed like Program::scalars, converted to their types
 };
 
 /// Converts v to what an element of type t holds (rounds to float, truncates to int32, bool).

@@ -6,9 +6,9 @@
 #include <deque>
 #include <iosfwd>
 #include <map>
-#include <tuple>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "support/source.h"
@@ -33,7 +33,7 @@ struct Diagnostic {
   Severity severity;
   SourceLoc loc;
   std::string message;
-  std::string hint;                                  // may be empty
+  std::string hint;                                      // may be empty
   std::vector<std::pair<SourceLoc, std::string>> notes;  // secondary locations
 };
 

@@ -66,7 +66,8 @@ TEST_P(Benchmark, InfoMatchesHeaderFlops) {
   std::map<std::string, int> header;
   std::string list = m[1];
   std::regex pair(R"((\w+)\s*=\s*(\d+))");
-  for (auto it = std::sregex_iterator(list.begin(), list.end(), pair); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), pair); it != std::sregex_iterator();
+       ++it)
     header[(*it)[1]] = std::stoi((*it)[2]);
   ASSERT_FALSE(header.empty());
 
@@ -85,7 +86,8 @@ TEST_P(Benchmark, InfoMatchesHeaderFlops) {
   auto t = runCommand(tesselBinary() + " info " + path(GetParam()));
   ASSERT_EQ(t.exitCode, 0) << t.output;
   for (auto& [name, flops] : header)
-    EXPECT_NE(t.output.find(std::to_string(flops) + " FLOPs per point"), std::string::npos) << t.output;
+    EXPECT_NE(t.output.find(std::to_string(flops) + " FLOPs per point"), std::string::npos)
+        << t.output;
   EXPECT_NE(t.output.find("region "), std::string::npos);
 }
 
@@ -100,8 +102,8 @@ TEST_P(Benchmark, CppBackendAgreesWithReferenceAtTwoSizes) {
       extentParams.push_back(p["name"]);
   for (int which = 0; which < 2; ++which) {
     auto sz = sizes(dims, which);
-    std::string cmd = tesselBinary() + " run " + path(GetParam()) + " --backend cpp --verify --seed " +
-                      std::to_string(7 + which);
+    std::string cmd = tesselBinary() + " run " + path(GetParam()) +
+                      " --backend cpp --verify --seed " + std::to_string(7 + which);
     for (int d = 0; d < dims; ++d) cmd += " --param " + extentParams[d] + "=" + sz[d];
     auto r = runCommand(cmd);
     EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
@@ -109,21 +111,20 @@ TEST_P(Benchmark, CppBackendAgreesWithReferenceAtTwoSizes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Benchmark, ::testing::ValuesIn(benchmarks()),
-                         [](const auto& p) {
-                           std::string n = p.param;
-                           std::replace(n.begin(), n.end(), '-', '_');
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(All, Benchmark, ::testing::ValuesIn(benchmarks()), [](const auto& p) {
+  std::string n = p.param;
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+});
 
 TEST(Benchmarks, SuiteIsComplete) {
   auto b = benchmarks();
   for (const char* want : {"j2d5pt", "j2d9pt", "j2d9pt-gol", "gaussian", "gradient", "j3d7pt",
-                           "j3d13pt", "j3d17pt", "j3d27pt", "heat", "poisson", "helmholtz",
-                           "cheby", "denoise", "jacobi1d-boundary", "cosmo-hdiff", "fdtd2d",
-                           "hypterm"})
+                           "j3d13pt", "j3d17pt", "j3d27pt", "heat", "poisson", "helmholtz", "cheby",
+                           "denoise", "jacobi1d-boundary", "cosmo-hdiff", "fdtd2d", "hypterm"})
     EXPECT_NE(std::find(b.begin(), b.end(), want), b.end()) << want;
   int iterating = 0;
-  for (auto& x : b) iterating += std::regex_search(readFile(path(x)), std::regex(R"((^|\n)\s*iterate\b)"));
+  for (auto& x : b)
+    iterating += std::regex_search(readFile(path(x)), std::regex(R"((^|\n)\s*iterate\b)"));
   EXPECT_GE(iterating, 4);
 }

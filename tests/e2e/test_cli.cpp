@@ -59,10 +59,13 @@ TEST(Cli, UnknownOptionIsAUserError) {
 
 TEST(Cli, BadProgramExitsOneWithLocatedMessage) {
   auto d = tempDir("bad");
-  auto f = writeFile(d / "bad.sten", "parameter N=8;\niterator i;\ndouble a[N];\nstencil s (x) { x[i] = y[i]; }\ns (a);\n");
+  auto f = writeFile(
+      d / "bad.sten",
+      "parameter N=8;\niterator i;\ndouble a[N];\nstencil s (x) { x[i] = y[i]; }\ns (a);\n");
   auto r = runCommand(tesselBinary() + " check " + f);
   EXPECT_EQ(r.exitCode, 1);
-  EXPECT_NE(r.output.find("bad.sten:4:24: error: use of undeclared array 'y'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bad.sten:4:24: error: use of undeclared array 'y'"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("^"), std::string::npos);
 }
 
@@ -109,8 +112,8 @@ TEST(Cli, RunWithInputScalarAndOutputNpy) {
     std::vector<double> want = {0, 3, 4.5, 6, 7.5, 0};
     EXPECT_EQ(b.values, want) << backend;
   }
-  auto wrongShape = runCommand(tesselBinary() + " run " + f + " --param N=7 --input a=" +
-                               (d / "a.npy").string());
+  auto wrongShape =
+      runCommand(tesselBinary() + " run " + f + " --param N=7 --input a=" + (d / "a.npy").string());
   EXPECT_EQ(wrongShape.exitCode, 1);
   EXPECT_NE(wrongShape.output.find("shape"), std::string::npos) << wrongShape.output;
 }
@@ -159,7 +162,9 @@ TEST(Cli, TruncatedAndRandomInputNeverCrash) {
     auto f = writeFile(d / "t.sten", text.substr(0, n));
     auto r = runCommand(tesselBinary() + " check " + f);
     ++runs;
-    ASSERT_TRUE(r.exitCode == 0 || r.exitCode == 1) << "prefix " << n << " exit " << r.exitCode << "\n" << r.output;
+    ASSERT_TRUE(r.exitCode == 0 || r.exitCode == 1)
+        << "prefix " << n << " exit " << r.exitCode << "\n"
+        << r.output;
     EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
     rejected += r.exitCode == 1;
   }

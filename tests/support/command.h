@@ -10,7 +10,7 @@
 namespace tessel::testing {
 
 struct CommandResult {
-  int exitCode = -1;  // -1 if the process did not exit normally (crashed)
+  int exitCode = -1;   // -1 if the process did not exit normally (crashed)
   std::string output;  // stdout and stderr together
 };
 

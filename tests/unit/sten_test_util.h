@@ -89,9 +89,7 @@ struct Session {
   void run() { interpret(*c.prog, state); }
 
   CallRegions regions(int call) const { return analyzeRegions(prog(), prog().calls.at(call)); }
-  Box iter(int call, int stmt) const {
-    return evalIter(regions(call).stmts.at(stmt), params);
-  }
+  Box iter(int call, int stmt) const { return evalIter(regions(call).stmts.at(stmt), params); }
   Box written(int call, int stmt) const {
     CallRegions all = regions(call);
     const StmtRegion& r = all.stmts.at(stmt);

@@ -116,8 +116,7 @@ TEST(Diagnostics, EveryCaseReportsWhatItExpects) {
       }
       EXPECT_TRUE(found) << "expected " << e.severity << " " << e.id << " at " << e.line << ":"
                          << e.col << " containing '" << e.message << "'"
-                         << (e.hint.empty() ? "" : " with hint '" + e.hint + "'")
-                         << "\nreported:\n"
+                         << (e.hint.empty() ? "" : " with hint '" + e.hint + "'") << "\nreported:\n"
                          << all;
     }
     // No error that the file does not expect.
@@ -132,8 +131,9 @@ TEST(Diagnostics, EveryCaseReportsWhatItExpects) {
 }
 
 TEST(Diagnostics, RenderedWithLocationLineCaretAndHint) {
-  SourceFile f("bad.sten", "parameter N=8;\niterator i;\ndouble a[N], b[N];\n"
-                           "stencil s (x, y) { x[i] = y[i] + ot[i]; }\ns (a, b);\n");
+  SourceFile f("bad.sten",
+               "parameter N=8;\niterator i;\ndouble a[N], b[N];\n"
+               "stencil s (x, y) { x[i] = y[i] + ot[i]; }\ns (a, b);\n");
   DiagnosticEngine d;
   EXPECT_FALSE(parseProgram(f, d).has_value());
   ASSERT_EQ(d.errorCount(), 1);

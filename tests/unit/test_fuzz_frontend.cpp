@@ -60,9 +60,15 @@ TEST(FuzzFrontend, MutatedPrograms) {
     for (int e = 0; e < edits && !t.empty(); ++e) {
       size_t pos = rng() % t.size();
       switch (rng() % 3) {
-        case 0: t[pos] = alphabet[rng() % alphabet.size()]; break;
-        case 1: t.erase(pos, 1 + rng() % 8); break;
-        default: t.insert(pos, 1, alphabet[rng() % alphabet.size()]); break;
+        case 0:
+          t[pos] = alphabet[rng() % alphabet.size()];
+          break;
+        case 1:
+          t.erase(pos, 1 + rng() % 8);
+          break;
+        default:
+          t.insert(pos, 1, alphabet[rng() % alphabet.size()]);
+          break;
       }
     }
     compileNoThrow(t);

@@ -1,6 +1,7 @@
 // Runtime tests: value conversion, .npy files, seeded data, comparison, the reference
 // interpreter (on IR built by hand and on parsed programs) and the bounds check.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -8,8 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-
-#include <unistd.h>
 
 #include "analysis/bounds.h"
 #include "frontend/frontend.h"

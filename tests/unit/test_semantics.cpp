@@ -80,8 +80,9 @@ s (t, b, u, a);
   r.run();
   expectArray(r, "t", {10, 20, 50, 100, 170, 260, 370});
   // b[i] = 10*(a[i-1] + a[i+1]) on 1..5
-  expectArray(r, "b", {mark(0), 10 * (1 + 5), 10 * (2 + 10), 10 * (5 + 17), 10 * (10 + 26),
-                       10 * (17 + 37), mark(6)});
+  expectArray(r, "b",
+              {mark(0), 10 * (1 + 5), 10 * (2 + 10), 10 * (5 + 17), 10 * (10 + 26), 10 * (17 + 37),
+               mark(6)});
   // u[i] = old a[i-1] on 1..6
   expectArray(r, "u", {mark(0), 1, 2, 5, 10, 17, 26});
   expectArray(r, "a", {0, 0, 0, 0, 0, 0, 0});
@@ -255,8 +256,9 @@ s (b, a);
   r.set("b", gen(N, mark));
   r.run();
   // b[i] = 2*(a[i-1] + a[i+2]) on 1..5
-  expectArray(r, "b", {mark(0), 2 * (1 + 10), 2 * (2 + 17), 2 * (5 + 26), 2 * (10 + 37),
-                       2 * (17 + 50), mark(6), mark(7)});
+  expectArray(r, "b",
+              {mark(0), 2 * (1 + 10), 2 * (2 + 17), 2 * (5 + 26), 2 * (10 + 37), 2 * (17 + 50),
+               mark(6), mark(7)});
   expectBox(r.iter(0, 0), {1}, {5}, "r = ...");
   expectBox(r.iter(0, 1), {1}, {5}, "x[i] = r*2");
 }
@@ -335,7 +337,7 @@ copyout b, c;
 )");
   const int N = 7;
   expectArray(r, "c", std::vector<double>(N, 0.0));  // allocin starts at zero
-  r.set("a", gen(N, sq1));                          // 1 2 5 10 17 26 37
+  r.set("a", gen(N, sq1));                           // 1 2 5 10 17 26 37
   r.set("b", gen(N, [](int64_t i) { return 50.0 + i; }));
   r.run();
   expectArray(r, "b", {50, 1 + 5, 2 + 10, 5 + 17, 10 + 26, 17 + 37, 56});
@@ -999,8 +1001,8 @@ ints (p, q, x, y, idiv, imod, ipow, bsum, itrunc, dmod, dpow, dint, dcmp, dsq, b
   expectArray(r, "bsum", {2, 2, 1, 1, 2});
   expectArray(r, "dcmp", {1001, 110, 1001, 110, 10});
   expectArray(r, "bb", {1, 0, 1, 0, 1});
-  expectArray(r, "dsq", {std::sqrt(5.0), std::sqrt(5.0), std::sqrt(5.0), std::sqrt(5.0),
-                         std::sqrt(10.0)});
+  expectArray(r, "dsq",
+              {std::sqrt(5.0), std::sqrt(5.0), std::sqrt(5.0), std::sqrt(5.0), std::sqrt(10.0)});
 }
 
 // 9.9: a float program is evaluated in double by the reference and rounded on store; a float
@@ -1243,7 +1245,8 @@ s (b, a);
     DiagnosticEngine d;
     EXPECT_FALSE(checkBounds(r.prog(), r.params, d));
     bool found = false;
-    for (auto& x : d.diagnostics()) found = found || std::string(diagIdName(x.id)) == "out_of_bounds";
+    for (auto& x : d.diagnostics())
+      found = found || std::string(diagIdName(x.id)) == "out_of_bounds";
     EXPECT_TRUE(found);
     EXPECT_THROW(r.run(), RuntimeError);
   }
