@@ -91,14 +91,19 @@ int main(int argc, char** argv) {
   std::string backendName = "cpp";
   BackendOptions bo;
   std::vector<std::string> runParams, runScalars, runInputs;
-  run->add_option("--backend", backendName, "cpp (generated C++/OpenMP) or reference (interpreter)")
+  run->add_option("--backend", backendName,
+                  "cpp (generated C++/OpenMP) or reference (the interpreter)")
+      ->capture_default_str()
       ->check(CLI::IsMember(backendNames()));
   run->add_option("--param", runParams, "NAME=VALUE parameter value (repeatable)");
   run->add_option("--scalar", runScalars, "NAME=VALUE scalar value (default: seeded random)");
   run->add_option("--input", runInputs, "NAME=FILE.npy initial contents of an array");
-  run->add_option("--output", ro.outputDir, "write every copyout array to DIR/NAME.npy");
+  run->add_option("--output", ro.outputDir,
+                  "write the results to DIR/NAME.npy: the copyout arrays, or every array the "
+                  "program writes when it has no copyout list");
   run->add_option("--seed", ro.seed, "seed of the random inputs")->capture_default_str();
-  run->add_option("--repeat", ro.repeat, "runs to time (the median is reported)")
+  run->add_option("--repeat", ro.repeat,
+                  "timed runs, after one untimed warm-up run (the median is reported)")
       ->capture_default_str();
   run->add_flag("--verify", ro.verify,
                 "compare with the reference interpreter; exit 2 on a mismatch");
@@ -166,6 +171,10 @@ int main(int argc, char** argv) {
     std::unique_ptr<Backend> backend = makeBackend(backendName, prog, bo);
     int code = runProgram(prog, ro, *backend, diags, std::cout);
     return finish(diags, code);
+  } catch (const EnvironmentError& e) {
+    diags.print(std::cerr);
+    std::cerr << "tessel: error: " << e.what() << "\n";
+    return kExitUserError;
   } catch (const RuntimeError& e) {
     // Errors of the program's run-time values (integer division by zero, ...): user errors.
     diags.print(std::cerr);

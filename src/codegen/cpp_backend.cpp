@@ -1,6 +1,7 @@
 #include "codegen/cpp_backend.h"
 
 #include <dlfcn.h>
+#include <sys/wait.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -198,13 +199,36 @@ void checkState(const Program& prog, const ProgramState& st) {
 
 // ---- CppModule -----------------------------------------------------------------------------
 
-CppModule::CppModule(const Program& prog, const CppBuildOptions& opts)
-    : prog_(&prog), source_(generateCpp(prog)) {
+namespace {
+
+std::string compileCommand(const CppBuildOptions& opts) {
   std::string cmd = shellQuote(opts.compiler);
   for (auto& f : opts.flags) cmd += " " + shellQuote(f);
   for (auto& f : opts.extraFlags) cmd += " " + shellQuote(f);
-  // The key covers the host CPU too: -march=native code must not be reused on another CPU.
-  std::string hash = fmt::format("{:016x}", fnv1a(source_ + "\n" + cmd + "\n" + hostCpu()));
+  return cmd;
+}
+
+// The key covers the host CPU too: -march=native code must not be reused on another CPU.
+std::string buildHash(const std::string& source, const std::string& cmd) {
+  return fmt::format("{:016x}", fnv1a(source + "\n" + cmd + "\n" + hostCpu()));
+}
+
+}  // namespace
+
+fs::path writeCppProject(const Program& prog, const fs::path& directory,
+                         const CppBuildOptions& opts) {
+  std::string source = generateCpp(prog);
+  fs::path dir = fs::absolute(directory);
+  fs::create_directories(dir);
+  writeFile(dir / kCppSourceName, source);
+  writeFile(dir / "CMakeLists.txt", cmakeLists(opts, buildHash(source, compileCommand(opts))));
+  return dir / kCppSourceName;
+}
+
+CppModule::CppModule(const Program& prog, const CppBuildOptions& opts)
+    : prog_(&prog), source_(generateCpp(prog)) {
+  std::string cmd = compileCommand(opts);
+  std::string hash = buildHash(source_, cmd);
   // Absolute, because the compiler runs from inside the directory.
   dir_ = fs::absolute(opts.directory.empty() ? opts.cacheRoot / hash : opts.directory);
   lib_ = dir_ / fmt::format("libtessel_{}.so", hash);
@@ -225,10 +249,16 @@ CppModule::CppModule(const Program& prog, const CppBuildOptions& opts)
     if (rc != 0 || !fs::exists(tmp)) {
       std::error_code ec;
       fs::remove(tmp, ec);
+      int status = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+      if (status == 126 || status == 127)  // the shell could not find or run the compiler
+        throw EnvironmentError(fmt::format(
+            "the C++ compiler '{}' cannot be run (see {}); install g++ or set CXX to a C++17 "
+            "compiler with OpenMP",
+            opts.compiler, log.string()));
       throw std::runtime_error(fmt::format(
-          "compiling the generated C++ failed (status {}); the compiler's output is in {}\n"
+          "compiling the generated C++ failed (exit status {}); the compiler's output is in {}\n"
           "command: {}\n{}",
-          rc, log.string(), full, firstLines(readFile(log), 20)));
+          status, log.string(), full, firstLines(readFile(log), 20)));
     }
     fs::rename(tmp, lib_);
   }

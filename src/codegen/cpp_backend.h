@@ -33,6 +33,11 @@ struct CppBuildOptions {
 /// standalone, build.log and libtessel_<hash>.so into its directory; a library already built
 /// there from the same source, compiler and flags is reused. Compilation failures throw
 /// std::runtime_error naming the log file. The Program must outlive the module.
+/// Writes the generated source and a standalone CMakeLists.txt into `directory` without
+/// compiling; returns the source's path.
+std::filesystem::path writeCppProject(const Program& prog, const std::filesystem::path& directory,
+                                      const CppBuildOptions& opts = CppBuildOptions::fromEnvironment());
+
 class CppModule {
  public:
   explicit CppModule(const Program& prog,

@@ -41,7 +41,8 @@ Dialect cppDialect() {
   d.simdPragma = "#pragma omp simd";
   d.parallelSimdPragma = "#pragma omp parallel for simd schedule(static)";
   d.allocPattern =
-      "std::unique_ptr<{type}[]> {name}_storage(new {type}[{count}]());  // zero-filled\n"
+      // Not zero-filled: the region rules guarantee every element read was written first.
+      "std::unique_ptr<{type}[]> {name}_storage(new {type}[{count}]);  // uninitialised\n"
       "{type}* {restrict} {name} = {name}_storage.get();";
   d.copyPattern = "std::memcpy({dst}, {src}, sizeof({type}) * ({count}));";
   d.mathOverrides = {

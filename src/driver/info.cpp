@@ -91,8 +91,30 @@ json infoJson(const Program& prog, const std::optional<ParamValues>& params) {
       }
       sj["halo"] = halos;
     }
+    // Hints as written: clause and arguments, then placements.
     json hints = json::array();
-    for (auto& cl : st.hints.clauses) hints.push_back(cl.name);
+    for (auto& cl : st.hints.clauses) {
+      std::string h = cl.name;
+      for (auto& w : cl.words) h += " " + w;
+      if (!cl.numbers.empty()) {
+        std::string nums;
+        for (double v : cl.numbers) nums += (nums.empty() ? "" : ", ") + fmt::format("{:g}", v);
+        h += cl.name == "block" ? " (" + nums + ")" : " " + nums;
+      }
+      for (size_t a = 0; a < cl.assignments.size(); ++a)
+        h += (a ? ", " : " ") + cl.assignments[a].first + "=" +
+             std::to_string(cl.assignments[a].second);
+      hints.push_back(h);
+    }
+    auto placement = [&](const char* kind, const std::vector<std::string>& names) {
+      if (names.empty()) return;
+      std::string h = std::string(kind) + " (";
+      for (size_t a = 0; a < names.size(); ++a) h += (a ? ", " : "") + names[a];
+      hints.push_back(h + ")");
+    };
+    placement("shmem", st.hints.shmem);
+    placement("no_shmem", st.hints.noShmem);
+    placement("gmem", st.hints.gmem);
     sj["hints"] = hints;
     j["stencils"].push_back(sj);
   }
@@ -262,8 +284,9 @@ std::string infoText(const json& j) {
                          d["kind"].get<std::string>(), d["via"].get<std::string>());
   }
   if (j.contains("work"))
-    out += fmt::format("work        {} calls, {:.4g} stencil points, {:.4g} FLOPs per run\n",
+    out += fmt::format("work        {} call{}, {:.4g} stencil points, {:.4g} FLOPs per run\n",
                        j["work"]["calls_executed"].get<int64_t>(),
+                       j["work"]["calls_executed"].get<int64_t>() == 1 ? "" : "s",
                        j["work"]["stencil_points"].get<double>(), j["work"]["flops"].get<double>());
   return out;
 }

@@ -120,6 +120,21 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
   if (!backend.generatedCode().empty())
     out << fmt::format("generated    {}\n", backend.generatedCode());
 
+  std::string scalars;
+  for (size_t i = 0; i < prog.scalars.size(); ++i)
+    scalars += (scalars.empty() ? "" : ", ") + prog.scalars[i].name + "=" +
+               fmt::format("{:.6g}", initial.scalars[i]);
+  if (!scalars.empty())
+    out << fmt::format("scalars      {}{}\n", scalars,
+                       opts.scalars.size() < prog.scalars.size()
+                           ? fmt::format("  (random ones from --seed {})", opts.seed)
+                           : "");
+
+  // One untimed warm-up run: the first run of a compiled backend pays for thread start-up.
+  if (backend.name() != "reference") {
+    ProgramState warm = initial;
+    backend.run(warm);
+  }
   ProgramState result;
   std::vector<double> times;
   for (int r = 0; r < opts.repeat; ++r) {
@@ -164,9 +179,8 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
     }
     if (failures.empty()) {
       out << fmt::format(
-          "verification PASSED: {} array{} match the reference interpreter "
-          "(max relative error {:.3g})\n",
-          results.size(), results.size() == 1 ? "" : "s", worst);
+          "verification PASSED: {} {} the reference interpreter (max relative error {:.3g})\n",
+          results.size(), results.size() == 1 ? "array matches" : "arrays match", worst);
     } else {
       out << "verification FAILED against the reference interpreter:\n" << failures;
       code = kExitVerifyFailed;

@@ -53,6 +53,7 @@ struct VarDecl {
 struct Decl {
   ScalarType type;
   SourceLoc loc;
+  size_t beforeStmt = 0;  // in a stencil body: how many statements precede it
   std::vector<VarDecl> vars;
 };
 

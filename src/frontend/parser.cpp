@@ -341,6 +341,7 @@ class Parser {
         s.assigns.push_back(std::move(d));
       } else if (at(Tok::Ident) && typeKeyword(cur().text)) {
         s.decls.push_back(decl(true));
+        s.decls.back().beforeStmt = s.stmts.size();
       } else if (atWord("shmem") || atWord("no-shmem") || atWord("gmem")) {
         Placement pl;
         pl.loc = cur().loc;

@@ -58,6 +58,23 @@ bool Sema::declare(const std::string& name, Symbol sym) {
   return true;
 }
 
+ExprPtr extentOf(const ExprPtr& lo, const ExprPtr& hi) {
+  if (lo->kind != ExprKind::IntLit) return binary(Op::Sub, hi, lo, hi->loc);
+  // Fold a literal lower bound into hi's trailing literal: [1:N+1] has N elements.
+  int64_t c = -lo->ival;
+  ExprPtr base = hi;
+  if (int64_t v = 0; hi->kind == ExprKind::IntLit && !__builtin_add_overflow(hi->ival, c, &v))
+    return intLit(v, hi->loc);
+  if (hi->kind == ExprKind::Binary && (hi->op == Op::Add || hi->op == Op::Sub) &&
+      hi->args[1]->kind == ExprKind::IntLit) {
+    int64_t k = hi->op == Op::Add ? hi->args[1]->ival : -hi->args[1]->ival;
+    if (__builtin_add_overflow(c, k, &c)) return binary(Op::Sub, hi, lo, hi->loc);
+    base = hi->args[0];
+  }
+  if (c == 0) return base;
+  return binary(c > 0 ? Op::Add : Op::Sub, base, intLit(c > 0 ? c : -c), hi->loc);
+}
+
 int Sema::extentParamCount() const {
   int n = 0;
   for (auto& p : prog_.params) n += !p.fromIterate;
@@ -180,7 +197,7 @@ void Sema::declaration(const ast::Decl& d) {
         continue;
       }
       // `lo:hi` holds hi-lo elements, still indexed from 0 (section 3).
-      a.extents.push_back(lo ? binary(Op::Sub, hi, lo, hi->loc) : hi);
+      a.extents.push_back(lo ? extentOf(lo, hi) : hi);
     }
     int idx = static_cast<int>(prog_.arrays.size());
     if (declare(v.name.text, {Symbol::Kind::Array, idx, v.name.loc})) prog_.arrays.push_back(a);

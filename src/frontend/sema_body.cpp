@@ -28,8 +28,13 @@ class BodyBuilder {
 
   bool build() {
     if (!generic) setUpScratch();
-    for (auto& d : def.decls) localDecl(d);
-    for (auto& st : def.stmts) statement(st);
+    // Declarations and statements in textual order: a local is visible after its declaration.
+    size_t next = 0;
+    for (size_t k = 0; k <= def.stmts.size(); ++k) {
+      while (next < def.decls.size() && def.decls[next].beforeStmt <= k)
+        localDecl(def.decls[next++]);
+      if (k < def.stmts.size()) statement(def.stmts[k]);
+    }
     return ok;
   }
 
@@ -133,7 +138,7 @@ class BodyBuilder {
           if (!hi || (dim.lo && !lo))
             good = false;
           else
-            la.extents.push_back(lo ? binary(Op::Sub, hi, lo) : hi);
+            la.extents.push_back(lo ? extentOf(lo, hi) : hi);
         }
         if (!good) {
           ok = false;

@@ -19,6 +19,9 @@ struct Symbol {
 };
 const char* symbolKindName(Symbol::Kind k);
 
+/// The number of elements of a declared dimension `lo:hi` (hi - lo), with literals folded.
+ExprPtr extentOf(const ExprPtr& lo, const ExprPtr& hi);
+
 /// How a formal argument is used in its body: subscripted (an array of some rank) or not.
 struct FormalUse {
   enum class Kind { Unused, Array, Scalar } kind = Kind::Unused;

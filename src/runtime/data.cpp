@@ -79,9 +79,12 @@ ProgramState makeState(const Program& prog, const ParamValues& params, uint64_t 
     }
     st.arrays.push_back(std::move(d));
   }
+  // Scalars: floating in [0.5, 1.5); int in 1..9 (never 0, so a divisor is safe); bool random.
   for (const ScalarDecl& sc : prog.scalars) {
     Stream s(seed, sc.name);
-    st.scalars.push_back(convertTo(sc.type, s.unit()));
+    double v = sc.type == ScalarType::Int ? static_cast<double>(1 + s.next() % 9)
+                                          : randomValue(s, sc.type);
+    st.scalars.push_back(v);
   }
   return st;
 }

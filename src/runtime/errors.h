@@ -13,4 +13,9 @@ struct RuntimeError : std::runtime_error {
   explicit RuntimeError(const std::string& msg) : std::runtime_error(msg) {}
 };
 
+/// The machine lacks something a backend needs (a compiler, a device): not a bug in Tessel.
+struct EnvironmentError : std::runtime_error {
+  explicit EnvironmentError(const std::string& msg) : std::runtime_error(msg) {}
+};
+
 }  // namespace tessel
