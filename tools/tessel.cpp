@@ -171,6 +171,10 @@ int main(int argc, char** argv) {
     std::unique_ptr<Backend> backend = makeBackend(backendName, prog, bo);
     int code = runProgram(prog, ro, *backend, diags, std::cout);
     return finish(diags, code);
+  } catch (const std::filesystem::filesystem_error& e) {
+    diags.print(std::cerr);
+    std::cerr << "tessel: error: " << e.what() << "\n";
+    return kExitUserError;
   } catch (const EnvironmentError& e) {
     diags.print(std::cerr);
     std::cerr << "tessel: error: " << e.what() << "\n";

@@ -106,8 +106,31 @@ bool arrayExtents(const std::string& name, SourceLoc loc, const std::vector<Expr
 
 }  // namespace
 
-bool checkBounds(const Program& prog, const ParamValues& params, DiagnosticEngine& diags) {
+// Every iterate bound must be computable (the loops are entered with these values).
+static bool checkIterateBounds(const std::vector<ExecNode>& nodes, const ParamValues& params,
+                        DiagnosticEngine& diags) {
   bool ok = true;
+  for (auto& n : nodes) {
+    if (n.kind != ExecNode::Kind::Iterate) continue;
+    for (const ExprPtr& b : {n.lo, n.hi}) {
+      try {
+        evalInt(b, params);
+      } catch (const std::domain_error& e) {
+        diags.report(DiagId::bad_domain, b->loc.valid() ? b->loc : n.loc,
+                     fmt::format("this iterate bound cannot be computed with these parameter "
+                                 "values: {}",
+                                 e.what()),
+                     "iterate bounds are evaluated in 64-bit integers; check the expression");
+        ok = false;
+      }
+    }
+    ok = checkIterateBounds(n.body, params, diags) && ok;
+  }
+  return ok;
+}
+
+bool checkBounds(const Program& prog, const ParamValues& params, DiagnosticEngine& diags) {
+  bool ok = checkIterateBounds(prog.body, params, diags);
   std::vector<std::vector<int64_t>> global;
   std::vector<bool> globalOk;
   for (auto& a : prog.arrays) {

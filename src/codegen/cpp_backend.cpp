@@ -1,8 +1,8 @@
 #include "codegen/cpp_backend.h"
 
 #include <dlfcn.h>
-#include <sys/wait.h>
 #include <fmt/format.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,6 +16,7 @@
 #include "analysis/bounds.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
+#include "codegen/loop_ir.h"
 #include "codegen/lower_cpp.h"
 #include "runtime/errors.h"
 #include "support/diagnostics.h"
@@ -318,9 +319,20 @@ double CppModule::run(ProgramState& state) const {
     ptrs.push_back(bufs.back().ptr());
   }
   auto t0 = std::chrono::steady_clock::now();
-  entry_(ptrs.data(), state.scalars.data(), state.params.data());
+  int32_t status = entry_(ptrs.data(), state.scalars.data(), state.params.data());
   auto t1 = std::chrono::steady_clock::now();
   for (auto& b : bufs) b.storeBack();
+  if (status != static_cast<int32_t>(lir::Status::Ok)) {
+    std::string what = lir::statusMessage(status);
+    if (what.empty())
+      throw std::logic_error(
+          fmt::format("internal error: tessel_entry of {} returned the unknown status {}",
+                      lib_.string(), status));
+    throw RuntimeError(
+        fmt::format("{} in the generated code of {} (the reference interpreter reports where: "
+                    "--backend reference)",
+                    what, prog_->file ? prog_->file->name() : "a program built in memory"));
+  }
   return std::chrono::duration<double>(t1 - t0).count();
 }
 

@@ -35,8 +35,9 @@ struct CppBuildOptions {
 /// std::runtime_error naming the log file. The Program must outlive the module.
 /// Writes the generated source and a standalone CMakeLists.txt into `directory` without
 /// compiling; returns the source's path.
-std::filesystem::path writeCppProject(const Program& prog, const std::filesystem::path& directory,
-                                      const CppBuildOptions& opts = CppBuildOptions::fromEnvironment());
+std::filesystem::path writeCppProject(
+    const Program& prog, const std::filesystem::path& directory,
+    const CppBuildOptions& opts = CppBuildOptions::fromEnvironment());
 
 class CppModule {
  public:
@@ -50,7 +51,11 @@ class CppModule {
 
   /// Runs the whole program on `state` in place: converts each array to its element type,
   /// calls tessel_entry, converts back. Returns the seconds the entry call took. Throws
-  /// RuntimeError when the state does not match the program or an access would leave an array.
+  /// RuntimeError when the state does not match the program or an access would leave an array,
+  /// and when the program meets a run-time error (an integer division or remainder by zero, a
+  /// negative integer exponent: the status tessel_entry returns); the generated code does not
+  /// say where, and the arrays then hold what it wrote (unspecified values). Runs of modules of
+  /// the same library at the same time share its error status: do not overlap them.
   double run(ProgramState& state) const;
 
   const std::string& source() const { return source_; }
@@ -61,7 +66,8 @@ class CppModule {
   bool reused() const { return reused_; }
 
  private:
-  using Entry = void (*)(void* const*, const double*, const int64_t*);
+  /// tessel_entry: returns the error status (lir::Status), 0 without an error.
+  using Entry = int32_t (*)(void* const*, const double*, const int64_t*);
   const Program* prog_ = nullptr;
   std::string source_;
   std::filesystem::path dir_, lib_;

@@ -33,8 +33,9 @@ std::vector<std::string> Dialect::mathNames() const {
 Dialect cppDialect() {
   Dialect d;
   d.name = "C++/OpenMP";
-  d.prelude = {"#include <algorithm>", "#include <cmath>",   "#include <cstdint>",
-               "#include <cstdlib>",   "#include <cstring>", "#include <memory>"};
+  d.prelude = {"#include <algorithm>", "#include <atomic>",  "#include <cmath>",
+               "#include <cstdint>",   "#include <cstdlib>", "#include <cstring>",
+               "#include <memory>"};
   d.typeNames = {"bool", "int32_t", "int64_t", "float", "double"};
   d.restrictQualifier = "__restrict";
   d.parallelPragma = "#pragma omp parallel for schedule(static)";
@@ -45,6 +46,14 @@ Dialect cppDialect() {
       "std::unique_ptr<{type}[]> {name}_storage(new {type}[{count}]);  // uninitialised\n"
       "{type}* {restrict} {name} = {name}_storage.get();";
   d.copyPattern = "std::memcpy({dst}, {src}, sizeof({type}) * ({count}));";
+  // Set from any OpenMP thread: an atomic, relaxed (the join of the parallel region orders it
+  // before the entry point reads it).
+  d.statusDecl = "static std::atomic<int> {name}(0);";
+  d.statusRecord =
+      "int none = 0;\n"
+      "{name}.compare_exchange_strong(none, {code}, std::memory_order_relaxed);";
+  d.statusReset = "{name}.store(0, std::memory_order_relaxed);";
+  d.statusRead = "{name}.load(std::memory_order_relaxed)";
   d.mathOverrides = {
       {"abs", {"std::abs", "fabsf", "fabs"}},
       // fmin/fmax like the reference interpreter (a NaN operand is ignored)

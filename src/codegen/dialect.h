@@ -52,6 +52,15 @@ struct Dialect {
   std::string allocPattern;
   std::string copyPattern;
 
+  // Error status (lir::Status, loop_ir.h): a file-scope record of the first run-time error, set
+  // by the helpers without trapping, cleared by ResetStatus and returned by a Return of the
+  // status. Patterns take {name} (statusName) and, in statusRecord, {code} (an int expression).
+  std::string statusName = "tessel_status";
+  std::string statusDecl;    // its file-scope definition, holding 0 (no error)
+  std::string statusRecord;  // statement(s): record {code} unless an error is recorded already
+  std::string statusReset;   // statement: back to 0
+  std::string statusRead;    // expression: the status, an int
+
   // Math: default names are fn (double) and fn + floatMathSuffix (float), or fn for both when
   // mathOverloaded; mathOverrides replace them per function. Int arguments of functions that
   // keep int (abs, min, max) use intName; their arguments are 64-bit integers.

@@ -29,7 +29,7 @@ struct Out {
   bool narrow = false;
 };
 
-enum Helper : unsigned { kIpow = 1, kIdiv = 2, kImod = 4 };
+enum Helper : unsigned { kIpow = 1, kIdiv = 2, kImod = 4 };  // each also needs tessel_fail
 
 [[noreturn]] void internal(const std::string& what) {
   throw std::logic_error("internal error: emitter: " + what);
@@ -39,15 +39,19 @@ class Printer {
  public:
   explicit Printer(const Dialect& d) : d_(d) {}
 
-  unsigned helpers = 0;  // which helpers the printed code calls
+  unsigned helpers = 0;     // which helpers the printed code calls
+  bool usesStatus = false;  // the printed code reads or writes the error status
 
   Out expr(const ExprPtr& e);
   void stmt(const lir::StmtPtr& s, int indent, std::string& out);
   std::string function(const lir::Function& f);
-  std::string helperDefinitions() const;
+  /// The error status's definition and the helpers, for the top of a file.
+  std::string helperDefinitions();
 
  private:
   const Dialect& d_;
+  int fallibleCalls_ = 0;              // calls printed of helpers that may record an error
+  const lir::Function* fn_ = nullptr;  // the function being printed, if any
 
   static std::string wrap(const Out& o, bool paren) { return paren ? "(" + o.s + ")" : o.s; }
   Out infix(Out a, Out b, const char* op, int prec);
@@ -58,6 +62,8 @@ class Printer {
   Out binary(const Expr& e);
   Out call(const Expr& e);
   Out fnCall(const std::string& name, const std::vector<Out>& args);
+  /// A status pattern of the dialect, filled in (and the status marked as used).
+  std::string status(const std::string& pattern, const std::string& code = "");
   std::string pointerType(CType t, bool constData) const;
 };
 
@@ -132,7 +138,10 @@ Out Printer::binary(const Expr& e) {
   const ExprPtr &x = e.args[0], &y = e.args[1];
   if (r == ScalarType::Int || (r == ScalarType::Bool && (e.op == Op::And || e.op == Op::Or))) {
     // Integer arithmetic: 64-bit, wrapping (-fwrapv), like the reference interpreter.
-    Out a = conv(x, r), b = conv(y, r);
+    Out a = conv(x, r);
+    int before = fallibleCalls_;
+    Out b = conv(y, r);
+    bool rightFallible = fallibleCalls_ > before;
     bool bothNarrow = a.narrow && b.narrow;
     Out o;
     switch (e.op) {
@@ -149,14 +158,20 @@ Out Printer::binary(const Expr& e) {
           return o;
         }
         helpers |= e.op == Op::Div ? kIdiv : kImod;
+        ++fallibleCalls_;  // a zero divisor is an error
         return fnCall(e.op == Op::Div ? "tessel_idiv" : "tessel_imod", {a, b});
       case Op::Pow:
         helpers |= kIpow;
+        // A literal exponent is not negative (sema rejects those).
+        if (y->kind != ExprKind::IntLit || y->ival < 0) ++fallibleCalls_;
         return fnCall("tessel_ipow", {a, b});
       case Op::And:
       case Op::Or: {
         bool isAnd = e.op == Op::And;
-        if (r == ScalarType::Bool)
+        // Bool operands: `&&`/`||`, unless the right one may record a run-time error, which
+        // C's short circuit could skip: the language evaluates both operands (as the
+        // reference interpreter does), so then `&`/`|` (on bools, 0 or 1: the same value).
+        if (r == ScalarType::Bool && !rightFallible)
           o = infix(a, b, isAnd ? "&&" : "||", isAnd ? kLogAnd : kLogOr);
         else
           o = infix(a, b, isAnd ? "&" : "|", isAnd ? kBitAnd : kBitOr);
@@ -417,11 +432,35 @@ void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
       out += breakCode(pad + fnCall(s->name, args).s + ";", pad);
       return;
     }
+    case StmtKind::ResetStatus:
+      addLines(status(d_.statusReset), pad, "", out);
+      return;
+    case StmtKind::Return: {
+      bool hasValue = s->status || s->value;
+      if (fn_ && hasValue != fn_->result.has_value())
+        internal("a return " + std::string(hasValue ? "with" : "without") +
+                 " a value in function '" + fn_->name + "'");
+      if (fn_ && s->status && *fn_->result != CType::Int32)
+        internal("function '" + fn_->name + "' returns the error status, not an int32");
+      std::string v = s->status  ? " " + status(d_.statusRead)
+                      : s->value ? " " + expr(s->value).s
+                                 : "";
+      out += breakCode(pad + "return" + v + ";", pad);
+      return;
+    }
   }
   internal("unknown statement kind");
 }
 
+std::string Printer::status(const std::string& pattern, const std::string& code) {
+  if (pattern.empty()) internal("the dialect " + d_.name + " has no error status");
+  usesStatus = true;
+  return fmt::format(fmt::runtime(pattern), fmt::arg("name", d_.statusName),
+                     fmt::arg("code", code));
+}
+
 std::string Printer::function(const lir::Function& f) {
+  fn_ = &f;
   std::string out;
   if (!f.comment.empty()) addLines(f.comment, "", "// ", out, true);
   std::vector<std::string> params;
@@ -432,7 +471,8 @@ std::string Printer::function(const lir::Function& f) {
   const std::string& q = f.linkage == lir::Linkage::Internal  ? d_.internalQualifier
                          : f.linkage == lir::Linkage::ExternC ? d_.externCQualifier
                                                               : d_.publicQualifier;
-  std::string head = (q.empty() ? "" : q + " ") + "void " + f.name + "(";
+  std::string result = f.result ? d_.typeName(*f.result) : "void";
+  std::string head = (q.empty() ? "" : q + " ") + result + " " + f.name + "(";
   std::string oneLine;
   for (size_t i = 0; i < params.size(); ++i) oneLine += (i ? ", " : "") + params[i];
   if (head.size() + oneLine.size() + 3 <= 100) {
@@ -447,19 +487,24 @@ std::string Printer::function(const lir::Function& f) {
   } else {
     stmt(f.body, 1, out);
   }
+  fn_ = nullptr;
   return out + "}\n";
 }
 
-std::string Printer::helperDefinitions() const {
+std::string Printer::helperDefinitions() {
   // Written in the common subset of C, C++, CUDA and OpenCL C; {q} is the dialect's helper
-  // qualifier, {i}/{u} its 64-bit signed/unsigned integer types.
+  // qualifier, {i}/{u} its 64-bit signed/unsigned integer types, {div}/{mod}/{pow} the
+  // lir::Status codes of their errors.
   std::string out;
   if (helpers & kIpow)
     out +=
-        "// Integer power (`^` on ints): 64-bit, wrapping on overflow. A negative exponent gives\n"
-        "// the truncated value of 1 / b^-e (the reference interpreter reports an error).\n"
+        "// Integer power (`^` on ints): 64-bit, wrapping on overflow. A negative exponent is an\n"
+        "// error (recorded; the value is that of 1 / b^-e, truncated).\n"
         "{q} {i} tessel_ipow({i} b, {i} e) {{\n"
-        "  if (e < 0) return b == 1 ? 1 : b == -1 ? (e % 2 == 0 ? 1 : -1) : 0;\n"
+        "  if (e < 0) {{\n"
+        "    tessel_fail({pow});\n"
+        "    return b == 1 ? 1 : b == -1 ? (e % 2 == 0 ? 1 : -1) : 0;\n"
+        "  }}\n"
         "  {u} r = 1u, x = ({u})b;\n"
         "  for (; e > 0; e >>= 1) {{\n"
         "    if (e & 1) r *= x;\n"
@@ -469,21 +514,52 @@ std::string Printer::helperDefinitions() const {
         "}}\n\n";
   if (helpers & (kIdiv | kImod))
     out +=
-        "// Integer division and remainder, truncating like C, that never trap: a zero divisor\n"
-        "// gives 0 (the reference interpreter reports an error), and -1 wraps.\n";
+        "// Integer division and remainder, truncating like C, that never trap: a zero divisor is\n"
+        "// an error (recorded; the value is 0), and -1 wraps.\n";
   if (helpers & kIdiv)
     out +=
         "{q} {i} tessel_idiv({i} a, {i} b) {{\n"
-        "  return b == 0 ? 0 : b == -1 ? ({i})(0u - ({u})a) : a / b;\n"
+        "  if (b == 0) {{\n"
+        "    tessel_fail({div});\n"
+        "    return 0;\n"
+        "  }}\n"
+        "  return b == -1 ? ({i})(0u - ({u})a) : a / b;\n"
         "}}\n";
   if (helpers & kImod)
     out +=
         "{q} {i} tessel_imod({i} a, {i} b) {{\n"
-        "  return b == 0 || b == -1 ? 0 : a % b;\n"
+        "  if (b == 0) {{\n"
+        "    tessel_fail({mod});\n"
+        "    return 0;\n"
+        "  }}\n"
+        "  return b == -1 ? 0 : a % b;\n"
         "}}\n";
   if (helpers & (kIdiv | kImod)) out += "\n";
-  return fmt::format(fmt::runtime(out), fmt::arg("q", d_.helperQualifier),
-                     fmt::arg("i", d_.typeName(CType::Int64)), fmt::arg("u", d_.uint64Name));
+  // The status and tessel_fail, which every helper calls; the dialect spells the status.
+  std::string head;
+  if (helpers) {
+    head =
+        "// Records run-time error `code` of the program, unless one is recorded already; the\n"
+        "// entry point returns it. Nothing traps: the helpers below return a value and the\n"
+        "// program runs on (its arrays then hold unspecified values).\n";
+    if (!d_.helperQualifier.empty()) head += d_.helperQualifier + " ";
+    head += "void tessel_fail(int code) {\n";
+    addLines(status(d_.statusRecord, "code"), "  ", "", head);
+    head += "}\n\n";
+  }
+  if (usesStatus) {
+    std::string decl =
+        "// The error status: 0, or the first run-time error the program met (set by the "
+        "helpers).\n";
+    addLines(status(d_.statusDecl), "", "", decl);
+    head = decl + "\n" + head;
+  }
+  auto code = [](lir::Status st) { return static_cast<int>(st); };
+  return head + fmt::format(fmt::runtime(out), fmt::arg("q", d_.helperQualifier),
+                            fmt::arg("i", d_.typeName(CType::Int64)), fmt::arg("u", d_.uint64Name),
+                            fmt::arg("div", code(lir::Status::IntDivisionByZero)),
+                            fmt::arg("mod", code(lir::Status::IntRemainderByZero)),
+                            fmt::arg("pow", code(lir::Status::NegativeExponent)));
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 // differ, float literals with their suffix, doubles with full precision, `^` as an integer-power
 // helper or pow, floating `%` as fmod, bool `&`/`|` as `&&`/`||`, int arithmetic in 64 bits.
 // Helpers (integer power, non-trapping division) are emitted once, on demand, before the
-// functions that use them.
+// functions that use them, with the error status they record run-time errors in (lir::Status)
+// where the module uses it.
 #pragma once
 
 #include <string>
@@ -24,7 +25,7 @@ class CLikeEmitter {
 
   /// A whole translation unit: header comment, prelude, helpers, functions.
   std::string emitModule(const lir::Module& m) const;
-  /// One function definition (helpers it needs are not included).
+  /// One function definition (helpers and the error status it needs are not included).
   std::string emitFunction(const lir::Function& f) const;
   /// One statement at the given indentation level (two spaces per level).
   std::string emitStmt(const lir::StmtPtr& s, int indent = 0) const;

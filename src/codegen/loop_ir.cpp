@@ -5,6 +5,20 @@
 
 namespace tessel::lir {
 
+std::string statusMessage(int status) {
+  switch (static_cast<Status>(status)) {
+    case Status::Ok:
+      return {};
+    case Status::IntDivisionByZero:
+      return "integer division by zero";
+    case Status::NegativeExponent:
+      return "negative exponent in an integer power";
+    case Status::IntRemainderByZero:
+      return "integer remainder by zero";
+  }
+  return {};
+}
+
 CType ctypeOf(ScalarType t) {
   switch (t) {
     case ScalarType::Bool:
@@ -148,6 +162,20 @@ StmtPtr callFn(std::string function, std::vector<ExprPtr> args) {
   auto s = node(StmtKind::Call);
   s->name = std::move(function);
   s->args = std::move(args);
+  return s;
+}
+
+StmtPtr resetStatus() { return node(StmtKind::ResetStatus); }
+
+StmtPtr returnValue(ExprPtr value) {
+  auto s = node(StmtKind::Return);
+  s->value = std::move(value);
+  return s;
+}
+
+StmtPtr returnStatus() {
+  auto s = node(StmtKind::Return);
+  s->status = true;
   return s;
 }
 

@@ -11,15 +11,34 @@
 // denote them. Int32 is the element type of int buffers (and of int scalars at a program's
 // typed interface); a Cast to Int wraps to 32 bits. Loads of Int32 elements are 32-bit values,
 // which the emitter widens where C would otherwise compute in 32 bits.
+//
+// Run-time errors. Integer division or remainder by zero and a negative integer exponent are
+// run-time errors of the program (language.md 9.9). Generated code never traps on them: the
+// helpers that compute these operations record a Status in the module's error status (the first
+// error wins) and return a value, and the computation runs on. ResetStatus clears the status and
+// a Return of the status hands it to the caller; the Dialect spells all three.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ir/expr.h"
 
 namespace tessel::lir {
+
+/// The error status of generated code: 0, or the first run-time error it met. The values are the
+/// generated code's interface (the entry point returns them); never renumber.
+enum class Status : int {
+  Ok = 0,
+  IntDivisionByZero = 1,   // integer `/` by zero
+  NegativeExponent = 2,    // integer `^` with a negative exponent
+  IntRemainderByZero = 3,  // integer `%` by zero
+};
+/// What a status means, as the reference interpreter words it ("integer division by zero");
+/// empty for Ok and for values that are no Status.
+std::string statusMessage(int status);
 
 /// Types of generated variables and buffer elements.
 enum class CType { Bool, Int32, Int64, Float, Double };
@@ -33,16 +52,18 @@ enum class LoopKind {
 };
 
 enum class StmtKind {
-  Block,      // body
-  For,        // var from lo to hi inclusive, loop kind; body
-  Store,      // buffer[index] = value
-  LocalDecl,  // type name = init (const if isConst); pointer: type* name = (type*)init
-  Assign,     // name = value (a LocalDecl'd variable)
-  If,         // if (cond) body else orElse
-  Comment,    // text (may hold several lines)
-  Alloc,      // a zero-filled buffer of `count` elements of `type`, owned by the enclosing block
-  Copy,       // copy `count` elements of `type` from buffer `source` to buffer `name`
-  Call,       // name(args...)
+  Block,        // body
+  For,          // var from lo to hi inclusive, loop kind; body
+  Store,        // buffer[index] = value
+  LocalDecl,    // type name = init (const if isConst); pointer: type* name = (type*)init
+  Assign,       // name = value (a LocalDecl'd variable)
+  If,           // if (cond) body else orElse
+  Comment,      // text (may hold several lines)
+  Alloc,        // a zero-filled buffer of `count` elements of `type`, owned by the enclosing block
+  Copy,         // copy `count` elements of `type` from buffer `source` to buffer `name`
+  Call,         // name(args...)
+  ResetStatus,  // clear the module's error status (Status::Ok)
+  Return,       // return value; `return;` without one; the error status if `status` is set
 };
 
 struct Stmt;
@@ -56,6 +77,7 @@ struct Stmt {
   CType type = CType::Double;  // LocalDecl, Alloc, Copy
   bool isConst = false;        // LocalDecl
   bool pointer = false;        // LocalDecl: a typed pointer unpacked from an untyped slot
+  bool status = false;         // Return: returns the module's error status (an Int32)
   LoopKind loop = LoopKind::Serial;
   ExprPtr lo, hi;             // For (inclusive)
   ExprPtr index;              // Store
@@ -78,6 +100,11 @@ StmtPtr comment(std::string text);
 StmtPtr alloc(CType type, std::string buffer, ExprPtr count);
 StmtPtr copy(CType type, std::string dst, std::string src, ExprPtr count);
 StmtPtr callFn(std::string function, std::vector<ExprPtr> args);
+StmtPtr resetStatus();
+/// `return value;`, or `return;` for a null value (a function without a result).
+StmtPtr returnValue(ExprPtr value = nullptr);
+/// Returns the module's error status (a function whose result is Int32).
+StmtPtr returnStatus();
 
 /// A function parameter: a typed buffer pointer, or a scalar value passed by value.
 struct Param {
@@ -99,7 +126,8 @@ struct Function {
   std::string comment;  // printed above the function (may hold several lines)
   Linkage linkage = Linkage::Internal;
   std::vector<Param> params;
-  StmtPtr body;  // a Block
+  StmtPtr body;                                // a Block
+  std::optional<CType> result = std::nullopt;  // the type it returns; none: void
 };
 
 /// One generated translation unit.

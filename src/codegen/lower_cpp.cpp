@@ -390,6 +390,15 @@ std::vector<std::string> header(const Program& prog, const GlobalNames& g) {
                             typeName(prog.scalars[s].type)));
   for (size_t p = 0; p < prog.params.size(); ++p)
     h.push_back(fmt::format("    params[{}]  = {}", p, g.params[p]));
+  h.push_back(
+      "  and returns the error status (int32_t): 0, or the first run-time error of the program:");
+  for (Status st :
+       {Status::IntDivisionByZero, Status::NegativeExponent, Status::IntRemainderByZero})
+    h.push_back(
+        fmt::format("    {}  {}", static_cast<int>(st), statusMessage(static_cast<int>(st))));
+  h.push_back(
+      "  Nothing traps: after an error the program runs on, and the arrays hold unspecified");
+  h.push_back("  values. Calls running at the same time share one status.");
   h.push_back("");
   h.push_back("Semantics: language.md sections 5 and 9. Int values compute in 64 bits (wrapping)");
   h.push_back("and wrap to 32 bits when stored; float arithmetic stays in float.");
@@ -404,8 +413,9 @@ Module lowerToCpp(const Program& prog) {
   for (auto& w : d.reservedWords) g.namer.reserve(w);
   for (auto& w : d.mathNames()) g.namer.reserve(w);
   for (auto* w : {"arrays", "scalars", "params", "tessel_program", "tessel_entry", "tessel_ipow",
-                  "tessel_idiv", "tessel_imod"})
+                  "tessel_idiv", "tessel_imod", "tessel_fail"})
     g.namer.reserve(w);
+  g.namer.reserve(d.statusName);
   for (size_t c = 0; c < prog.calls.size(); ++c)
     g.callFns.push_back(g.namer.take(fmt::format("call{}_{}", c, prog.calls[c].name)));
   for (auto& a : prog.arrays) g.arrays.push_back(g.namer.take(a.name));
@@ -445,13 +455,15 @@ Module lowerToCpp(const Program& prog) {
   Function entry;
   entry.name = "tessel_entry";
   entry.linkage = Linkage::ExternC;
+  entry.result = CType::Int32;
   entry.comment =
       "C entry point: arrays[i] is global array i, scalars[i] scalar i as a double, params[i]\n"
-      "parameter i (layout in the file comment).";
+      "parameter i (layout in the file comment). Returns the error status: 0, or the first\n"
+      "run-time error of the program (the codes are in the file comment).";
   entry.params = {{"arrays", CType::Int64, false, false, true},
                   {"scalars", CType::Double, true, true},
                   {"params", CType::Int64, true, true}};
-  std::vector<StmtPtr> eb;
+  std::vector<StmtPtr> eb = {resetStatus()};
   for (size_t a = 0; a < prog.arrays.size(); ++a)
     eb.push_back(pointerDecl(ctypeOf(prog.arrays[a].type), g.arrays[a],
                              load("arrays", intLit(static_cast<int64_t>(a)), ScalarType::Int)));
@@ -464,6 +476,7 @@ Module lowerToCpp(const Program& prog) {
     eb.push_back(localDecl(CType::Int64, g.params[p],
                            load("params", intLit(static_cast<int64_t>(p)), ScalarType::Int)));
   eb.push_back(callFn("tessel_program", all));
+  eb.push_back(returnStatus());
   entry.body = block(std::move(eb));
   m.functions.push_back(entry);
   return m;

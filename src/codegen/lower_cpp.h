@@ -9,10 +9,12 @@
 //     parallel for`, innermost `omp simd` (a 1-D nest: `parallel for simd`);
 //   - `tessel_program(...)`: one typed parameter per global array, scalar and parameter, in
 //     Program order; runs Program::body (iterate loops become serial host loops);
-//   - `extern "C" void tessel_entry(void* const* arrays, const double* scalars,
+//   - `extern "C" int32_t tessel_entry(void* const* arrays, const double* scalars,
 //     const int64_t* params)`: arrays[i] points at global array i (element type as declared:
 //     double, float, int32_t, bool; row-major), scalars[i] holds scalar i as a double, params[i]
-//     is parameter i; it unpacks them and calls tessel_program.
+//     is parameter i; it clears the error status, unpacks them, calls tessel_program and returns
+//     the error status (a lir::Status: 0, or the first integer division or remainder by zero or
+//     negative integer exponent the program met; generated code does not trap on these).
 #pragma once
 
 #include <string>

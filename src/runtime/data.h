@@ -12,7 +12,7 @@ namespace tessel {
 /// Allocates every global array with its evaluated extents (language.md 9.8): arrays in a
 /// `copyin` or `constant` list get seeded random values (double/float uniform in [0.5, 1.5),
 /// int uniform in 0..9, bool 0 or 1), every other array starts at zero. Every scalar gets a
-/// seeded random value in [0.5, 1.5), converted to its type (an int scalar is 0 or 1). Each
+/// seeded random value: floating in [0.5, 1.5), int in 1..9 (never 0), bool 0 or 1. Each
 /// array's and scalar's values depend only on (seed, its name), not on declaration order, and
 /// are the same on every platform. Throws RuntimeError for a negative extent or missing
 /// parameter values.

@@ -128,6 +128,24 @@ TEST(Cli, OutOfBoundsAtRunTimeIsAUserError) {
   EXPECT_NE(r.output.find("o.sten:5:"), std::string::npos) << r.output;
 }
 
+TEST(Cli, IntegerDivisionByZeroIsAnErrorInEveryBackend) {
+  auto d = tempDir("divz");
+  auto f = writeFile(d / "divz.sten",
+                     "parameter N=6;\niterator i;\nint a[N], q[N];\nint d;\ncopyin a, d;\n"
+                     "stencil s (q, a) { q[i] = a[i] / d; }\ns (q, a);\ncopyout q;\n");
+  std::string work = " --work-dir " + (d / "work").string();
+  for (const char* backend : {"cpp", "reference"}) {
+    auto r =
+        runCommand(tesselBinary() + " run " + f + " --backend " + backend + " --scalar d=0" + work);
+    EXPECT_EQ(r.exitCode, 1) << backend << "\n" << r.output;
+    EXPECT_NE(r.output.find("tessel: error: "), std::string::npos) << backend << "\n" << r.output;
+    EXPECT_NE(r.output.find("division by zero"), std::string::npos) << backend << "\n" << r.output;
+    auto ok = runCommand(tesselBinary() + " run " + f + " --backend " + backend +
+                         " --scalar d=-2 --verify" + work);
+    EXPECT_EQ(ok.exitCode, 0) << backend << "\n" << ok.output;
+  }
+}
+
 TEST(Cli, EmitWritesCppWithBuildInstructions) {
   auto d = tempDir("emit");
   auto r = runCommand(tesselBinary() + " emit " + bench("heat") + " --target cpp -o " + d.string());

@@ -198,6 +198,71 @@ TEST(Emitter, StatementsAndHelpers) {
   EXPECT_TRUE(contains(src, "static void f(int32_t* __restrict b) {")) << src;
 }
 
+TEST(Emitter, ErrorStatusAndReturns) {
+  CLikeEmitter em(cppDialect());
+  ExprPtr i = var("i", ScalarType::Int), m = load("m", i, ScalarType::Int);
+  // A helper that can fail records its error through tessel_fail; a literal exponent cannot.
+  lir::Function f{"g",
+                  "",
+                  lir::Linkage::Public,
+                  {{"m", lir::CType::Int32, true}},
+                  lir::block({lir::store("m", i, binary(Op::Div, intLit(7), m))})};
+  lir::Function entry{"e",
+                      "",
+                      lir::Linkage::ExternC,
+                      {},
+                      lir::block({lir::resetStatus(), lir::callFn("g", {}), lir::returnStatus()}),
+                      lir::CType::Int32};
+  lir::Module mod;
+  mod.functions = {f, entry};
+  std::string src = em.emitModule(mod);
+  EXPECT_TRUE(contains(src, "static std::atomic<int> tessel_status(0);\n")) << src;
+  EXPECT_TRUE(contains(src,
+                       "static inline void tessel_fail(int code) {\n"
+                       "  int none = 0;\n"
+                       "  tessel_status.compare_exchange_strong(none, code, "
+                       "std::memory_order_relaxed);\n"
+                       "}\n"))
+      << src;
+  EXPECT_TRUE(contains(src, "    tessel_fail(1);\n    return 0;\n")) << src;
+  EXPECT_FALSE(contains(src, "tessel_imod")) << src;
+  EXPECT_TRUE(contains(src,
+                       "extern \"C\" int32_t e() {\n"
+                       "  tessel_status.store(0, std::memory_order_relaxed);\n"
+                       "  g();\n"
+                       "  return tessel_status.load(std::memory_order_relaxed);\n"
+                       "}\n"))
+      << src;
+  EXPECT_EQ(em.emitStmt(lir::returnValue(intLit(3))), "return 3;\n");
+  EXPECT_EQ(em.emitStmt(lir::returnValue()), "return;\n");
+  // A return must match the function's result type.
+  lir::Function bad{"h", "", lir::Linkage::Internal, {}, lir::block({lir::returnStatus()})};
+  EXPECT_THROW(em.emitFunction(bad), std::logic_error);
+  bad.result = lir::CType::Double;
+  EXPECT_THROW(em.emitFunction(bad), std::logic_error);
+  bad.body = lir::block({lir::returnValue()});
+  EXPECT_THROW(em.emitFunction(bad), std::logic_error);
+  EXPECT_EQ(lir::statusMessage(static_cast<int>(lir::Status::IntDivisionByZero)),
+            "integer division by zero");
+  EXPECT_EQ(lir::statusMessage(0), "");
+  EXPECT_EQ(lir::statusMessage(99), "");
+
+  // Bool `&`/`|` evaluate both operands (as the interpreter does): no short circuit past a
+  // helper that may record an error; C's `&&`/`||` where nothing can fail.
+  ExprPtr bb = load("b", i, ScalarType::Bool);
+  EXPECT_EQ(
+      em.emitExpr(binary(Op::And, bb, binary(Op::Gt, binary(Op::Div, intLit(7), m), intLit(1)))),
+      "b[i] & (tessel_idiv(7, m[i]) > 1)");
+  EXPECT_EQ(em.emitExpr(binary(Op::Or, bb, binary(Op::Gt, binary(Op::Pow, m, m), intLit(1)))),
+            "b[i] | (tessel_ipow(m[i], m[i]) > 1)");
+  EXPECT_EQ(
+      em.emitExpr(binary(Op::Or, bb, binary(Op::Gt, binary(Op::Pow, m, intLit(2)), intLit(1)))),
+      "b[i] || (tessel_ipow(m[i], 2) > 1)");
+  EXPECT_EQ(
+      em.emitExpr(binary(Op::And, bb, binary(Op::Gt, binary(Op::Div, m, intLit(2)), intLit(1)))),
+      "b[i] && (m[i] / 2 > 1)");
+}
+
 TEST(Emitter, BreaksLongLines) {
   CLikeEmitter em(cppDialect());
   ExprPtr sum = load("a", intLit(0), ScalarType::Double);
@@ -228,7 +293,11 @@ TEST(CppLowering, BlurGoldenLines) {
                        "void tessel_program(double* __restrict a, double* __restrict b, "
                        "const int64_t N) {"))
       << src;
-  EXPECT_TRUE(contains(src, "extern \"C\" void tessel_entry(")) << src;
+  EXPECT_TRUE(contains(src, "extern \"C\" int32_t tessel_entry(")) << src;
+  EXPECT_TRUE(contains(src, "static std::atomic<int> tessel_status(0);")) << src;
+  EXPECT_TRUE(contains(src, "  tessel_status.store(0, std::memory_order_relaxed);\n")) << src;
+  EXPECT_TRUE(contains(src, "  return tessel_status.load(std::memory_order_relaxed);\n}")) << src;
+  EXPECT_FALSE(contains(src, "void tessel_fail(")) << src;  // no helper that could record an error
   EXPECT_TRUE(contains(src, "  double* __restrict a = (double*)arrays[0];")) << src;
   EXPECT_TRUE(contains(src, "-ffp-contract=off")) << src;
 }
@@ -456,4 +525,132 @@ s (a);
   ProgramState ok = makeState(*p.prog, {5}, 1);
   m2.run(ok);
   EXPECT_EQ(ok.arrays[0].values, ok.arrays[1].values);
+}
+
+// ---- run-time errors of the program --------------------------------------------------------
+
+namespace {
+
+/// Expects the interpreter and the C++ backend both to report a run-time error containing
+/// `what` on `st`.
+void expectBothReport(const Program& prog, const ProgramState& st, const CppModule& m,
+                      const std::string& what) {
+  ProgramState ref = st, got = st;
+  try {
+    interpret(prog, ref);
+    ADD_FAILURE() << "the interpreter reports no error; expected " << what;
+  } catch (const RuntimeError& e) {
+    EXPECT_TRUE(contains(e.what(), what)) << e.what();
+  }
+  try {
+    m.run(got);
+    ADD_FAILURE() << "the C++ backend reports no error; expected " << what
+                  << "\nsource: " << m.sourcePath();
+  } catch (const RuntimeError& e) {
+    EXPECT_TRUE(contains(e.what(), what)) << e.what();
+    EXPECT_TRUE(contains(e.what(), "generated code of test.tsl")) << e.what();
+  }
+}
+
+/// Expects the interpreter and the C++ backend to agree exactly on `st`, without errors.
+void expectBothAgree(const Program& prog, const ProgramState& st, const CppModule& m) {
+  ProgramState ref = st, got = st;
+  interpret(prog, ref);
+  m.run(got);
+  for (size_t a = 0; a < prog.arrays.size(); ++a)
+    EXPECT_EQ(got.arrays[a].values, ref.arrays[a].values) << "array " << prog.arrays[a].name;
+}
+
+}  // namespace
+
+TEST(CppModule, IntegerDivisionByRunTimeZeroIsAnError) {
+  Parsed p = parse(R"(
+parameter N=12;
+iterator i;
+int q[N], r[N], a[N];
+int d;
+copyin a, d;
+stencil s (q, r, a) {
+  q[i] = a[i] / d;
+  r[i] = 100 / a[i];
+}
+s (q, r, a);
+)");
+  ASSERT_TRUE(p.prog);
+  const Program& prog = *p.prog;
+  CppModule m(prog, testOptions());
+  EXPECT_TRUE(contains(m.source(), "tessel_fail(1);")) << m.source();
+  ProgramState st = makeState(prog, {12}, 5);
+  int d = prog.findScalar("d"), a = prog.findArray("a");
+  std::vector<double> nonzero;
+  for (int k = 0; k < 12; ++k) nonzero.push_back(k % 2 ? -(k + 1) * 7 : (k + 1) * 13);
+  st.arrays[a].values = nonzero;
+
+  // Division by a scalar that is zero at run time.
+  st.scalars[d] = 0;
+  expectBothReport(prog, st, m, "integer division by zero");
+  // The status starts afresh on every run: the same module now runs without an error, and
+  // ordinary int division (truncating, negative operands, -1) agrees with the interpreter.
+  for (double v : {3.0, -3.0, -1.0, 1.0, 7.0}) {
+    st.scalars[d] = v;
+    expectBothAgree(prog, st, m);
+  }
+  // Division by an array element that is zero.
+  st.scalars[d] = 2;
+  st.arrays[a].values[7] = 0;
+  expectBothReport(prog, st, m, "integer division by zero");
+}
+
+TEST(CppModule, RemainderByZeroAndNegativeExponentAreErrors) {
+  Parsed p = parse(R"(
+parameter N=9;
+iterator i;
+int q[N], a[N];
+int d, e;
+copyin a, d, e;
+stencil s (q, a) {
+  [0:N-2] : q[i] = a[i] % d + a[i] ^ e;
+}
+s (q, a);
+)");
+  ASSERT_TRUE(p.prog);
+  const Program& prog = *p.prog;
+  CppModule m(prog, testOptions());
+  ProgramState st = makeState(prog, {9}, 11);
+  int d = prog.findScalar("d"), e = prog.findScalar("e");
+  st.scalars[d] = 3;
+  st.scalars[e] = 2;
+  expectBothAgree(prog, st, m);
+  st.scalars[e] = -1;
+  expectBothReport(prog, st, m, "negative exponent");
+  st.scalars[e] = 0;
+  expectBothAgree(prog, st, m);
+  st.scalars[d] = 0;
+  expectBothReport(prog, st, m, "integer remainder by zero");
+}
+
+TEST(CppModule, BoolAndEvaluatesBothOperands) {
+  // A false left operand of `&` does not skip the division on the right (no short circuit).
+  Parsed p = parse(R"(
+parameter N=9;
+iterator i;
+int a[N];
+bool b[N];
+int d;
+copyin a, b, d;
+stencil t () { b[i] = b[i] & (a[i] / d > 1); }
+t ();
+)");
+  ASSERT_TRUE(p.prog);
+  const Program& prog = *p.prog;
+  CppModule m(prog, testOptions());
+  EXPECT_TRUE(contains(m.source(), "b[i] & (tessel_idiv(")) << m.source();
+  ProgramState st = makeState(prog, {9}, 3);
+  st.arrays[prog.findArray("b")].values.assign(9, 0.0);
+  st.scalars[prog.findScalar("d")] = 0;
+  expectBothReport(prog, st, m, "integer division by zero");
+  st.scalars[prog.findScalar("d")] = 2;
+  expectBothAgree(prog, st, m);
+  st.arrays[prog.findArray("b")].values.assign(9, 1.0);
+  expectBothAgree(prog, st, m);
 }
