@@ -231,11 +231,7 @@ void CallLowering::statement(size_t k, const StmtRegion& reg, std::vector<StmtPt
   }
   ExprPtr value = lower(st.rhs);
   if (st.op != AssignOp::Set) {
-    Op op = st.op == AssignOp::Add   ? Op::Add
-            : st.op == AssignOp::Sub ? Op::Sub
-            : st.op == AssignOp::Mul ? Op::Mul
-                                     : Op::Div;
-    value = binary(op, load(buf, idx, lt), value);
+    value = binary(compoundOp(st.op), load(buf, idx, lt), value);
   }
   if (value->type != lt) value = cast(lt, value);
   std::vector<StmtPtr> body = {store(buf, idx, value)};

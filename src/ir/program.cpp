@@ -21,6 +21,22 @@ const char* assignOpSpelling(AssignOp op) {
   return "?";
 }
 
+Op compoundOp(AssignOp op) {
+  switch (op) {
+    case AssignOp::Add:
+      return Op::Add;
+    case AssignOp::Sub:
+      return Op::Sub;
+    case AssignOp::Mul:
+      return Op::Mul;
+    case AssignOp::Div:
+      return Op::Div;
+    case AssignOp::Set:
+      break;
+  }
+  throw std::logic_error("compoundOp: not a compound assignment");
+}
+
 std::vector<std::string> Program::iteratorNames() const {
   std::vector<std::string> v;
   for (auto& it : iterators) v.push_back(it.name);

@@ -113,6 +113,8 @@ struct InitLocal {
 
 enum class AssignOp { Set, Add, Sub, Mul, Div };
 const char* assignOpSpelling(AssignOp op);
+/// The binary operator of a compound assignment (`+=` -> Add); Set is not one (logic_error).
+Op compoundOp(AssignOp op);
 
 struct Stmt {
   SourceLoc loc;

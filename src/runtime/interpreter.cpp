@@ -19,22 +19,6 @@ std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& ext) {
   return s;
 }
 
-Op compoundOp(AssignOp op) {
-  switch (op) {
-    case AssignOp::Add:
-      return Op::Add;
-    case AssignOp::Sub:
-      return Op::Sub;
-    case AssignOp::Mul:
-      return Op::Mul;
-    case AssignOp::Div:
-      return Op::Div;
-    case AssignOp::Set:
-      break;
-  }
-  throw std::logic_error("compoundOp: not a compound assignment");
-}
-
 /// Storage and addressing for one execution of one call.
 class CallEnv final : public CompileEnv {
  public:
