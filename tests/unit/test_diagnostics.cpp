@@ -4,6 +4,10 @@
 //   // expect: warning ID LINE:COL message substring
 //   // expect-hint: substring          (the hint of the preceding expectation)
 //   // params: NAME=V NAME=V           (bind these values and run the run-time checks)
+//   // options: --FLAG VALUE ...       (schedule options, as on the command line)
+// After the frontend and the bounds check, every stencil's Schedule is built from its hints and
+// the options, and validated against the machine (--machine, default h100), as the command line
+// does. An error without a location is expected at 0:0.
 // The test checks each expectation against the diagnostics the compiler reports, that nothing
 // else is reported as an error, and that together the files exercise every error identifier.
 #include <gtest/gtest.h>
@@ -17,6 +21,8 @@
 #include "analysis/bounds.h"
 #include "driver/params.h"
 #include "frontend/frontend.h"
+#include "model/machine.h"
+#include "schedule/schedule.h"
 
 using namespace tessel;
 namespace fs = std::filesystem;
@@ -35,6 +41,7 @@ struct Case {
   std::vector<Expectation> expects;
   std::map<std::string, int64_t> params;
   bool hasParams = false;
+  std::vector<std::pair<std::string, std::string>> options;  // --flag value
 };
 
 Case loadCase(const fs::path& p) {
@@ -47,6 +54,7 @@ Case loadCase(const fs::path& p) {
   std::regex ex(R"(//\s*expect:\s*(error|warning)\s+(\w+)\s+(\d+):(\d+)\s*(.*))");
   std::regex hint(R"(//\s*expect-hint:\s*(.*))");
   std::regex params(R"(//\s*params:(.*))");
+  std::regex options(R"(//\s*options:(.*))");
   std::istringstream lines(c.text);
   std::string l;
   while (std::getline(lines, l)) {
@@ -63,6 +71,10 @@ Case loadCase(const fs::path& p) {
         auto eq = kv.find('=');
         c.params[kv.substr(0, eq)] = std::stoll(kv.substr(eq + 1));
       }
+    } else if (std::regex_search(l, m, options)) {
+      std::istringstream os(m[1]);
+      std::string flag, value;
+      while (os >> flag >> value) c.options.emplace_back(flag, value);
     }
   }
   for (auto& e : c.expects)
@@ -80,6 +92,13 @@ DiagnosticEngine compile(const Case& c, const SourceFile& file) {
   std::optional<ParamValues> vals =
       c.hasParams ? bindParams(*prog, c.params, d) : paramsForCheck(*prog, {}, d).values;
   if (vals) checkBounds(*prog, *vals, d);
+  if (d.hasErrors()) return d;
+  ScheduleOptions so;
+  bool ok = true;
+  for (auto& [flag, value] : c.options) ok = setScheduleOption(so, flag, value, d) && ok;
+  if (!ok) return d;
+  if (auto machine = loadMachine(so.machine.value_or(kDefaultMachine), d))
+    buildSchedules(*prog, so, *machine, d);
   return d;
 }
 

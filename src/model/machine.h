@@ -1,0 +1,73 @@
+// Machine descriptions: what one GPU can hold and how fast it goes, read from a data file
+// (machines/<id>.json, one per GPU, every figure with its source). Schedules are validated
+// against a MachineDesc and the performance model reads it; it is a plain value, passed around,
+// never a global.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/diagnostics.h"
+
+namespace tessel {
+
+/// One GPU. Sizes are in bytes, rates in FLOP/s and bytes/s.
+struct MachineDesc {
+  std::string id;                // the file's stem: "h100"
+  std::string name;              // "NVIDIA H100 SXM5 80GB"
+  std::string path;              // the file it was read from
+  int ccMajor = 0, ccMinor = 0;  // compute capability
+  int64_t sms = 0;
+  int64_t warpSize = 0;
+  int64_t maxThreadsPerBlock = 0;
+  std::array<int64_t, 3> maxBlockDims{};  // x, y, z
+  std::array<int64_t, 3> maxGridDims{};   // x, y, z
+  int64_t maxThreadsPerSm = 0;
+  int64_t maxBlocksPerSm = 0;
+  int64_t registersPerSm = 0;
+  int64_t maxRegistersPerBlock = 0;
+  int64_t maxRegistersPerThread = 0;
+  int64_t sharedPerBlock = 0;       // without opting in
+  int64_t sharedPerBlockOptin = 0;  // the most a kernel may opt in to
+  int64_t sharedPerSm = 0;
+  double peakFp32 = 0, peakFp64 = 0;           // non-tensor FLOP/s
+  double dramBandwidth = 0;                    // bytes/s
+  std::optional<int64_t> l2Bytes;              // nullopt: the vendor publishes no figure
+  std::optional<double> l2Bandwidth;           // bytes/s; nullopt: the vendor publishes no figure
+  std::map<std::string, std::string> sources;  // field name -> where the figure comes from
+  std::vector<std::string> notes;
+
+  std::string computeCapability() const;  // "9.0"
+};
+
+/// The machine used when none is named.
+inline constexpr const char* kDefaultMachine = "h100";
+
+/// Where machine files are looked for, in order: each directory in $TESSEL_MACHINES
+/// (colon-separated), the source tree's machines/ directory (fixed at build time), then
+/// machines/ and ../share/tessel/machines/ next to the running executable.
+std::vector<std::filesystem::path> machineSearchPath();
+
+/// Reads a machine by id ("h100", case-insensitive: searches `<dir>/<id>.json` along
+/// `searchPath`) or by file path (anything containing '/' or ending in ".json"). An unknown id, an
+/// unreadable file or an invalid one is reported (bad_machine, naming the file and the field) and
+/// gives nullopt.
+std::optional<MachineDesc> loadMachine(
+    const std::string& nameOrPath, DiagnosticEngine& diags,
+    const std::vector<std::filesystem::path>& searchPath = machineSearchPath());
+
+/// Parses and validates the text of a machine file; `fileName` names it in messages and its stem
+/// becomes the id.
+std::optional<MachineDesc> parseMachine(const std::string& text, const std::string& fileName,
+                                        DiagnosticEngine& diags);
+
+/// The ids of every machine file along the search path, sorted, without duplicates.
+std::vector<std::string> listMachines(
+    const std::vector<std::filesystem::path>& searchPath = machineSearchPath());
+
+}  // namespace tessel

@@ -1,0 +1,342 @@
+// Building a Schedule: the stencil's hints, then the command line over them, then defaults.
+#include "schedule/schedule.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <stdexcept>
+
+namespace tessel {
+
+const char* familyName(ScheduleFamily f) {
+  return f == ScheduleFamily::Global ? "global" : "global-stream";
+}
+
+std::optional<ScheduleFamily> parseFamily(std::string_view s) {
+  if (s == "global") return ScheduleFamily::Global;
+  if (s == "global-stream") return ScheduleFamily::GlobalStream;
+  return std::nullopt;
+}
+
+std::string describe(const Origin& o) {
+  switch (o.kind) {
+    case Origin::Kind::Default:
+      return "default";
+    case Origin::Kind::File:
+      if (!o.loc.valid()) return "program";
+      return fmt::format("{}:{}:{}", o.loc.file->name(), o.loc.line(), o.loc.col());
+    case Origin::Kind::CommandLine:
+      return fmt::format("command line ({})", o.flag);
+  }
+  return "?";
+}
+
+std::array<int64_t, 3> Schedule::blockShape() const {
+  std::array<int64_t, 3> b{1, 1, 1};
+  for (size_t d = 0; d < block.value.size() && d < 3; ++d) b[d] = block.value[d];
+  return b;
+}
+
+int64_t Schedule::blockThreads() const {
+  auto b = blockShape();
+  return b[0] * b[1] * b[2];
+}
+
+int64_t Schedule::unrollFactor(const std::string& iterator) const {
+  int64_t f = 1;
+  for (auto& [name, n] : unroll.value.factors)
+    if (name == iterator) f = n;
+  return f;
+}
+
+int streamDim(const Schedule& s, const Program& prog) {
+  if (s.family.value != ScheduleFamily::GlobalStream || !s.stream) return -1;
+  for (int d = 0; d < prog.dims(); ++d)
+    if (prog.iterators[d].name == s.stream->value.iterator) return d;
+  return -1;
+}
+
+std::vector<int> gridDims(const Schedule& s, const Program& prog) {
+  int streamed = streamDim(s, prog);
+  std::vector<int> g;
+  for (int d = prog.dims() - 1; d >= 0; --d)
+    if (d != streamed) g.push_back(d);
+  return g;
+}
+
+const std::vector<std::string>& scheduleFlags() {
+  static const std::vector<std::string> f = {
+      "--schedule", "--block", "--stream", "--full-stream", "--unroll", "--time-tile", "--machine"};
+  return f;
+}
+
+namespace {
+
+std::optional<int64_t> parseInt(std::string_view s) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string_view> splitCommas(std::string_view s) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (;;) {
+    size_t c = s.find(',', start);
+    parts.push_back(s.substr(start, c == std::string_view::npos ? s.npos : c - start));
+    if (c == std::string_view::npos) return parts;
+    start = c + 1;
+  }
+}
+
+std::string joinInts(const std::vector<int64_t>& v, const char* sep) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + std::to_string(v[i]);
+  return s;
+}
+
+std::string unrollText(const UnrollSpec& u, const char* sep) {
+  std::string s;
+  for (size_t i = 0; i < u.factors.size(); ++i)
+    s += fmt::format("{}{}={}", i ? sep : "", u.factors[i].first, u.factors[i].second);
+  if (u.distribution == UnrollDistribution::Cyclic) s += std::string(sep) + "cyclic";
+  return s;
+}
+
+bool identifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+}  // namespace
+
+bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string_view value,
+                       DiagnosticEngine& diags) {
+  auto bad = [&](std::string what, std::string hint = {}) {
+    diags.report(DiagId::bad_schedule, {}, fmt::format("{} '{}': {}", flag, value, what),
+                 std::move(hint));
+    return false;
+  };
+  if (flag == "--schedule") {
+    auto f = parseFamily(value);
+    if (!f) return bad("unknown schedule family", "the families are 'global' and 'global-stream'");
+    opts.family = *f;
+  } else if (flag == "--block") {
+    std::vector<int64_t> b;
+    auto parts = splitCommas(value);
+    for (auto p : parts)
+      if (auto v = parseInt(p)) b.push_back(*v);
+    if (b.size() != parts.size() || b.empty() || b.size() > 3)
+      return bad("expected 1 to 3 integers separated by commas", "e.g. --block 32,8 or 32,4,2");
+    opts.block = b;
+  } else if (flag == "--stream" || flag == "--full-stream") {
+    if (!identifier(value))
+      return bad("expected an iterator name", "e.g. " + std::string(flag) + " k");
+    (flag == "--stream" ? opts.stream : opts.fullStream) = std::string(value);
+  } else if (flag == "--unroll") {
+    UnrollSpec u;
+    bool blocked = false, cyclic = false;
+    for (auto p : splitCommas(value)) {
+      if (p == "blocked" || p == "cyclic") {
+        (p == "blocked" ? blocked : cyclic) = true;
+        continue;
+      }
+      auto eq = p.find('=');
+      auto n = eq == p.npos ? std::nullopt : parseInt(p.substr(eq + 1));
+      if (!n || !identifier(p.substr(0, eq)))
+        return bad(fmt::format("'{}' is not ITERATOR=FACTOR", p),
+                   "e.g. --unroll j=2,i=1 (optionally ,blocked or ,cyclic)");
+      u.factors.emplace_back(std::string(p.substr(0, eq)), *n);
+    }
+    if (blocked && cyclic) return bad("'blocked' and 'cyclic' contradict each other");
+    if (u.factors.empty()) return bad("expected ITERATOR=FACTOR pairs", "e.g. --unroll j=2,i=1");
+    if (cyclic) u.distribution = UnrollDistribution::Cyclic;
+    opts.unroll = u;
+  } else if (flag == "--time-tile") {
+    auto v = parseInt(value);
+    if (!v) return bad("expected an integer", "e.g. --time-tile 2");
+    opts.timeTile = *v;
+  } else if (flag == "--machine") {
+    if (value.empty()) return bad("expected a machine name or a machine file");
+    opts.machine = std::string(value);
+  } else {
+    throw std::invalid_argument(fmt::format("setScheduleOption: unknown flag '{}'", flag));
+  }
+  return true;
+}
+
+Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& opts,
+                       DiagnosticEngine& diags) {
+  if (stencil < 0 || stencil >= static_cast<int>(prog.stencils.size()))
+    throw std::out_of_range(fmt::format("buildSchedule: no stencil {}", stencil));
+  const StencilDef& def = prog.stencils[stencil];
+  Schedule s;
+  s.stencil = stencil;
+
+  // 1. The program's hints, clause by clause (a repeated clause: the last one counts).
+  std::optional<Setting<StreamSpec>> fileStream;
+  for (auto& c : def.hints.clauses) {
+    Origin here = Origin::file(c.loc);
+    if (c.name == "stream" || c.name == "full_stream") {
+      StreamSpec spec{c.words.empty() ? "" : c.words[0], c.name == "full_stream"};
+      if (fileStream &&
+          (fileStream->value.iterator != spec.iterator || fileStream->value.full != spec.full)) {
+        auto& prev = fileStream->value;
+        diags.report(DiagId::bad_schedule, c.loc,
+                     fmt::format("'{} {}' contradicts '{} {}' ({}): a stencil streams along one "
+                                 "iterator",
+                                 c.name, spec.iterator, prev.full ? "full_stream" : "stream",
+                                 prev.iterator, describe(fileStream->origin)));
+        continue;
+      }
+      fileStream = Setting<StreamSpec>{spec, here};
+    } else if (c.name == "block") {
+      std::vector<int64_t> b;
+      for (double v : c.numbers) b.push_back(static_cast<int64_t>(v));
+      s.block = {b, here};
+    } else if (c.name == "unroll") {
+      UnrollSpec u{c.assignments, UnrollDistribution::Blocked};
+      bool blocked = std::count(c.words.begin(), c.words.end(), "blocked") > 0;
+      bool cyclic = std::count(c.words.begin(), c.words.end(), "cyclic") > 0;
+      if (blocked && cyclic)
+        diags.report(DiagId::bad_schedule, c.loc,
+                     "'unroll' takes one distribution, 'blocked' or 'cyclic', not both");
+      if (cyclic) u.distribution = UnrollDistribution::Cyclic;
+      s.unroll = {u, here};
+    } else if (c.name == "time_tile" && !c.numbers.empty()) {
+      s.timeTile = {static_cast<int64_t>(c.numbers[0]), here};
+    } else if (c.name == "occupancy" && !c.numbers.empty()) {
+      s.occupancy = Setting<double>{c.numbers[0], here};
+    } else if (c.name == "perspective" && !c.words.empty()) {
+      Perspective p = c.words[0] == "input"   ? Perspective::Input
+                      : c.words[0] == "mixed" ? Perspective::Mixed
+                                              : Perspective::Output;
+      s.perspective = Setting<Perspective>{p, here};
+    } else if (c.name == "prefetch") {
+      s.prefetch = {true, here};
+    } else if (c.name == "retime") {
+      s.retime = {true, here};
+    } else if (c.name == "fold") {
+      s.fold = {true, here};
+    } else if (c.name == "no_shmem") {
+      s.noShmem = {true, here};
+    }
+  }
+  // Placements carry no location of their own in the hints: they point at the stencil.
+  auto place = [&](const std::vector<std::string>& names, PlacementKind k) {
+    for (auto& n : names) s.placements.push_back({n, k, Origin::file(def.loc)});
+  };
+  place(def.hints.shmem, PlacementKind::Shmem);
+  place(def.hints.gmem, PlacementKind::Gmem);
+  place(def.hints.noShmem, PlacementKind::NoShmem);
+
+  // 2. The command line overrides the file.
+  std::optional<Setting<StreamSpec>> cliStream;
+  if (opts.stream && opts.fullStream) {
+    diags.report(DiagId::bad_schedule, {},
+                 fmt::format("--stream {} and --full-stream {} contradict each other: a stencil "
+                             "streams along one iterator",
+                             *opts.stream, *opts.fullStream));
+  } else if (opts.stream || opts.fullStream) {
+    bool full = opts.fullStream.has_value();
+    std::string it = full ? *opts.fullStream : *opts.stream;
+    cliStream = Setting<StreamSpec>{
+        {it, full},
+        Origin::commandLine(fmt::format("{} {}", full ? "--full-stream" : "--stream", it))};
+  }
+  if (opts.family) {
+    s.family = {*opts.family,
+                Origin::commandLine(fmt::format("--schedule {}", familyName(*opts.family)))};
+    if (*opts.family == ScheduleFamily::Global && cliStream)
+      diags.report(DiagId::bad_schedule, {},
+                   fmt::format("{} needs the 'global-stream' schedule, but --schedule global was "
+                               "given",
+                               cliStream->origin.flag),
+                   "drop --schedule global, or give --schedule global-stream");
+  } else if (cliStream) {
+    s.family = {ScheduleFamily::GlobalStream, cliStream->origin};
+  } else if (fileStream) {
+    s.family = {ScheduleFamily::GlobalStream, fileStream->origin};
+  }
+  if (s.family.value == ScheduleFamily::GlobalStream) {
+    if (cliStream)
+      s.stream = cliStream;
+    else if (fileStream)
+      s.stream = fileStream;
+    else if (prog.dims() > 0)  // the family's default: every thread sweeps the slowest iterator
+      s.stream = Setting<StreamSpec>{{prog.iterators[0].name, true}, Origin::defaulted()};
+  }
+  if (opts.block)
+    s.block = {*opts.block, Origin::commandLine("--block " + joinInts(*opts.block, ","))};
+  if (opts.unroll)
+    s.unroll = {*opts.unroll, Origin::commandLine("--unroll " + unrollText(*opts.unroll, ","))};
+  if (opts.timeTile)
+    s.timeTile = {*opts.timeTile,
+                  Origin::commandLine(fmt::format("--time-tile {}", *opts.timeTile))};
+
+  // 3. Defaults for what nobody gave.
+  if (s.block.value.empty()) {
+    size_t grid = gridDims(s, prog).size();
+    s.block.value = grid <= 1 ? std::vector<int64_t>{256} : std::vector<int64_t>{32, 8, 1};
+  }
+  return s;
+}
+
+std::optional<std::vector<Schedule>> buildSchedules(const Program& prog,
+                                                    const ScheduleOptions& opts,
+                                                    const MachineDesc& m, DiagnosticEngine& diags) {
+  std::vector<Schedule> out;
+  bool ok = true;
+  for (int i = 0; i < static_cast<int>(prog.stencils.size()); ++i) {
+    int before = diags.errorCount();
+    out.push_back(buildSchedule(prog, i, opts, diags));
+    ok = validate(out.back(), prog, m, diags) && ok && diags.errorCount() == before;
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+std::string toString(const Schedule& s, bool origins) {
+  std::vector<std::string> parts;
+  auto add = [&](std::string text, const Origin& o) {
+    parts.push_back(origins ? fmt::format("{} [{}]", text, describe(o)) : text);
+  };
+  add(familyName(s.family.value), s.family.origin);
+  if (s.stream)
+    add(fmt::format("{} {}", s.stream->value.full ? "full_stream" : "stream",
+                    s.stream->value.iterator),
+        s.stream->origin);
+  add(fmt::format("block ({})", joinInts(s.block.value, ", ")), s.block.origin);
+  if (!s.unroll.value.factors.empty())
+    add("unroll " + unrollText(s.unroll.value, ", "), s.unroll.origin);
+  if (s.timeTile.value != 1) add(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
+  if (s.prefetch.value) add("prefetch", s.prefetch.origin);
+  if (s.retime.value) add("retime", s.retime.origin);
+  if (s.fold.value) add("fold", s.fold.origin);
+  if (s.noShmem.value) add("no_shmem", s.noShmem.origin);
+  if (s.occupancy) add(fmt::format("occupancy {}", s.occupancy->value), s.occupancy->origin);
+  if (s.perspective) {
+    Perspective p = s.perspective->value;
+    add(fmt::format("perspective {}", p == Perspective::Input   ? "input"
+                                      : p == Perspective::Mixed ? "mixed"
+                                                                : "output"),
+        s.perspective->origin);
+  }
+  for (auto& p : s.placements)
+    add(fmt::format("{} ({})",
+                    p.kind == PlacementKind::Shmem  ? "shmem"
+                    : p.kind == PlacementKind::Gmem ? "gmem"
+                                                    : "no_shmem",
+                    p.array),
+        p.origin);
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? ", " : "") + parts[i];
+  return out;
+}
+
+}  // namespace tessel

@@ -1,0 +1,149 @@
+// The Schedule: how one stencil is run on a GPU (architecture.md: Algorithm and Schedule are
+// separate values). It is built from the stencil's validated hints (language.md section 8),
+// overridden by the command line, and checked against a machine description by validate(),
+// which refuses an impossible schedule with a located error instead of letting wrong code be
+// emitted. Every setting remembers where it came from, so that errors point at it.
+//
+// Two baseline families exist:
+//   global         one thread per point of each statement's region; the thread grid covers every
+//                  iterator: block x <-> the last (unit-stride) iterator, y <-> the one before, ...
+//   global-stream  a grid over every iterator but the streamed one (by default the slowest);
+//                  each thread sweeps the streamed iterator. Block x <-> the fastest remaining
+//                  iterator, y <-> the next. It needs a 2-D or 3-D program.
+// The other clauses (unroll, time_tile, prefetch, ...) are recorded for later passes.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ir/program.h"
+#include "model/machine.h"
+#include "support/diagnostics.h"
+
+namespace tessel {
+
+enum class ScheduleFamily { Global, GlobalStream };
+const char* familyName(ScheduleFamily f);  // "global", "global-stream"
+std::optional<ScheduleFamily> parseFamily(std::string_view s);
+
+/// Where a setting came from: a default, a clause in the program file (`#pragma`, `#assign`, a
+/// placement list), or a command-line option.
+struct Origin {
+  enum class Kind { Default, File, CommandLine };
+  Kind kind = Kind::Default;
+  SourceLoc loc;     // File: the clause (or the stencil, for placements)
+  std::string flag;  // CommandLine: the option as given, e.g. "--block 64,32"
+
+  static Origin defaulted() { return {}; }
+  static Origin file(SourceLoc loc) { return {Kind::File, loc, {}}; }
+  static Origin commandLine(std::string flag) { return {Kind::CommandLine, {}, std::move(flag)}; }
+};
+/// "default", "heat.sten:13:9", "command line (--block 64,32)".
+std::string describe(const Origin& o);
+
+template <typename T>
+struct Setting {
+  T value{};
+  Origin origin;
+};
+
+/// `stream ITER` (full = false: the extent is cut into chunks swept concurrently; the chunking is
+/// chosen by later passes) or `full_stream ITER` (full = true: one thread sweeps the whole extent).
+struct StreamSpec {
+  std::string iterator;
+  bool full = false;
+};
+
+enum class UnrollDistribution { Blocked, Cyclic };
+/// `unroll j=2, i=1 cyclic`: points per thread along each named iterator (unnamed ones: 1).
+struct UnrollSpec {
+  std::vector<std::pair<std::string, int64_t>> factors;
+  UnrollDistribution distribution = UnrollDistribution::Blocked;
+};
+
+enum class Perspective { Output, Input, Mixed };
+
+enum class PlacementKind { Shmem, Gmem, NoShmem };
+struct PlacementSpec {
+  std::string array;
+  PlacementKind kind = PlacementKind::Shmem;
+  Origin origin;
+};
+
+struct Schedule {
+  int stencil = -1;  // index into Program::stencils
+  Setting<ScheduleFamily> family;
+  std::optional<Setting<StreamSpec>> stream;  // set exactly when family is GlobalStream
+  Setting<std::vector<int64_t>> block;        // 1 to 3 extents: x (fastest grid iterator), y, z
+  Setting<UnrollSpec> unroll;
+  Setting<int64_t> timeTile{1, {}};
+  Setting<bool> prefetch, retime, fold, noShmem;
+  std::optional<Setting<double>> occupancy;  // 0 < t <= 1
+  std::optional<Setting<Perspective>> perspective;
+  std::vector<PlacementSpec> placements;
+
+  /// The block extents x, y, z (missing ones are 1).
+  std::array<int64_t, 3> blockShape() const;
+  int64_t blockThreads() const;
+  /// The unroll factor along an iterator (1 if none is given).
+  int64_t unrollFactor(const std::string& iterator) const;
+};
+
+/// The index of the streamed iterator, or -1 (global, or a stream naming no iterator).
+int streamDim(const Schedule& s, const Program& prog);
+/// The iterators the thread grid covers, fastest first: grid x, y, z (iterator indices).
+std::vector<int> gridDims(const Schedule& s, const Program& prog);
+
+/// Command-line options that override the hints of every stencil. Each mirrors a clause.
+struct ScheduleOptions {
+  std::optional<ScheduleFamily> family;       // --schedule global|global-stream
+  std::optional<std::vector<int64_t>> block;  // --block 32,8[,1]
+  std::optional<std::string> stream;          // --stream k
+  std::optional<std::string> fullStream;      // --full-stream k
+  std::optional<UnrollSpec> unroll;           // --unroll j=2,i=1[,blocked|cyclic]
+  std::optional<int64_t> timeTile;            // --time-tile T
+  std::optional<std::string> machine;         // --machine NAME|FILE.json (not part of a Schedule)
+};
+
+/// The option names setScheduleOption() accepts.
+const std::vector<std::string>& scheduleFlags();
+
+/// Parses one option's value into `opts` ("--block", "32,8"). A malformed value is a bad_schedule
+/// error naming the flag (no location) and gives false. Values that parse but are impossible (a
+/// block extent of 0, an unknown iterator) are left to validate(). An unknown flag throws
+/// std::invalid_argument.
+bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string_view value,
+                       DiagnosticEngine& diags);
+
+/// The Schedule of stencil `stencil`: its hints, overridden by `opts`, defaults for the rest
+/// (global, or global-stream over the slowest iterator when a stream is asked for; block (256)
+/// for a 1-D grid, (32, 8, 1) otherwise). Contradictions (both `stream` and `full_stream`,
+/// `--schedule global` with `--stream`, both `blocked` and `cyclic`) are bad_schedule errors.
+Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& opts,
+                       DiagnosticEngine& diags);
+
+/// Refuses a schedule the machine cannot run or that names what the program lacks, with a
+/// bad_schedule error at the clause it came from (or naming the command-line flag): a block
+/// with more threads than the machine allows, a block extent of 0 or over the machine's limit
+/// per dimension, block dimensions the grid does not have, a stream along a dimension that is
+/// not an iterator or that is the unit-stride one, global-stream on a 1-D program, an unroll
+/// factor below 1 or along a non-iterator, time_tile < 1, occupancy outside (0, 1].
+bool validate(const Schedule& s, const Program& prog, const MachineDesc& m,
+              DiagnosticEngine& diags);
+
+/// buildSchedule() and validate() for every stencil, in Program::stencils order; nullopt after
+/// any error.
+std::optional<std::vector<Schedule>> buildSchedules(const Program& prog,
+                                                    const ScheduleOptions& opts,
+                                                    const MachineDesc& m, DiagnosticEngine& diags);
+
+/// "global-stream, stream k, block (32, 16), unroll j=2, time_tile 2, prefetch"; with
+/// `origins`, each setting is followed by where it came from, e.g. "[heat.sten:13:9]".
+std::string toString(const Schedule& s, bool origins = false);
+
+}  // namespace tessel

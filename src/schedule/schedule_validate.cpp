@@ -1,0 +1,205 @@
+// validate(): an impossible Schedule is a located error, never wrong code.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+#include "schedule/schedule.h"
+
+namespace tessel {
+
+namespace {
+
+struct Checker {
+  const Schedule& s;
+  const Program& prog;
+  const MachineDesc& m;
+  DiagnosticEngine& diags;
+  bool ok = true;
+
+  // How a message names a setting: the option as given, the clause, or "the default ...".
+  static std::string subject(const Origin& o, const std::string& clause) {
+    switch (o.kind) {
+      case Origin::Kind::CommandLine:
+        return o.flag;
+      case Origin::Kind::File:
+        return "'" + clause + "'";
+      case Origin::Kind::Default:
+        break;
+    }
+    return "the default " + clause;
+  }
+
+  void error(const Origin& o, std::string msg, std::string hint = {}) {
+    diags.report(DiagId::bad_schedule, o.kind == Origin::Kind::File ? o.loc : SourceLoc{},
+                 std::move(msg), std::move(hint));
+    ok = false;
+  }
+
+  std::string machine() const { return fmt::format("{} ({})", m.name, m.id); }
+
+  std::string iteratorList() const {
+    std::string list;
+    for (auto& it : prog.iterators) list += (list.empty() ? "" : ", ") + it.name;
+    return list;
+  }
+
+  int iteratorIndex(const std::string& name) const {
+    for (int d = 0; d < prog.dims(); ++d)
+      if (prog.iterators[d].name == name) return d;
+    return -1;
+  }
+
+  std::string notAnIterator(const std::string& name) const {
+    return fmt::format("'{}' is not an iterator of this program (its iterators: {})", name,
+                       iteratorList());
+  }
+  std::string didYouMean(const std::string& name) const {
+    if (auto best = closestName(name, prog.iteratorNames()))
+      return fmt::format("did you mean '{}'?", *best);
+    return {};
+  }
+
+  // A global-stream schedule streams one iterator that exists and is not the unit-stride one.
+  void checkStream() {
+    if (s.family.value == ScheduleFamily::Global) {
+      if (s.stream)
+        error(s.stream->origin,
+              fmt::format("{}: streaming needs the 'global-stream' schedule, not 'global'",
+                          subject(s.stream->origin, "stream " + s.stream->value.iterator)));
+      return;
+    }
+    if (prog.dims() < 2) {
+      const Origin& o = s.family.origin;
+      std::string clause =
+          s.stream ? (s.stream->value.full ? "full_stream " : "stream ") + s.stream->value.iterator
+                   : "schedule global-stream";
+      error(o,
+            fmt::format("{}: the 'global-stream' schedule needs a 2-D or 3-D program (it streams "
+                        "one iterator and spreads the threads over the others); this program "
+                        "has one iterator, '{}'",
+                        subject(o, clause), iteratorList()),
+            o.kind == Origin::Kind::CommandLine
+                ? "use --schedule global (one thread per point)"
+                : "remove the stream clause: the 'global' schedule runs one thread per point");
+      return;
+    }
+    if (!s.stream) {
+      error(s.family.origin, fmt::format("{}: no iterator to stream along",
+                                         subject(s.family.origin, "schedule global-stream")));
+      return;
+    }
+    const StreamSpec& st = s.stream->value;
+    std::string what =
+        subject(s.stream->origin, (st.full ? "full_stream " : "stream ") + st.iterator);
+    int d = iteratorIndex(st.iterator);
+    if (d < 0) {
+      error(s.stream->origin, fmt::format("{}: {}", what, notAnIterator(st.iterator)),
+            didYouMean(st.iterator));
+    } else if (d == prog.dims() - 1) {
+      error(s.stream->origin,
+            fmt::format("{}: '{}' is the unit-stride (last) iterator and cannot be streamed: the "
+                        "threads of a block run along it, so that neighbours read neighbouring "
+                        "addresses",
+                        what, st.iterator),
+            fmt::format("stream the slowest iterator, '{}'", prog.iterators[0].name));
+    }
+  }
+
+  void checkBlock() {
+    const auto& b = s.block.value;
+    std::string clause = "block (";
+    for (size_t i = 0; i < b.size(); ++i) clause += (i ? ", " : "") + std::to_string(b[i]);
+    clause += ")";
+    std::string what = subject(s.block.origin, clause);
+    static const char* axis[] = {"x", "y", "z"};
+    if (b.empty() || b.size() > 3) {
+      error(s.block.origin, fmt::format("{}: a block has 1 to 3 extents, not {}", what, b.size()));
+      return;
+    }
+    bool extentsOk = true;
+    for (size_t d = 0; d < b.size(); ++d) {
+      if (b[d] < 1) {
+        error(s.block.origin,
+              fmt::format("{}: block extent {} in {} must be at least 1", what, b[d], axis[d]));
+        extentsOk = false;
+      } else if (b[d] > m.maxBlockDims[d]) {
+        error(s.block.origin,
+              fmt::format("{}: block extent {} in {} is more than the {} that {} allows in {}",
+                          what, b[d], axis[d], m.maxBlockDims[d], machine(), axis[d]));
+        extentsOk = false;
+      }
+    }
+    if (!extentsOk) return;
+    int64_t threads = s.blockThreads();  // no overflow: each extent is within the machine's limit
+    if (threads > m.maxThreadsPerBlock)
+      error(s.block.origin,
+            fmt::format("{} has {} threads, more than the {} threads per block that {} allows",
+                        what, threads, m.maxThreadsPerBlock, machine()),
+            fmt::format("a block may have at most {} threads (x * y * z)", m.maxThreadsPerBlock));
+    // Thread dimensions beyond the grid's would compute the same points twice.
+    if (s.family.value == ScheduleFamily::GlobalStream && prog.dims() < 2) return;
+    auto grid = gridDims(s, prog);
+    size_t used = b.size();
+    while (used > 0 && b[used - 1] == 1) --used;
+    if (used > grid.size()) {
+      std::string names;
+      for (int d : grid) names += (names.empty() ? "" : ", ") + prog.iterators[d].name;
+      int sd = streamDim(s, prog);
+      std::string streamed =
+          sd >= 0 ? fmt::format("; '{}' is streamed", prog.iterators[sd].name) : "";
+      error(s.block.origin,
+            fmt::format("{} spreads threads over {} dimensions, but the '{}' grid of this {}-D "
+                        "program has {} ({}{})",
+                        what, used, familyName(s.family.value), prog.dims(), grid.size(), names,
+                        streamed),
+            fmt::format("extents beyond the grid's {} must be 1", grid.size()));
+    }
+  }
+
+  void checkUnroll() {
+    const UnrollSpec& u = s.unroll.value;
+    std::set<std::string> seen;
+    for (auto& [name, factor] : u.factors) {
+      std::string what = subject(s.unroll.origin, fmt::format("unroll {}={}", name, factor));
+      if (iteratorIndex(name) < 0)
+        error(s.unroll.origin, fmt::format("{}: {}", what, notAnIterator(name)), didYouMean(name));
+      else if (!seen.insert(name).second)
+        error(s.unroll.origin, fmt::format("{}: '{}' is given more than once", what, name));
+      if (factor < 1)
+        error(s.unroll.origin,
+              fmt::format("{}: unroll factor {} for '{}' must be at least 1 (1: no unrolling)",
+                          what, factor, name));
+    }
+  }
+
+  void checkRest() {
+    if (s.timeTile.value < 1)
+      error(s.timeTile.origin,
+            fmt::format("{}: time_tile must be at least 1 (1: no time tiling), not {}",
+                        subject(s.timeTile.origin, fmt::format("time_tile {}", s.timeTile.value)),
+                        s.timeTile.value));
+    if (s.occupancy && !(s.occupancy->value > 0 && s.occupancy->value <= 1))
+      error(s.occupancy->origin,
+            fmt::format(
+                "{}: the occupancy target must be in (0, 1]",
+                subject(s.occupancy->origin, fmt::format("occupancy {}", s.occupancy->value))));
+  }
+};
+
+}  // namespace
+
+bool validate(const Schedule& s, const Program& prog, const MachineDesc& m,
+              DiagnosticEngine& diags) {
+  if (s.stencil < 0 || s.stencil >= static_cast<int>(prog.stencils.size()))
+    throw std::out_of_range(fmt::format("validate: the schedule names no stencil ({})", s.stencil));
+  Checker c{s, prog, m, diags};
+  c.checkStream();
+  c.checkBlock();
+  c.checkUnroll();
+  c.checkRest();
+  return c.ok;
+}
+
+}  // namespace tessel
