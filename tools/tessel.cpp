@@ -16,6 +16,7 @@
 #include "driver/load.h"
 #include "driver/params.h"
 #include "driver/run.h"
+#include "driver/schedules.h"
 #include "runtime/errors.h"
 
 namespace {
@@ -44,6 +45,17 @@ bool parsePairs(const std::vector<std::string>& items, const char* opt,
     }
   }
   return true;
+}
+
+const char* scheduleHelp(const std::string& flag) {
+  if (flag == "--schedule") return "schedule family: global or global-stream (GPU backends)";
+  if (flag == "--block") return "thread-block shape X[,Y[,Z]], e.g. 32,8";
+  if (flag == "--stream") return "stream (serially sweep) along this iterator, in chunks";
+  if (flag == "--full-stream") return "stream along this iterator, one block sweeps it all";
+  if (flag == "--unroll") return "points per thread, e.g. j=2,i=1[,blocked|cyclic]";
+  if (flag == "--time-tile") return "time steps fused per kernel";
+  if (flag == "--machine") return "machine description (machines/*.json), default h100";
+  return "";
 }
 
 int finish(const DiagnosticEngine& diags, int code) {
@@ -111,6 +123,12 @@ int main(int argc, char** argv) {
                   "relative tolerance for --verify (default 1e-12 double, 1e-5 float)");
   run->add_option("--work-dir", bo.workDir, "where generated code is written (default: a cache)");
 
+  // Schedule flags (language.md section 8; the command line overrides the file's #pragma).
+  std::map<std::string, std::string> scheduleValues;
+  for (CLI::App* sub : {check, info, emit, run})
+    for (const std::string& flag : scheduleFlags())
+      sub->add_option(flag, scheduleValues[flag], scheduleHelp(flag));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -141,8 +159,13 @@ int main(int argc, char** argv) {
       if (!cp.ok) return finish(diags, kExitUserError);
       const std::optional<ParamValues>& vals = cp.values;
       if (vals && !checkBounds(prog, *vals, diags)) return finish(diags, kExitUserError);
+      auto setup = setUpSchedules(prog, scheduleValues, diags);
+      if (!setup) return finish(diags, kExitUserError);
       if (info->parsed()) {
         auto j = infoJson(prog, vals);
+        j["machine"] = setup->machine.name;
+        for (size_t s = 0; s < setup->schedules.size(); ++s)
+          j["stencils"][s]["schedule"] = toString(setup->schedules[s]);
         std::cout << (json ? j.dump(2) + "\n" : infoText(j));
       } else {
         diags.print(std::cerr);
@@ -155,6 +178,7 @@ int main(int argc, char** argv) {
       }
       return finish(diags, kExitOk);
     }
+    if (!setUpSchedules(prog, scheduleValues, diags)) return finish(diags, kExitUserError);
     if (emit->parsed()) {
       std::string written = emitProgram(prog, target, outDir);
       diags.print(std::cerr);

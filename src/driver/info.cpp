@@ -254,6 +254,9 @@ std::string infoText(const json& j) {
       for (auto& x : s["hints"]) hs += (hs.empty() ? "" : ", ") + x.get<std::string>();
       out += fmt::format("    hints: {}\n", hs);
     }
+    if (s.contains("schedule"))
+      out += fmt::format("    schedule: {} (for {}; used by the GPU backends)\n",
+                         s["schedule"].get<std::string>(), j["machine"].get<std::string>());
   }
   out += "call sequence\n";
   sequenceText(j["sequence"], j["calls"], 0, out);
