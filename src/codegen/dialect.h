@@ -68,6 +68,28 @@ struct Dialect {
   bool mathOverloaded = false;
   std::map<std::string, MathSpelling> mathOverrides;
 
+  // GPU kernels (CUDA, OpenCL); empty in host dialects.
+  std::string kernelQualifier;  // before the `void` of a Linkage::Kernel function
+  /// Element type of bool buffers and bool kernel parameters where not typeName(Bool) (OpenCL
+  /// forbids bool in kernel arguments and buffers: uchar, one byte like a host bool).
+  std::string boolStorageName;
+  /// Spelling of each lir::Intrinsic (an int64 expression), by enum value; {d} is the dimension
+  /// 0..2, {c} its letter x/y/z.
+  std::array<std::string, 6> intrinsicPatterns;
+  std::string barrier;  // the Barrier statement
+  /// Non-empty: the error status lives in device memory, not at file scope. Kernels have a
+  /// pointer parameter named statusName (declared by the lowering), which the fallible helpers
+  /// take first; this pattern declares it in their parameter lists ({name}); statusRecord then
+  /// treats {name} as that pointer. statusDecl, statusReset and statusRead are unused.
+  std::string statusParam;
+
+  // Host code of a GPU target: a Launch statement, and how a device buffer is passed to it.
+  // launchPattern takes {id} (the kernel's index), {name}, {dims} (1-3), {gx} {gy} {gz} (blocks;
+  // 1 beyond dims), {bx} {by} {bz} (threads per block) and {args} (", "-separated, each
+  // preceded by ", "); bufferArgPattern takes {name}.
+  std::string launchPattern;
+  std::string bufferArgPattern = "{name}";
+
   /// Identifiers generated code must not use for variables (keywords, library names, macros).
   std::vector<std::string> reservedWords;
 
@@ -80,5 +102,14 @@ struct Dialect {
 
 /// C++17 with OpenMP, compiled by the host compiler (g++/clang++).
 Dialect cppDialect();
+
+/// CUDA C++ device code (kernels and their helpers), for nvcc; compile with -fmad=false so that
+/// a*b+c is not contracted into an FMA (exact agreement with the reference interpreter).
+Dialect cudaDialect();
+/// OpenCL C 1.2 device code (kernels and their helpers): FP_CONTRACT off, cl_khr_fp64.
+Dialect openclDialect();
+/// C++17 host code of a GPU target: cppDialect without OpenMP, plus the Launch spelling of the
+/// generated host runtime (codegen/gpu_host_runtime.h).
+Dialect gpuHostDialect();
 
 }  // namespace tessel

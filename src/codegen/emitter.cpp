@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "codegen/emitter_support.h"
+
 namespace tessel {
 
 namespace {
@@ -29,7 +31,11 @@ struct Out {
   bool narrow = false;
 };
 
-enum Helper : unsigned { kIpow = 1, kIdiv = 2, kImod = 4 };  // each also needs tessel_fail
+using emit::addLines;
+using emit::breakCode;
+using emit::kIdiv;
+using emit::kImod;
+using emit::kIpow;
 
 [[noreturn]] void internal(const std::string& what) {
   throw std::logic_error("internal error: emitter: " + what);
@@ -46,7 +52,7 @@ class Printer {
   void stmt(const lir::StmtPtr& s, int indent, std::string& out);
   std::string function(const lir::Function& f);
   /// The error status's definition and the helpers, for the top of a file.
-  std::string helperDefinitions();
+  std::string helperDefinitions() const { return emit::helperDefinitions(d_, helpers, usesStatus); }
 
  private:
   const Dialect& d_;
@@ -62,6 +68,14 @@ class Printer {
   Out binary(const Expr& e);
   Out call(const Expr& e);
   Out fnCall(const std::string& name, const std::vector<Out>& args);
+  /// A helper's arguments, preceded by the status pointer where the dialect passes one.
+  std::vector<Out> statusArgs(std::vector<Out> args) {
+    if (d_.statusParam.empty()) return args;
+    usesStatus = true;
+    args.insert(args.begin(), Out{d_.statusName});
+    return args;
+  }
+  void launch(const lir::Stmt& s, const std::string& pad, std::string& out);
   /// A status pattern of the dialect, filled in (and the status marked as used).
   std::string status(const std::string& pattern, const std::string& code = "");
   std::string pointerType(CType t, bool constData) const;
@@ -129,10 +143,6 @@ Out Printer::infix(Out a, Out b, const char* op, int prec) {
   return {fmt::format("{} {} {}", wrap(a, needs(a, false)), op, wrap(b, needs(b, true))), prec};
 }
 
-static bool isLiteralDivisor(const ExprPtr& e) {
-  return e->kind == ExprKind::IntLit && e->ival != 0 && e->ival != -1;
-}
-
 Out Printer::binary(const Expr& e) {
   ScalarType r = e.type;
   const ExprPtr &x = e.args[0], &y = e.args[1];
@@ -152,19 +162,20 @@ Out Printer::binary(const Expr& e) {
         return o;
       case Op::Div:
       case Op::Mod:
-        if (isLiteralDivisor(y)) {  // cannot trap; 32-bit operands give the 64-bit result
+        // A literal divisor cannot trap; 32-bit operands give the 64-bit result.
+        if (!lir::callsStatusHelper(e)) {
           o = infix(a, b, opSpelling(e.op), kMul);
           o.narrow = bothNarrow;
           return o;
         }
         helpers |= e.op == Op::Div ? kIdiv : kImod;
         ++fallibleCalls_;  // a zero divisor is an error
-        return fnCall(e.op == Op::Div ? "tessel_idiv" : "tessel_imod", {a, b});
+        return fnCall(e.op == Op::Div ? "tessel_idiv" : "tessel_imod", statusArgs({a, b}));
       case Op::Pow:
         helpers |= kIpow;
         // A literal exponent is not negative (sema rejects those).
         if (y->kind != ExprKind::IntLit || y->ival < 0) ++fallibleCalls_;
-        return fnCall("tessel_ipow", {a, b});
+        return fnCall("tessel_ipow", statusArgs({a, b}));
       case Op::And:
       case Op::Or: {
         bool isAnd = e.op == Op::And;
@@ -249,6 +260,13 @@ Out Printer::expr(const ExprPtr& e) {
       return {e->name, kPrimary, e->type == ScalarType::Bool};
     case ExprKind::ArrayRef:
       internal("array reference '" + e->name + "' was not lowered");
+    case ExprKind::Intrinsic: {
+      const std::string& pat = d_.intrinsicPatterns.at(static_cast<size_t>(e->ival));
+      if (pat.empty()) internal("the dialect " + d_.name + " has no GPU index " + e->name);
+      std::string c(1, "xyz"[e->index]);
+      // A pattern is a primary expression or a cast of one: it binds like a unary operator.
+      return {fmt::format(fmt::runtime(pat), fmt::arg("d", e->index), fmt::arg("c", c)), kUnary};
+    }
     case ExprKind::Load:
       return {e->name + "[" + expr(e->args[0]).s + "]", kPrimary,
               e->type == ScalarType::Int || e->type == ScalarType::Bool};
@@ -295,55 +313,10 @@ Out Printer::expr(const ExprPtr& e) {
 std::string Printer::pointerType(CType t, bool constData) const {
   std::string s = d_.pointerAddressSpace.empty() ? "" : d_.pointerAddressSpace + " ";
   if (constData) s += "const ";
-  s += d_.typeName(t) + "*";
+  s +=
+      (t == CType::Bool && !d_.boolStorageName.empty() ? d_.boolStorageName : d_.typeName(t)) + "*";
   if (!d_.restrictQualifier.empty()) s += " " + d_.restrictQualifier;
   return s;
-}
-
-constexpr size_t kLineLimit = 100;
-
-// Word-wraps comment text: each line of `text` becomes one or more `pad + prefix + words` lines.
-static void addLines(const std::string& text, const std::string& pad, const std::string& prefix,
-                     std::string& out, bool wrapWords = false) {
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::string l = prefix + line;
-    while (!l.empty() && l.back() == ' ') l.pop_back();
-    while (wrapWords && pad.size() + l.size() > kLineLimit) {
-      size_t cut = l.rfind(' ', kLineLimit - pad.size());
-      if (cut == std::string::npos || cut <= prefix.size()) break;
-      out += pad + l.substr(0, cut) + "\n";
-      l = prefix + "  " + l.substr(cut + 1);
-    }
-    out += l.empty() ? "\n" : pad + l + "\n";
-  }
-}
-
-// Breaks a long line of code before a binary operator (or after a comma) outside subscripts,
-// preferring the shallowest parenthesis depth; continuation lines are indented four more.
-static std::string breakCode(std::string line, const std::string& pad) {
-  static const char* const kOps[] = {"+ ", "- ", "* ", "/ ", "&& ", "|| ", "? ", ": "};
-  std::string out, cont = pad + "    ";
-  while (line.size() > kLineLimit) {
-    size_t best = 0;
-    int bestDepth = 1 << 30, depth = 0, brackets = 0;
-    for (size_t p = 0; p < kLineLimit && p + 1 < line.size(); ++p) {
-      char c = line[p];
-      if (c == '(') ++depth;
-      if (c == ')') --depth;
-      if (c == '[') ++brackets;
-      if (c == ']') --brackets;
-      if (c != ' ' || brackets > 0 || p < cont.size() + 8) continue;
-      bool cand = line[p - 1] == ',';
-      for (const char* op : kOps) cand = cand || line.compare(p + 1, std::strlen(op), op) == 0;
-      if (cand && depth <= bestDepth) best = p, bestDepth = depth;
-    }
-    if (best == 0) break;
-    out += line.substr(0, best) + "\n";
-    line = cont + line.substr(best + 1);
-  }
-  return out + line + "\n";
 }
 
 void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
@@ -435,6 +408,13 @@ void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
     case StmtKind::ResetStatus:
       addLines(status(d_.statusReset), pad, "", out);
       return;
+    case StmtKind::Barrier:
+      if (d_.barrier.empty()) internal("the dialect " + d_.name + " has no barrier");
+      out += pad + d_.barrier + "\n";
+      return;
+    case StmtKind::Launch:
+      launch(*s, pad, out);
+      return;
     case StmtKind::Return: {
       bool hasValue = s->status || s->value;
       if (fn_ && hasValue != fn_->result.has_value())
@@ -452,6 +432,37 @@ void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
   internal("unknown statement kind");
 }
 
+void Printer::launch(const lir::Stmt& s, const std::string& pad, std::string& out) {
+  if (d_.launchPattern.empty()) internal("the dialect " + d_.name + " cannot launch kernels");
+  std::string args;
+  for (size_t k = 0; k < s.args.size(); ++k) {
+    const lir::Param& p = s.kernelParams[k];
+    const ExprPtr& a = s.args[k];
+    std::string text;
+    if (p.pointer) {
+      text = fmt::format(fmt::runtime(d_.bufferArgPattern), fmt::arg("name", a->name));
+    } else {
+      // Passed as the kernel parameter's exact type: a Var of that type as it is (an Int Var
+      // is an int64), anything else converted.
+      CType natural = a->type == ScalarType::Int ? CType::Int64 : lir::ctypeOf(a->type);
+      Out o = expr(a);
+      text = a->kind == ExprKind::Var && natural == p.type ? o.s : castTo(p.type, o).s;
+    }
+    args += ", " + text;
+  }
+  std::string g[3] = {"1", "1", "1"}, b[3] = {"1", "1", "1"};
+  for (size_t d = 0; d < s.grid.size(); ++d) {
+    g[d] = expr(s.grid[d]).s;
+    b[d] = expr(s.blockShape[d]).s;
+  }
+  std::string text =
+      fmt::format(fmt::runtime(d_.launchPattern), fmt::arg("id", s.value->ival),
+                  fmt::arg("name", s.name), fmt::arg("dims", s.grid.size()), fmt::arg("gx", g[0]),
+                  fmt::arg("gy", g[1]), fmt::arg("gz", g[2]), fmt::arg("bx", b[0]),
+                  fmt::arg("by", b[1]), fmt::arg("bz", b[2]), fmt::arg("args", args));
+  out += breakCode(pad + text, pad);
+}
+
 std::string Printer::status(const std::string& pattern, const std::string& code) {
   if (pattern.empty()) internal("the dialect " + d_.name + " has no error status");
   usesStatus = true;
@@ -464,12 +475,19 @@ std::string Printer::function(const lir::Function& f) {
   std::string out;
   if (!f.comment.empty()) addLines(f.comment, "", "// ", out, true);
   std::vector<std::string> params;
-  for (auto& p : f.params)
-    params.push_back(p.slots     ? "void* const* " + p.name
-                     : p.pointer ? pointerType(p.type, p.constData) + " " + p.name
-                                 : "const " + d_.typeName(p.type) + " " + p.name);
+  for (auto& p : f.params) {
+    std::string scalar = p.type == CType::Bool && !d_.boolStorageName.empty() ? d_.boolStorageName
+                                                                              : d_.typeName(p.type);
+    params.push_back(!p.opaqueType.empty() ? p.opaqueType + " " + p.name
+                     : p.slots             ? "void* const* " + p.name
+                     : p.pointer           ? pointerType(p.type, p.constData) + " " + p.name
+                                           : "const " + scalar + " " + p.name);
+  }
+  if (f.linkage == lir::Linkage::Kernel && (f.result || d_.kernelQualifier.empty()))
+    internal("kernel '" + f.name + "' in dialect " + d_.name);
   const std::string& q = f.linkage == lir::Linkage::Internal  ? d_.internalQualifier
                          : f.linkage == lir::Linkage::ExternC ? d_.externCQualifier
+                         : f.linkage == lir::Linkage::Kernel  ? d_.kernelQualifier
                                                               : d_.publicQualifier;
   std::string result = f.result ? d_.typeName(*f.result) : "void";
   std::string head = (q.empty() ? "" : q + " ") + result + " " + f.name + "(";
@@ -482,6 +500,8 @@ std::string Printer::function(const lir::Function& f) {
     for (size_t i = 0; i < params.size(); ++i)
       out += "    " + params[i] + (i + 1 < params.size() ? ",\n" : ") {\n");
   }
+  for (auto& p : f.params)
+    if (p.maybeUnused) out += "  (void)" + p.name + ";\n";
   if (f.body->kind == StmtKind::Block) {
     for (auto& c : f.body->body) stmt(c, 1, out);
   } else {
@@ -489,77 +509,6 @@ std::string Printer::function(const lir::Function& f) {
   }
   fn_ = nullptr;
   return out + "}\n";
-}
-
-std::string Printer::helperDefinitions() {
-  // Written in the common subset of C, C++, CUDA and OpenCL C; {q} is the dialect's helper
-  // qualifier, {i}/{u} its 64-bit signed/unsigned integer types, {div}/{mod}/{pow} the
-  // lir::Status codes of their errors.
-  std::string out;
-  if (helpers & kIpow)
-    out +=
-        "// Integer power (`^` on ints): 64-bit, wrapping on overflow. A negative exponent is an\n"
-        "// error (recorded; the value is that of 1 / b^-e, truncated).\n"
-        "{q} {i} tessel_ipow({i} b, {i} e) {{\n"
-        "  if (e < 0) {{\n"
-        "    tessel_fail({pow});\n"
-        "    return b == 1 ? 1 : b == -1 ? (e % 2 == 0 ? 1 : -1) : 0;\n"
-        "  }}\n"
-        "  {u} r = 1u, x = ({u})b;\n"
-        "  for (; e > 0; e >>= 1) {{\n"
-        "    if (e & 1) r *= x;\n"
-        "    x *= x;\n"
-        "  }}\n"
-        "  return ({i})r;\n"
-        "}}\n\n";
-  if (helpers & (kIdiv | kImod))
-    out +=
-        "// Integer division and remainder, truncating like C, that never trap: a zero divisor is\n"
-        "// an error (recorded; the value is 0), and -1 wraps.\n";
-  if (helpers & kIdiv)
-    out +=
-        "{q} {i} tessel_idiv({i} a, {i} b) {{\n"
-        "  if (b == 0) {{\n"
-        "    tessel_fail({div});\n"
-        "    return 0;\n"
-        "  }}\n"
-        "  return b == -1 ? ({i})(0u - ({u})a) : a / b;\n"
-        "}}\n";
-  if (helpers & kImod)
-    out +=
-        "{q} {i} tessel_imod({i} a, {i} b) {{\n"
-        "  if (b == 0) {{\n"
-        "    tessel_fail({mod});\n"
-        "    return 0;\n"
-        "  }}\n"
-        "  return b == -1 ? 0 : a % b;\n"
-        "}}\n";
-  if (helpers & (kIdiv | kImod)) out += "\n";
-  // The status and tessel_fail, which every helper calls; the dialect spells the status.
-  std::string head;
-  if (helpers) {
-    head =
-        "// Records run-time error `code` of the program, unless one is recorded already; the\n"
-        "// entry point returns it. Nothing traps: the helpers below return a value and the\n"
-        "// program runs on (its arrays then hold unspecified values).\n";
-    if (!d_.helperQualifier.empty()) head += d_.helperQualifier + " ";
-    head += "void tessel_fail(int code) {\n";
-    addLines(status(d_.statusRecord, "code"), "  ", "", head);
-    head += "}\n\n";
-  }
-  if (usesStatus) {
-    std::string decl =
-        "// The error status: 0, or the first run-time error the program met (set by the "
-        "helpers).\n";
-    addLines(status(d_.statusDecl), "", "", decl);
-    head = decl + "\n" + head;
-  }
-  auto code = [](lir::Status st) { return static_cast<int>(st); };
-  return head + fmt::format(fmt::runtime(out), fmt::arg("q", d_.helperQualifier),
-                            fmt::arg("i", d_.typeName(CType::Int64)), fmt::arg("u", d_.uint64Name),
-                            fmt::arg("div", code(lir::Status::IntDivisionByZero)),
-                            fmt::arg("mod", code(lir::Status::IntRemainderByZero)),
-                            fmt::arg("pow", code(lir::Status::NegativeExponent)));
 }
 
 }  // namespace

@@ -56,6 +56,20 @@ void requireBody(const std::vector<StmtPtr>& body) {
 
 }  // namespace
 
+bool callsStatusHelper(const Expr& e) {
+  if (e.kind != ExprKind::Binary || e.type != ScalarType::Int) return false;
+  if (e.op == Op::Pow) return true;
+  if (e.op != Op::Div && e.op != Op::Mod) return false;
+  const Expr& y = *e.args[1];
+  return y.kind != ExprKind::IntLit || y.ival == 0 || y.ival == -1;
+}
+
+bool usesStatusHelper(const ExprPtr& e) {
+  bool found = false;
+  visitExpr(e, [&](const ExprPtr& x) { found = found || callsStatusHelper(*x); });
+  return found;
+}
+
 StmtPtr block(std::vector<StmtPtr> body) {
   requireBody(body);
   auto s = node(StmtKind::Block);
@@ -177,6 +191,44 @@ StmtPtr returnStatus() {
   auto s = node(StmtKind::Return);
   s->status = true;
   return s;
+}
+
+StmtPtr barrier() { return node(StmtKind::Barrier); }
+
+StmtPtr launch(std::string kernel, int id, std::vector<ExprPtr> grid, std::vector<ExprPtr> block,
+               std::vector<Param> params, std::vector<ExprPtr> args) {
+  require(!kernel.empty(), "launch: empty kernel name");
+  require(!grid.empty() && grid.size() <= 3 && grid.size() == block.size(),
+          "launch: grid and block need the same number of dimensions, 1 to 3");
+  for (auto& e : grid) requireIndex(e, "launch: grid extents must be integer expressions");
+  for (auto& e : block) requireIndex(e, "launch: block extents must be integer expressions");
+  require(params.size() == args.size(), "launch: one argument per kernel parameter");
+  for (size_t k = 0; k < args.size(); ++k) {
+    require(args[k] != nullptr, "launch: null argument");
+    require(!params[k].pointer || args[k]->kind == ExprKind::Var,
+            "launch: a buffer argument must name the device buffer");
+  }
+  auto s = node(StmtKind::Launch);
+  s->name = std::move(kernel);
+  s->value = intLit(id);
+  s->grid = std::move(grid);
+  s->blockShape = std::move(block);
+  s->kernelParams = std::move(params);
+  s->args = std::move(args);
+  return s;
+}
+
+ExprPtr intrinsic(Intrinsic k, int dim) {
+  require(dim >= 0 && dim < 3, "intrinsic: dimension must be 0, 1 or 2");
+  static const char* const kNames[] = {"global_id",  "local_id",   "group_id",
+                                       "local_size", "num_groups", "global_size"};
+  auto e = std::make_shared<Expr>();
+  e->kind = ExprKind::Intrinsic;
+  e->type = ScalarType::Int;
+  e->ival = static_cast<int64_t>(k);
+  e->index = dim;
+  e->name = std::string(kNames[static_cast<int>(k)]) + "." + "xyz"[dim];
+  return e;
 }
 
 // ---- index arithmetic ----------------------------------------------------------------------

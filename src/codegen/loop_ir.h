@@ -3,7 +3,13 @@
 // Backends lower the Algorithm IR into this IR and a CLikeEmitter prints it through a Dialect
 // (architecture.md principle 2: an IR, not string concatenation). Nodes are immutable and built
 // through validating factories. Expressions are tessel::Expr; generated code adds Var (a named
-// variable) and Load (buffer[linear index]).
+// variable), Load (buffer[linear index]) and Intrinsic (a GPU thread or block index).
+//
+// Kernels. The same IR describes GPU kernels (Linkage::Kernel functions, whose pointer
+// parameters are device buffers in the dialect's address space), with neutral thread/block
+// indices (intrinsic()), guards (If) and barriers, and the host code that launches them
+// (Launch statements, runtime handles as opaque parameters). CUDA and OpenCL differ only in
+// their Dialect tables.
 //
 // Integers. A language int value is 64-bit in generated code (as in the reference interpreter:
 // int arithmetic in 64 bits, wrapped to int32 when stored), so loop indices, parameters, int
@@ -16,7 +22,8 @@
 // run-time errors of the program (language.md 9.9). Generated code never traps on them: the
 // helpers that compute these operations record a Status in the module's error status (the first
 // error wins) and return a value, and the computation runs on. ResetStatus clears the status and
-// a Return of the status hands it to the caller; the Dialect spells all three.
+// a Return of the status hands it to the caller; the Dialect spells all three. In GPU kernels
+// the status is an int in device memory, passed to every kernel (Dialect::statusParam).
 #pragma once
 
 #include <memory>
@@ -64,6 +71,30 @@ enum class StmtKind {
   Call,         // name(args...)
   ResetStatus,  // clear the module's error status (Status::Ok)
   Return,       // return value; `return;` without one; the error status if `status` is set
+  Barrier,      // kernels: every thread of the block (work-group) waits here; memory is ordered
+  Launch,       // host code: run kernel `name` (id `value`) over a grid of blocks (see launch())
+};
+
+/// True when the emitter prints binary node `e` (not its operands) as a call of a helper that
+/// takes the error status: integer `/` and `%` by anything but a literal other than 0 and -1
+/// (which cannot fail), and integer `^`.
+bool callsStatusHelper(const Expr& e);
+/// True when `e` or any of its operands does.
+bool usesStatusHelper(const ExprPtr& e);
+
+/// A function parameter: a typed buffer pointer, or a scalar value passed by value.
+struct Param {
+  std::string name;
+  CType type = CType::Double;
+  bool pointer = false;
+  bool constData = false;  // pointer to const elements
+  bool slots = false;      // an untyped table of buffer pointers (`void* const*`); type unused
+  /// Host code: a handle of the host runtime, its C type spelled as given (`tessel_runtime&`);
+  /// type, pointer and constData unused. Arguments for it are Vars naming the handle.
+  std::string opaqueType = {};
+  /// The body may not use it (a kernel's error status where nothing can fail): the emitter
+  /// marks it used (`(void)name;`) so that compilers do not warn.
+  bool maybeUnused = false;
 };
 
 struct Stmt;
@@ -85,6 +116,10 @@ struct Stmt {
   std::vector<ExprPtr> args;  // Call
   std::vector<StmtPtr> body;  // Block, For, If (then)
   std::vector<StmtPtr> orElse;  // If (else)
+  // Launch: the grid (blocks per dimension) and the block (threads per dimension), x first,
+  // 1 to 3 entries each; the kernel's parameters, matched one to one by `args`.
+  std::vector<ExprPtr> grid, blockShape;
+  std::vector<Param> kernelParams;
 };
 
 // Validating factories.
@@ -105,20 +140,33 @@ StmtPtr resetStatus();
 StmtPtr returnValue(ExprPtr value = nullptr);
 /// Returns the module's error status (a function whose result is Int32).
 StmtPtr returnStatus();
+/// Kernels: a barrier of the thread block (CUDA __syncthreads, OpenCL barrier).
+StmtPtr barrier();
+/// Host code: launches kernel `kernel` (its index `id` among the module's kernels) over `grid`
+/// blocks of `block` threads (x first; the same number of dimensions, 1 to 3), passing `args`
+/// for the kernel's `params` (pointer params: a Var naming the device buffer; scalar params:
+/// a value, converted to the parameter's type).
+StmtPtr launch(std::string kernel, int id, std::vector<ExprPtr> grid, std::vector<ExprPtr> block,
+               std::vector<Param> params, std::vector<ExprPtr> args);
 
-/// A function parameter: a typed buffer pointer, or a scalar value passed by value.
-struct Param {
-  std::string name;
-  CType type = CType::Double;
-  bool pointer = false;
-  bool constData = false;  // pointer to const elements
-  bool slots = false;      // an untyped table of buffer pointers (`void* const*`); type unused
+/// GPU thread and block indices, neutral: each dialect spells them (CUDA threadIdx/blockIdx,
+/// OpenCL get_local_id/get_group_id). Values are 64-bit ints; dimension 0 is x, the fastest.
+enum class Intrinsic {
+  GlobalId,    // the thread's index in the whole grid: group id * block size + local id
+  LocalId,     // the thread's index in its block
+  GroupId,     // the block's index in the grid
+  LocalSize,   // threads per block
+  NumGroups,   // blocks in the grid
+  GlobalSize,  // threads in the grid
 };
+/// An intrinsic index along hardware dimension `dim` (0 = x, 1 = y, 2 = z): an Int expression.
+ExprPtr intrinsic(Intrinsic k, int dim);
 
 enum class Linkage {
   Internal,  // a helper of this translation unit
   Public,    // an ordinary external function
   ExternC,   // the C entry point loaded with dlopen
+  Kernel,    // a GPU kernel (CUDA __global__, OpenCL __kernel): returns nothing
 };
 
 struct Function {

@@ -7,6 +7,7 @@
 
 #include "analysis/regions.h"
 #include "codegen/dialect.h"
+#include "codegen/namer.h"
 
 namespace tessel {
 
@@ -22,34 +23,6 @@ namespace {
 [[noreturn]] void internal(const std::string& what) {
   throw std::logic_error("internal error: C++ lowering: " + what);
 }
-
-/// Hands out C identifiers: unique in its scope, never a reserved word, never reserved by C++
-/// (a leading underscore or a double underscore).
-class Namer {
- public:
-  void reserve(const std::string& n) { used_.insert(n); }
-  /// A name for a buffer whose allocation also declares `<name>_storage` (cppDialect's alloc).
-  std::string takeBuffer(const std::string& want) {
-    std::string n = take(want);
-    while (used_.count(n + "_storage")) n = take(want);
-    used_.insert(n + "_storage");
-    return n;
-  }
-  std::string take(const std::string& want) {
-    std::string base;
-    for (char c : want)
-      if (!(c == '_' && !base.empty() && base.back() == '_')) base += c;
-    if (base.empty() || base[0] == '_') base = "v" + base;
-    std::string n = base;
-    for (int k = 2; used_.count(n); ++k)
-      n = fmt::format("{}{}{}", base, base.back() == '_' ? "" : "_", k);
-    used_.insert(n);
-    return n;
-  }
-
- private:
-  std::set<std::string> used_;
-};
 
 /// C names of the program's global symbols, shared by every generated function.
 struct GlobalNames {

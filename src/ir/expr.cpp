@@ -264,6 +264,7 @@ std::string toString(const ExprPtr& e, const std::vector<std::string>& iters) {
     case ExprKind::IterRef:
     case ExprKind::ScalarRef:
     case ExprKind::Var:
+    case ExprKind::Intrinsic:
       return e->name;
     case ExprKind::Load:
       return e->name + "[" + toString(e->args[0], iters) + "]";

@@ -28,8 +28,10 @@ enum class ExprKind {
   Select,     // args = {cond, a, b}
   Cast,       // convert args[0] to `type`
   // Generated-code kinds (codegen's loop IR):
-  Var,   // a named variable of `type` (loop index, local, function parameter); name
-  Load,  // name = buffer, args[0] = linear element index (an int expression); element `type`
+  Var,        // a named variable of `type` (loop index, local, function parameter); name
+  Load,       // name = buffer, args[0] = linear element index (an int expression); element `type`
+  Intrinsic,  // a GPU thread/block index (lir::Intrinsic in ival, hardware dimension 0-2 in
+              // index: 0 is x, the fastest); an int value; name for printing
 };
 
 enum class Op { Add, Sub, Mul, Div, Mod, Pow, Lt, Le, Gt, Ge, Eq, Ne, And, Or, Neg };

@@ -641,6 +641,7 @@ NodePtr compileExpr(const ExprPtr& e, const CompileEnv& env) {
       return compileAs(e->args.at(0), e->type, env);
     case ExprKind::Var:
     case ExprKind::Load:
+    case ExprKind::Intrinsic:
       break;  // generated-code kinds never occur in the Algorithm IR
   }
   throw std::logic_error("interpreter: expression kind outside the Algorithm IR");

@@ -1,0 +1,146 @@
+#include "codegen/build_util.h"
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "analysis/bounds.h"
+#include "runtime/errors.h"
+#include "support/diagnostics.h"
+
+namespace fs = std::filesystem;
+
+namespace tessel {
+
+std::string hostCpu() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0 || line.rfind("flags", 0) == 0) return line;
+  return {};
+}
+
+uint64_t fnv1a(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string shellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string readFile(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path tempName(const fs::path& p) {
+  static std::atomic<unsigned> counter{0};  // uniqueness only; holds no program state
+  return fs::path(p.string() + fmt::format(".tmp.{}.{}", getpid(), counter++));
+}
+
+void writeFile(const fs::path& p, const std::string& text) {
+  fs::path tmp = tempName(p);
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+  }
+  fs::rename(tmp, p);
+}
+
+std::string firstLines(const std::string& text, int n) {
+  std::istringstream in(text);
+  std::string line, out;
+  for (int k = 0; k < n && std::getline(in, line); ++k) out += line + "\n";
+  return out;
+}
+
+int runInDirectory(const fs::path& dir, const std::string& command, const fs::path& log) {
+  std::string full = fmt::format("cd {} && {} > {} 2>&1", shellQuote(dir.string()), command,
+                                 shellQuote(log.string()));
+  int rc = std::system(full.c_str());
+  if (rc == 0) return 0;
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+// ---- typed buffers for one run -----------------------------------------------------------
+
+TypedBuffer::TypedBuffer(ArrayData& a) : a_(a) {
+  size_t n = a.values.size();
+  switch (a.type) {
+    case ScalarType::Double:
+      ptr_ = a.values.data();
+      break;  // used in place
+    case ScalarType::Float:
+      f_.assign(a.values.begin(), a.values.end());
+      ptr_ = f_.data();
+      break;
+    case ScalarType::Int:
+      i_.resize(n);
+      for (size_t k = 0; k < n; ++k) i_[k] = static_cast<int32_t>(a.values[k]);
+      ptr_ = i_.data();
+      break;
+    case ScalarType::Bool:
+      b_ = std::make_unique<bool[]>(n);
+      for (size_t k = 0; k < n; ++k) b_[k] = a.values[k] != 0;
+      ptr_ = b_.get();
+      break;
+  }
+}
+
+void TypedBuffer::storeBack() {
+  size_t n = a_.values.size();
+  switch (a_.type) {
+    case ScalarType::Double:
+      break;
+    case ScalarType::Float:
+      for (size_t k = 0; k < n; ++k) a_.values[k] = f_[k];
+      break;
+    case ScalarType::Int:
+      for (size_t k = 0; k < n; ++k) a_.values[k] = i_[k];
+      break;
+    case ScalarType::Bool:
+      for (size_t k = 0; k < n; ++k) a_.values[k] = b_[k] ? 1.0 : 0.0;
+      break;
+  }
+}
+
+void checkState(const Program& prog, const ProgramState& st) {
+  if (st.params.size() != prog.params.size())
+    throw RuntimeError(fmt::format("the program has {} parameters, the state gives {} values",
+                                   prog.params.size(), st.params.size()));
+  if (st.arrays.size() != prog.arrays.size() || st.scalars.size() != prog.scalars.size())
+    throw RuntimeError("the state's arrays or scalars do not match the program");
+  for (size_t a = 0; a < prog.arrays.size(); ++a) {
+    const ArrayDecl& d = prog.arrays[a];
+    int64_t n = elementCount(d.extents, st.params);
+    if (st.arrays[a].type != d.type || static_cast<int64_t>(st.arrays[a].values.size()) != n)
+      throw RuntimeError(fmt::format("array '{}' holds {} {} values; the program needs {} {}",
+                                     d.name, st.arrays[a].values.size(),
+                                     typeName(st.arrays[a].type), n, typeName(d.type)));
+  }
+  DiagnosticEngine diags;
+  if (!checkBounds(prog, st.params, diags)) {
+    std::string msg;
+    for (auto& dg : diags.diagnostics())
+      if (dg.severity == Severity::Error) msg += DiagnosticEngine::render(dg);
+    throw RuntimeError(msg.empty() ? "an access would leave an array" : msg);
+  }
+}
+
+}  // namespace tessel

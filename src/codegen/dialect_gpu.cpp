@@ -1,0 +1,159 @@
+// The GPU dialects: CUDA and OpenCL device code, and the C++ host code that drives them.
+//
+// The two device dialects differ only in these tables: type names, qualifiers, the address space
+// of buffers, index and barrier spellings, math names and the error status's atomics. Names the
+// generated code must avoid are the union over both, so a program's CUDA and OpenCL kernels use
+// the same identifiers.
+#include <string>
+#include <vector>
+
+#include "codegen/dialect.h"
+
+namespace tessel {
+
+namespace {
+
+// clang-format off
+// Identifiers of OpenCL C and CUDA C++ that generated names must avoid (keywords, address
+// spaces, built-in types, index functions, macros of the standard headers).
+const char* const kGpuWords[] = {
+    // OpenCL C
+    "kernel", "global", "local", "constant", "private", "generic", "read_only", "write_only",
+    "read_write", "uchar", "ushort", "uint", "ulong", "half", "quad", "complex", "imaginary",
+    "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "image1d_t", "image2d_t", "image3d_t",
+    "image1d_array_t", "image2d_array_t", "image1d_buffer_t", "sampler_t", "event_t",
+    "cl_mem_fence_flags",
+    "get_global_id", "get_local_id", "get_group_id", "get_local_size", "get_global_size",
+    "get_num_groups", "get_work_dim", "get_global_offset", "barrier", "mem_fence", "read_mem_fence",
+    "write_mem_fence", "atomic_cmpxchg", "atomic_add", "atomic_sub", "atomic_xchg", "atomic_inc",
+    "atomic_dec", "atomic_min", "atomic_max", "atomic_and", "atomic_or", "atomic_xor",
+    "CLK_LOCAL_MEM_FENCE", "CLK_GLOBAL_MEM_FENCE", "select", "clamp", "mix", "sign", "step",
+    "smoothstep", "dot", "cross", "length", "distance", "normalize", "isnan", "isinf", "isfinite",
+    "signbit", "any", "all", "printf", "vload", "vstore", "async_work_group_copy",
+    "wait_group_events", "prefetch", "convert", "as_type", "vec_step", "shuffle", "shuffle2",
+    // CUDA C++
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "atomicCAS", "atomicAdd",
+    "atomicExch", "atomicMin", "atomicMax", "llabs", "llmin", "llmax", "ullmin", "ullmax", "umin",
+    "umax", "cudaError_t", "cudaStream_t", "cudaEvent_t", "nullptr_t",
+    // macros of math.h, float.h, limits.h and the OpenCL built-ins
+    "M_E", "M_LOG2E", "M_LOG10E", "M_LN2", "M_LN10", "M_PI", "M_PI_2", "M_PI_4", "M_1_PI",
+    "M_2_PI", "M_2_SQRTPI", "M_SQRT2", "M_SQRT1_2", "M_E_F", "M_PI_F", "MAXFLOAT", "HUGE_VALF",
+    "HUGE_VALL", "FLT_MAX", "FLT_MIN", "FLT_EPSILON", "FLT_DIG", "FLT_RADIX", "FLT_MANT_DIG",
+    "DBL_MAX", "DBL_MIN", "DBL_EPSILON", "DBL_DIG", "DBL_MANT_DIG", "CHAR_BIT", "CHAR_MAX",
+    "CHAR_MIN", "SCHAR_MAX", "SCHAR_MIN", "UCHAR_MAX", "SHRT_MAX", "SHRT_MIN", "USHRT_MAX",
+    "INT_MAX", "INT_MIN", "UINT_MAX", "LONG_MAX", "LONG_MIN", "ULONG_MAX", "LLONG_MAX",
+    "LLONG_MIN", "FP_FAST_FMA", "FP_FAST_FMAF", "FP_ILOGB0", "FP_ILOGBNAN", "EXIT_SUCCESS",
+    "EXIT_FAILURE", "RAND_MAX", "EOF", "BUFSIZ", "stdin", "stdout", "stderr",
+    "true", "false", "bool",
+};
+// clang-format on
+
+/// C++ words, GPU words and the vector type names of OpenCL (float4, uchar16, ...).
+std::vector<std::string> gpuReservedWords() {
+  std::vector<std::string> w = cppDialect().reservedWords;
+  for (const char* x : kGpuWords) w.push_back(x);
+  for (const char* t : {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float",
+                        "double", "half", "bool"})
+    for (int n : {2, 3, 4, 8, 16}) w.push_back(std::string(t) + std::to_string(n));
+  return w;
+}
+
+/// What CUDA and OpenCL share.
+Dialect deviceBase() {
+  Dialect d;
+  d.internalQualifier = "static";
+  d.publicQualifier.clear();
+  d.externCQualifier.clear();
+  d.reservedWords = gpuReservedWords();
+  return d;
+}
+
+}  // namespace
+
+Dialect cudaDialect() {
+  Dialect d = deviceBase();
+  d.name = "CUDA";
+  d.prelude = {"#include <cmath>", "#include <cstdint>", "#include <cuda_runtime.h>"};
+  d.typeNames = {"bool", "int", "long long", "float", "double"};
+  d.uint64Name = "unsigned long long";
+  d.restrictQualifier = "__restrict__";
+  // Plain C names: ptxas reports resources under them (no C++ mangling).
+  d.kernelQualifier = "extern \"C\" __global__";
+  d.internalQualifier = "static __device__";
+  d.helperQualifier = "static __device__ inline";
+  d.intrinsicPatterns = {
+      "((long long)blockIdx.{c} * blockDim.{c} + threadIdx.{c})",
+      "(long long)threadIdx.{c}",
+      "(long long)blockIdx.{c}",
+      "(long long)blockDim.{c}",
+      "(long long)gridDim.{c}",
+      "((long long)gridDim.{c} * blockDim.{c})",
+  };
+  d.barrier = "__syncthreads();";
+  d.statusName = "tessel_device_status";
+  d.statusParam = "int* {name}";
+  d.statusRecord = "atomicCAS({name}, 0, {code});";
+  d.mathOverrides = {
+      {"abs", {"llabs", "fabsf", "fabs"}},
+      // fmin/fmax like the reference interpreter (a NaN operand is ignored)
+      {"min", {"llmin", "fminf", "fmin"}},
+      {"max", {"llmax", "fmaxf", "fmax"}},
+  };
+  return d;
+}
+
+Dialect openclDialect() {
+  Dialect d = deviceBase();
+  d.name = "OpenCL";
+  d.prelude = {
+      "// Exact IEEE arithmetic: no contraction of a*b+c into an FMA (agreement with the "
+      "reference).",
+      "#pragma OPENCL FP_CONTRACT OFF",
+      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable",
+  };
+  d.typeNames = {"bool", "int", "long", "float", "double"};
+  d.uint64Name = "ulong";
+  d.int64Suffix = "L";
+  d.restrictQualifier = "restrict";
+  d.pointerAddressSpace = "__global";
+  d.boolStorageName = "uchar";
+  d.kernelQualifier = "__kernel";
+  d.helperQualifier = "static inline";
+  d.intrinsicPatterns = {
+      "(long)get_global_id({d})",  "(long)get_local_id({d})",   "(long)get_group_id({d})",
+      "(long)get_local_size({d})", "(long)get_num_groups({d})", "(long)get_global_size({d})",
+  };
+  d.barrier = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);";
+  d.statusName = "tessel_device_status";
+  d.statusParam = "__global int* {name}";
+  d.statusRecord = "atomic_cmpxchg({name}, 0, {code});";
+  // Math functions are overloaded on float and double; integer abs returns an unsigned type,
+  // converted back to a (signed) language int.
+  d.mathOverloaded = true;
+  d.mathOverrides = {
+      {"abs", {"(long)abs", "fabs", "fabs"}},
+      {"min", {"min", "fmin", "fmin"}},
+      {"max", {"max", "fmax", "fmax"}},
+  };
+  return d;
+}
+
+Dialect gpuHostDialect() {
+  Dialect d = cppDialect();
+  d.name = "C++ host (GPU)";
+  d.prelude.clear();  // the host runtime's includes come first
+  d.parallelPragma.clear();
+  d.simdPragma.clear();
+  d.parallelSimdPragma.clear();
+  d.internalQualifier = "static";
+  d.allocPattern = "tessel_device_buffer {name}(rt, sizeof({type}) * ({count}), \"{name}\");";
+  d.copyPattern = "tessel_copy(rt, {dst}, {src});  // on the device: {count} elements";
+  d.launchPattern =
+      "tessel_launch(rt, {id}, {dims}, {gx}, {gy}, {gz}, {bx}, {by}, {bz}{args});  // {name}";
+  d.bufferArgPattern = "{name}.handle";
+  std::vector<std::string> words = gpuReservedWords();
+  d.reservedWords.insert(d.reservedWords.end(), words.begin(), words.end());
+  return d;
+}
+
+}  // namespace tessel

@@ -1,0 +1,53 @@
+// The GPU backends' sources: a Program lowered for a GPU (lower_gpu.h) and printed as OpenCL or
+// CUDA, with its host code and a CMakeLists.txt that builds it standalone.
+//
+// OpenCL: tessel_kernels.cl (the kernels, OpenCL C 1.2), tessel_host.cpp (the host code, with
+//   the kernels embedded as a string and built when the device is opened), CMakeLists.txt.
+// CUDA:   tessel_program.cu (kernels and host code), CMakeLists.txt (arch sm_90 by default).
+// Either builds into libtessel_program.so with the C interface of gpu_host_runtime.h.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "codegen/gpu_host_runtime.h"
+#include "codegen/lower_gpu.h"
+#include "ir/program.h"
+
+namespace tessel {
+
+inline constexpr const char* kOpenclKernelName = "tessel_kernels.cl";
+inline constexpr const char* kOpenclHostName = "tessel_host.cpp";
+inline constexpr const char* kCudaSourceName = "tessel_program.cu";
+inline constexpr const char* kGpuLibraryName = "libtessel_program.so";
+inline constexpr const char* kDefaultCudaArch = "sm_90";
+
+/// Compiler flags for the OpenCL host code (after `c++`, before the file; link with -lOpenCL):
+/// C++17, a shared library, the host's own arithmetic exact like the reference (no FMA
+/// contraction, wrapping ints).
+std::vector<std::string> openclHostCompileFlags();
+/// nvcc flags for the CUDA file as a shared library for `arch` (sm_90): -O3, -fmad=false (no
+/// FMA contraction in kernels), the host flags as for OpenCL.
+std::vector<std::string> cudaCompileFlags(const std::string& arch = kDefaultCudaArch);
+
+struct GpuSources {
+  GpuApi api = GpuApi::OpenCL;
+  std::vector<GpuKernelInfo> kernels;  // by launch id
+  std::vector<std::string> notes;      // the lowering's decisions (fallbacks)
+  std::string kernelSource;  // OpenCL: tessel_kernels.cl; CUDA: the device part of the .cu
+  std::string hostSource;    // OpenCL: tessel_host.cpp; CUDA: the whole tessel_program.cu
+  std::string cmakeLists;
+};
+
+/// Lowers and prints `prog` for `api`. `cudaArch` is used by the CMakeLists and build comments.
+/// Throws std::invalid_argument for an unusable configuration (see lowerToGpu).
+GpuSources generateGpu(const Program& prog, GpuApi api, const GpuLaunchPlan& plan = {},
+                       const std::string& cudaArch = kDefaultCudaArch);
+
+/// Writes the sources into `directory` (created if needed) without compiling; returns the paths
+/// written, the main source first.
+std::vector<std::filesystem::path> writeGpuProject(const GpuSources& src,
+                                                   const std::filesystem::path& directory);
+
+}  // namespace tessel

@@ -1,0 +1,126 @@
+#include "codegen/gpu_host_runtime.h"
+
+#include <fmt/format.h>
+
+#include "codegen/gpu_host_runtime_parts.h"
+
+namespace tessel {
+
+namespace {
+
+// The C interface, the same over both APIs ({env}: the variable tessel_entry reads).
+const char* const kEntry = R"RT(// ---- C interface (what the tessel runtime loads with dlopen) ----
+
+struct tessel_gpu {{
+  tessel_runtime rt;
+}};
+
+static int32_t tessel_report(int32_t code, const std::string& text, char* message, int32_t size) {{
+  if (message && size > 0) std::snprintf(message, static_cast<size_t>(size), "%s", text.c_str());
+  return code;
+}}
+
+// Opens the device (see the file comment for `device`) and builds the kernels.
+extern "C" int32_t tessel_gpu_open(const char* device, tessel_gpu** gpu, char* message,
+                                   int32_t size) {{
+  *gpu = nullptr;
+  tessel_gpu* g = nullptr;
+  try {{
+    g = new tessel_gpu;
+    g->rt.open(device);
+    *gpu = g;
+    return 0;
+  }} catch (const tessel_error& e) {{
+    delete g;
+    return tessel_report(e.code, e.message, message, size);
+  }} catch (const std::exception& e) {{
+    delete g;
+    return tessel_report(100, e.what(), message, size);
+  }}
+}}
+
+// Runs the program once; *kernel_seconds receives the device time of its kernels and copies.
+extern "C" int32_t tessel_gpu_run(tessel_gpu* gpu, void* const* arrays, const double* scalars,
+                                  const int64_t* params, double* kernel_seconds, char* message,
+                                  int32_t size) {{
+  try {{
+    gpu->rt.begin_run();
+    int32_t host = tessel_program(gpu->rt, arrays, scalars, params);
+    int32_t device = gpu->rt.end_run();
+    if (kernel_seconds) *kernel_seconds = gpu->rt.seconds;
+    return host != 0 ? host : device;
+  }} catch (const tessel_error& e) {{
+    gpu->rt.release_events();
+    return tessel_report(e.code, e.message, message, size);
+  }} catch (const std::exception& e) {{
+    gpu->rt.release_events();
+    return tessel_report(100, e.what(), message, size);
+  }}
+}}
+
+extern "C" const char* tessel_gpu_device(const tessel_gpu* gpu) {{ return gpu->rt.name.c_str(); }}
+
+extern "C" void tessel_gpu_close(tessel_gpu* gpu) {{ delete gpu; }}
+
+// Open, run once, close: the device from ${env} (or the first); errors are printed.
+extern "C" int32_t tessel_entry(void* const* arrays, const double* scalars,
+                                const int64_t* params) {{
+  char message[8192] = "";
+  tessel_gpu* gpu = nullptr;
+  int32_t s = tessel_gpu_open(std::getenv("{env}"), &gpu, message, sizeof message);
+  if (s == 0) {{
+    s = tessel_gpu_run(gpu, arrays, scalars, params, nullptr, message, sizeof message);
+    tessel_gpu_close(gpu);
+  }}
+  if (s >= 100) std::fprintf(stderr, "tessel: %s\n", message);
+  return s;
+}}
+)RT";
+
+}  // namespace
+
+GpuHostRuntime gpuHostRuntime(GpuApi api) {
+  bool cl = api == GpuApi::OpenCL;
+  GpuHostRuntime r;
+  r.includes = cl ? gpu::openclIncludes() : gpu::cudaIncludes();
+  r.definitions = cl ? gpu::openclDefinitions() : gpu::cudaDefinitions();
+  r.entry = fmt::format(fmt::runtime(kEntry),
+                        fmt::arg("env", cl ? "TESSEL_OPENCL_DEVICE" : "TESSEL_CUDA_DEVICE"));
+  return r;
+}
+
+const std::vector<std::string>& gpuHostRuntimeNames() {
+  static const std::vector<std::string> names = {
+      "tessel_error",
+      "tessel_cl_error_name",
+      "tessel_check",
+      "tessel_lower",
+      "tessel_runtime",
+      "tessel_device_buffer",
+      "tessel_copy_in",
+      "tessel_copy_out",
+      "tessel_zero",
+      "tessel_copy",
+      "tessel_set_arg",
+      "tessel_launch",
+      "tessel_gpu",
+      "tessel_report",
+      "tessel_gpu_open",
+      "tessel_gpu_run",
+      "tessel_gpu_device",
+      "tessel_gpu_close",
+      "tessel_entry",
+      "kTesselKernelNames",
+      "kTesselKernels",
+      "kTesselKernelCount",
+      "kTesselKernelSource",
+      "kTesselBuildOptions",
+      "tessel_status",
+      "tessel_program",
+      "rt",
+      "dim3",
+  };
+  return names;
+}
+
+}  // namespace tessel

@@ -1,0 +1,223 @@
+// The CUDA host runtime (gpu_host_runtime.h): C++ over the CUDA runtime API.
+#include "codegen/gpu_host_runtime_parts.h"
+
+namespace tessel::gpu {
+
+const char* cudaIncludes() {
+  return R"RT(#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+)RT";
+}
+
+const char* cudaDefinitions() {
+  return R"RT(// ---- host runtime (CUDA) ----------------------------------------------------------
+
+// An API call failed, or there is no device: unwinds to the C interface, which reports it.
+struct tessel_error {
+  int32_t code;  // 100: an API call failed; 101: no device
+  std::string message;
+};
+
+// Every API call goes through this check: a failure names the call and its error code.
+[[maybe_unused]]
+static void tessel_check(cudaError_t err, const char* call, const std::string& what = "") {
+  if (err == cudaSuccess) return;
+  throw tessel_error{100, std::string(call) + (what.empty() ? "" : " (" + what + ")") +
+                              " failed: " + cudaGetErrorName(err) + " (" +
+                              std::to_string(static_cast<int>(err)) + "): " +
+                              cudaGetErrorString(err)};
+}
+
+struct tessel_runtime {
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  int* status = nullptr;  // the device error status, every kernel's last argument
+  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events;  // kernels and copies not yet timed
+  double seconds = 0;                                        // device time of the timed ones
+  std::string name;                                          // "CUDA: device"
+
+  tessel_runtime() = default;
+  // Releases are not checked: a destructor could do nothing about a failure.
+  tessel_runtime(const tessel_runtime&) = delete;
+  tessel_runtime& operator=(const tessel_runtime&) = delete;
+  ~tessel_runtime() {
+    release_events();
+    if (status) cudaFree(status);
+    if (stream) cudaStreamDestroy(stream);
+  }
+
+  // Picks the device: "" the first; a number the n-th; otherwise the first whose name contains
+  // the text (case-insensitive).
+  void open(const char* selector) {
+    std::string want = selector ? selector : "";
+    int n = 0;
+    cudaError_t err = cudaGetDeviceCount(&n);
+    if (err != cudaSuccess || n == 0)
+      throw tessel_error{101, std::string("no CUDA device (cudaGetDeviceCount: ") +
+                                  (err == cudaSuccess ? "0 devices"
+                                                      : std::string(cudaGetErrorName(err)) +
+                                                            ": " + cudaGetErrorString(err)) +
+                                  ")"};
+    std::vector<std::string> names;
+    for (int d = 0; d < n; ++d) {
+      cudaDeviceProp p;
+      tessel_check(cudaGetDeviceProperties(&p, d), "cudaGetDeviceProperties");
+      names.push_back(std::string("CUDA: ") + p.name);
+    }
+    auto lower = [](std::string s) {
+      for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      return s;
+    };
+    if (want.empty()) {
+      device = 0;
+    } else if (std::all_of(want.begin(), want.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      device = std::atoi(want.c_str());
+    } else {
+      for (int d = 0; d < n && device < 0; ++d)
+        if (lower(names[d]).find(lower(want)) != std::string::npos) device = d;
+    }
+    if (device < 0 || device >= n) {
+      std::string list;
+      for (int d = 0; d < n; ++d) list += "\n  " + std::to_string(d) + ": " + names[d];
+      throw tessel_error{101, "no CUDA device matches '" + want + "'; the devices are:" + list};
+    }
+    name = names[device];
+    tessel_check(cudaSetDevice(device), "cudaSetDevice");
+    tessel_check(cudaStreamCreate(&stream), "cudaStreamCreate");
+    tessel_check(cudaMalloc(reinterpret_cast<void**>(&status), sizeof(int)), "cudaMalloc",
+                 "error status");
+  }
+
+  // Adds the device time of every finished command to `seconds`.
+  void collect() {
+    for (auto& e : events) {
+      tessel_check(cudaEventSynchronize(e.second), "cudaEventSynchronize");
+      float ms = 0;
+      tessel_check(cudaEventElapsedTime(&ms, e.first, e.second), "cudaEventElapsedTime");
+      seconds += ms * 1e-3;
+    }
+    release_events();
+  }
+  void release_events() {
+    for (auto& e : events) {
+      cudaEventDestroy(e.first);
+      cudaEventDestroy(e.second);
+    }
+    events.clear();
+  }
+  std::pair<cudaEvent_t, cudaEvent_t> start_timing() {
+    std::pair<cudaEvent_t, cudaEvent_t> e{nullptr, nullptr};
+    tessel_check(cudaEventCreate(&e.first), "cudaEventCreate");
+    tessel_check(cudaEventCreate(&e.second), "cudaEventCreate");
+    tessel_check(cudaEventRecord(e.first, stream), "cudaEventRecord");
+    return e;
+  }
+  void stop_timing(std::pair<cudaEvent_t, cudaEvent_t> e) {
+    tessel_check(cudaEventRecord(e.second, stream), "cudaEventRecord");
+    events.push_back(e);
+    if (events.size() >= 256) collect();
+  }
+
+  void begin_run() {
+    release_events();
+    seconds = 0;
+    tessel_check(cudaMemsetAsync(status, 0, sizeof(int), stream), "cudaMemsetAsync",
+                 "error status");
+  }
+  int32_t end_run() {
+    tessel_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    collect();
+    int s = 0;
+    tessel_check(cudaMemcpy(&s, status, sizeof s, cudaMemcpyDeviceToHost), "cudaMemcpy",
+                 "error status");
+    return s;
+  }
+};
+
+// A device buffer, freed when it goes out of scope.
+struct tessel_device_buffer {
+  void* handle = nullptr;
+  size_t bytes = 0;
+  std::string name;
+  tessel_device_buffer(tessel_runtime& /*rt*/, size_t n, const char* what) : bytes(n), name(what) {
+    tessel_check(cudaMalloc(&handle, std::max<size_t>(n, 1)), "cudaMalloc",
+                 name + ", " + std::to_string(n) + " bytes");
+  }
+  tessel_device_buffer(const tessel_device_buffer&) = delete;
+  tessel_device_buffer& operator=(const tessel_device_buffer&) = delete;
+  ~tessel_device_buffer() {
+    if (handle) cudaFree(handle);
+  }
+};
+
+[[maybe_unused]]
+static void tessel_copy_in(tessel_runtime& rt, tessel_device_buffer& dst, const void* src) {
+  if (dst.bytes == 0) return;
+  tessel_check(cudaMemcpyAsync(dst.handle, src, dst.bytes, cudaMemcpyHostToDevice, rt.stream),
+               "cudaMemcpyAsync", dst.name);
+  tessel_check(cudaStreamSynchronize(rt.stream), "cudaStreamSynchronize");
+}
+
+[[maybe_unused]]
+static void tessel_copy_out(tessel_runtime& rt, void* dst, tessel_device_buffer& src) {
+  if (src.bytes == 0) return;
+  tessel_check(cudaMemcpyAsync(dst, src.handle, src.bytes, cudaMemcpyDeviceToHost, rt.stream),
+               "cudaMemcpyAsync", src.name);
+  tessel_check(cudaStreamSynchronize(rt.stream), "cudaStreamSynchronize");
+}
+
+[[maybe_unused]]
+static void tessel_zero(tessel_runtime& rt, tessel_device_buffer& dst) {
+  if (dst.bytes == 0) return;
+  tessel_check(cudaMemsetAsync(dst.handle, 0, dst.bytes, rt.stream), "cudaMemsetAsync", dst.name);
+}
+
+// On the device, timed like a kernel (part of the computation, not a transfer).
+[[maybe_unused]]
+static void tessel_copy(tessel_runtime& rt, tessel_device_buffer& dst, tessel_device_buffer& src) {
+  if (dst.bytes == 0) return;
+  auto e = rt.start_timing();
+  tessel_check(cudaMemcpyAsync(dst.handle, src.handle, dst.bytes, cudaMemcpyDeviceToDevice,
+                               rt.stream),
+               "cudaMemcpyAsync", src.name + " to " + dst.name);
+  rt.stop_timing(e);
+}
+
+// Launches kernel `id` over gx*gy*gz blocks of bx*by*bz threads; the arguments are passed as
+// they are (each has its kernel parameter's type), then the error status.
+template <class... A>
+[[maybe_unused]]
+static void tessel_launch(tessel_runtime& rt, int id, int dims, int64_t gx, int64_t gy, int64_t gz,
+                          int64_t bx, int64_t by, int64_t bz, const A&... args) {
+  const char* name = kTesselKernelNames[id];
+  (void)dims;
+  if (gx > 2147483647 || gy > 65535 || gz > 65535)
+    throw tessel_error{100, std::string("launching ") + name + ": a grid of " +
+                                std::to_string(gx) + " x " + std::to_string(gy) + " x " +
+                                std::to_string(gz) +
+                                " blocks exceeds CUDA's limits (2^31-1 x 65535 x 65535); "
+                                "choose larger blocks"};
+  void* argv[] = {const_cast<void*>(static_cast<const void*>(&args))...,
+                  static_cast<void*>(&rt.status)};
+  auto e = rt.start_timing();
+  tessel_check(cudaLaunchKernel(kTesselKernels[id], dim3(unsigned(gx), unsigned(gy), unsigned(gz)),
+                                dim3(unsigned(bx), unsigned(by), unsigned(bz)), argv, 0,
+                                rt.stream),
+               "cudaLaunchKernel", name);
+  rt.stop_timing(e);
+}
+)RT";
+}
+
+}  // namespace tessel::gpu

@@ -1,0 +1,12 @@
+// The texts of the GPU host runtimes (gpu_host_runtime.h), one file per API. Not a public
+// interface.
+#pragma once
+
+namespace tessel::gpu {
+
+const char* openclIncludes();
+const char* openclDefinitions();
+const char* cudaIncludes();
+const char* cudaDefinitions();
+
+}  // namespace tessel::gpu

@@ -1,0 +1,89 @@
+// Lowering of a checked Program to GPU kernels and the host code that drives them.
+//
+// Structure (correct for every program the language accepts, the simplest that is):
+//   - one kernel per statement of each call, `call<N>_<stencil>_s<K>`. Statements run in
+//     textual order, each over its whole region (language.md 5.2), so a statement that reads
+//     what an earlier one wrote at an offset needs a global barrier in between: the kernel
+//     boundary is that barrier. Each thread computes one point of the statement's region:
+//       global         a 1-D, 2-D or 3-D grid matching the program's dimensions (x = the last,
+//                      fastest iterator), guards at the edges;
+//       global-stream  a grid over every dimension but the streaming one (by default the
+//                      slowest), each thread looping over the streaming dimension; a 1-D program
+//                      has nothing to stream over and gets `global` (with a note).
+//     Region bounds are kernel arguments, computed by the host from the symbolic regions. The
+//     last parameter of every kernel is the device error status (an int; lir::Status).
+//   - host code (target-neutral C++ over the generated host runtime, gpu_host_runtime.h): one
+//     function per call, `call<N>_<stencil>`, that evaluates the initialised locals, allocates
+//     the call's local arrays and local-scalar buffers on the device (a scratch copy starts as a
+//     device-to-device copy), computes each statement's region and launches its kernel when the
+//     region is not empty; and `tessel_program(rt, arrays, scalars, params)`, which allocates
+//     every global array on the device (copyin and constant arrays copied in, the others
+//     zero-filled), runs Program::body (iterate loops are host loops) and copies the results
+//     out: the copyout arrays, or, when the program has no copyout list, every global array a
+//     call writes. It returns the host's error status (an initialised local can divide by zero).
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "codegen/loop_ir.h"
+#include "ir/program.h"
+
+namespace tessel {
+
+enum class GpuFamily { Global, GlobalStream };
+/// "global", "global-stream".
+const char* gpuFamilyName(GpuFamily f);
+std::optional<GpuFamily> parseGpuFamily(std::string_view name);
+
+/// How statements map onto GPU threads: what a Schedule decides for the lowering.
+struct GpuLaunchConfig {
+  GpuFamily family = GpuFamily::Global;
+  /// Threads per block along x (the grid's fastest dimension), y, z. block[0] == 0: the default
+  /// for the grid's dimensions (1-D 256; 2-D 32x8; 3-D 32x4x2). Otherwise 0 means 1, and extents
+  /// beyond the grid's dimensions are ignored (with a note).
+  std::array<int, 3> block = {0, 0, 0};
+  /// global-stream: the iterator dimension each thread loops over (0 = the slowest); -1: the
+  /// slowest.
+  int streamDim = -1;
+};
+
+/// The configuration of every stencil: perStencil[s] for Program::stencils[s] where given,
+/// `fallback` for the others (the Schedule of each stencil maps onto one of these).
+struct GpuLaunchPlan {
+  GpuLaunchConfig fallback;
+  std::vector<GpuLaunchConfig> perStencil;
+
+  GpuLaunchPlan(GpuLaunchConfig c = {}) : fallback(c) {}  // NOLINT(google-explicit-constructor)
+  const GpuLaunchConfig& of(int stencil) const {
+    return stencil >= 0 && stencil < static_cast<int>(perStencil.size()) ? perStencil[stencil]
+                                                                         : fallback;
+  }
+};
+
+/// One generated kernel.
+struct GpuKernelInfo {
+  std::string name;
+  int call = -1, stmt = -1;              // which statement of which call it computes
+  GpuFamily family = GpuFamily::Global;  // as applied (after any fallback)
+  std::vector<int> gridIters;            // the iterator dimension of grid x, y, z (1 to 3)
+  std::array<int, 3> block = {1, 1, 1};  // threads per block, x first
+  int streamIter = -1;                   // the iterator each thread loops over; -1: none
+};
+
+struct GpuProgram {
+  lir::Module device;                  // the kernels (helpers are added by the emitter)
+  lir::Module host;                    // the call functions and tessel_program
+  std::vector<GpuKernelInfo> kernels;  // by launch id (the order of device.functions)
+  std::vector<std::string> notes;      // decisions the user should hear about (fallbacks)
+};
+
+/// Lowers `prog` for a GPU. Throws std::invalid_argument for a configuration the program cannot
+/// use (a negative block extent, a streaming dimension the program does not have): a Schedule
+/// validates these first, with located messages.
+GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan = {});
+
+}  // namespace tessel

@@ -1,0 +1,48 @@
+// Shared between the parts of the GPU lowering (lower_gpu.cpp: calls and their kernels;
+// lower_gpu_program.cpp: names, grid shape, tessel_program). Not a public interface.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "codegen/loop_ir.h"
+#include "codegen/lower_gpu.h"
+#include "codegen/namer.h"
+#include "ir/program.h"
+
+namespace tessel::gpu {
+
+/// Names of the host runtime (gpu_host_runtime.h) that the host code uses.
+inline constexpr const char* kRuntimeVar = "rt";
+inline constexpr const char* kRuntimeType = "tessel_runtime&";
+inline constexpr const char* kBufferType = "tessel_device_buffer&";
+/// The last parameter of every kernel: the device error status (dialects' statusName).
+inline constexpr const char* kDeviceStatusParam = "tessel_device_status";
+
+/// C names of the program's global symbols, shared by every generated function.
+struct GlobalNames {
+  Namer namer;  // everything taken at file scope (also avoided inside functions)
+  std::vector<std::string> arrays, scalars, params, iters, callFns;
+};
+
+/// How a statement's points map onto the grid (the same for every statement of a program).
+struct GridShape {
+  GpuFamily family = GpuFamily::Global;
+  std::vector<int> iters;                // iterator dimension of grid x, y, z
+  std::array<int, 3> block = {1, 1, 1};  // threads per block, x first
+  int stream = -1;                       // the iterator each thread loops over, or -1
+};
+
+[[noreturn]] void internal(const std::string& what);
+/// The C type of a language value in generated code (ints are 64-bit values).
+lir::CType valueType(ScalarType t);
+/// Copy of e with its arguments replaced.
+ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args);
+
+/// Lowers call `index`: appends its kernels to out.device and out.kernels and returns its host
+/// function; `args` receives what tessel_program passes to it.
+lir::Function lowerCall(const Program& prog, int index, GlobalNames& g, const GridShape& grid,
+                        GpuProgram& out, std::vector<ExprPtr>& args);
+
+}  // namespace tessel::gpu

@@ -1,0 +1,204 @@
+// lowerToGpu: the grid shape from the configuration, the names, and tessel_program (device
+// buffers for the global arrays, the call sequence, copy-out). Calls: lower_gpu.cpp.
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "codegen/dialect.h"
+#include "codegen/gpu_host_runtime.h"
+#include "codegen/lower_gpu.h"
+#include "codegen/lower_gpu_internal.h"
+
+namespace tessel {
+
+using namespace lir;
+using gpu::GlobalNames;
+using gpu::GridShape;
+
+namespace {
+
+/// The grid every kernel of stencil `who` uses, from its configuration (notes for the user in
+/// `notes`).
+GridShape gridShape(const Program& prog, const GpuLaunchConfig& cfg, const std::string& who,
+                    std::vector<std::string>& notes) {
+  int n = prog.dims();
+  GridShape g;
+  g.family = cfg.family;
+  if (g.family == GpuFamily::GlobalStream && n == 1) {
+    g.family = GpuFamily::Global;
+    notes.push_back(who +
+                    ": global-stream does not apply to a 1-D program (there is no dimension "
+                    "left to stream over): using global");
+  }
+  if (g.family == GpuFamily::GlobalStream) {
+    g.stream = cfg.streamDim < 0 ? 0 : cfg.streamDim;
+    if (g.stream >= n)
+      throw std::invalid_argument(
+          fmt::format("{}: streaming dimension {} does not exist: the program has {} iterator{}",
+                      who, g.stream, n, n == 1 ? "" : "s"));
+  }
+  for (int d = n - 1; d >= 0; --d)
+    if (d != g.stream) g.iters.push_back(d);  // x is the fastest remaining iterator
+  size_t gd = g.iters.size();
+  for (int b : cfg.block)
+    if (b < 0) throw std::invalid_argument(fmt::format("{}: block extent {} is negative", who, b));
+  if (cfg.block[0] == 0) {
+    static const std::array<int, 3> kDefaults[] = {{256, 1, 1}, {32, 8, 1}, {32, 4, 2}};
+    g.block = kDefaults[gd - 1];
+    return g;
+  }
+  for (size_t k = 0; k < 3; ++k) {
+    int b = cfg.block[k] == 0 ? 1 : cfg.block[k];
+    if (k < gd)
+      g.block[k] = b;
+    else if (b > 1)
+      notes.push_back(
+          fmt::format("{}: block extent {} along {} ignored: the grid has {} "
+                      "dimension{}",
+                      who, b, "xyz"[k], gd, gd == 1 ? "" : "s"));
+  }
+  return g;
+}
+
+ExprPtr paramsToVars(const ExprPtr& e, const GlobalNames& g) {
+  if (e->kind == ExprKind::ParamRef) return var(g.params.at(e->index), ScalarType::Int);
+  if (e->args.empty()) return e;
+  std::vector<ExprPtr> args;
+  for (auto& a : e->args) args.push_back(paramsToVars(a, g));
+  return gpu::withArgs(e, std::move(args));
+}
+
+std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>& nodes,
+                               GlobalNames& g, const std::vector<std::vector<ExprPtr>>& args) {
+  std::vector<StmtPtr> out;
+  auto iters = prog.iteratorNames();
+  for (auto& n : nodes) {
+    if (n.kind == ExecNode::Kind::Call) {
+      const CallInst& c = prog.calls.at(n.call);
+      out.push_back(comment(fmt::format("{}({})", c.name, fmt::join(c.actualNames, ", "))));
+      out.push_back(callFn(g.callFns.at(n.call), args.at(n.call)));
+    } else {
+      std::string t = g.namer.take("t");
+      out.push_back(comment(
+          fmt::format("iterate {}:{} (inclusive)", toString(n.lo, iters), toString(n.hi, iters))));
+      out.push_back(forLoop(t, paramsToVars(n.lo, g), paramsToVars(n.hi, g), LoopKind::Serial,
+                            lowerExec(prog, n.body, g, args)));
+    }
+  }
+  return out;
+}
+
+/// The arrays copied back to the host: the copyout list, or if there is none, every global
+/// array some call writes (what `tessel run` reports).
+std::vector<bool> copiedOut(const Program& prog) {
+  std::vector<bool> out(prog.arrays.size(), false);
+  bool any = false;
+  for (size_t a = 0; a < prog.arrays.size(); ++a) any = any || prog.arrays[a].data.copyout;
+  for (size_t a = 0; a < prog.arrays.size(); ++a) out[a] = prog.arrays[a].data.copyout;
+  if (any) return out;
+  for (auto& c : prog.calls)
+    for (auto& s : c.stmts)
+      if (s.lhs->kind == ExprKind::ArrayRef && !s.lhs->array.local) out[s.lhs->array.index] = true;
+  return out;
+}
+
+Function programFunction(const Program& prog, GlobalNames& g,
+                         const std::vector<std::vector<ExprPtr>>& args) {
+  Function f;
+  f.name = "tessel_program";
+  f.linkage = Linkage::Internal;
+  f.result = CType::Int32;
+  f.comment =
+      "The program: device buffers for the global arrays, its calls and iterate loops in\n"
+      "textual order, the results copied back. Returns the host's error status (the device's\n"
+      "is collected by the runtime).";
+  lir::Param rt;
+  rt.name = gpu::kRuntimeVar;
+  rt.opaqueType = gpu::kRuntimeType;
+  f.params = {rt,
+              {"arrays", CType::Int64, false, false, true},
+              {"scalars", CType::Double, true, true},
+              {"params", CType::Int64, true, true}};
+  // A table the program does not use is left unnamed (no unused-parameter warning).
+  if (prog.arrays.empty()) f.params[1] = {"/*arrays: none*/", {}, {}, {}, {}, "void* const*"};
+  if (prog.scalars.empty()) f.params[2] = {"/*scalars: none*/", {}, {}, {}, {}, "const double*"};
+  if (prog.params.empty()) f.params[3] = {"/*params: none*/", {}, {}, {}, {}, "const int64_t*"};
+  ExprPtr rtv = var(gpu::kRuntimeVar, ScalarType::Int);
+  std::vector<StmtPtr> b = {resetStatus()};
+  for (size_t p = 0; p < prog.params.size(); ++p)
+    b.push_back(localDecl(CType::Int64, g.params[p],
+                          load("params", intLit(static_cast<int64_t>(p)), ScalarType::Int)));
+  for (size_t s = 0; s < prog.scalars.size(); ++s) {
+    ScalarType t = prog.scalars[s].type;
+    ExprPtr v = load("scalars", intLit(static_cast<int64_t>(s)), ScalarType::Double);
+    b.push_back(
+        localDecl(gpu::valueType(t), g.scalars[s], t == ScalarType::Double ? v : cast(t, v)));
+  }
+  std::vector<bool> out = copiedOut(prog);
+  b.push_back(
+      comment("Device buffers: copyin and constant arrays start with the host's values, the others "
+              "with zeros."));
+  for (size_t a = 0; a < prog.arrays.size(); ++a) {
+    const ArrayDecl& d = prog.arrays[a];
+    ExprPtr n = intLit(1);
+    for (auto& e : d.extents) n = indexMul(n, paramsToVars(e, g));
+    b.push_back(alloc(ctypeOf(d.type), g.arrays[a], n));
+    ExprPtr host = load("arrays", intLit(static_cast<int64_t>(a)), ScalarType::Int);
+    ExprPtr dev = var(g.arrays[a], d.type);
+    if (d.data.copyin || d.data.constant)
+      b.push_back(callFn("tessel_copy_in", {rtv, dev, host}));
+    else
+      b.push_back(callFn("tessel_zero", {rtv, dev}));
+  }
+  b.push_back(comment(""));
+  for (auto& s : lowerExec(prog, prog.body, g, args)) b.push_back(s);
+  b.push_back(comment(""));
+  b.push_back(comment("Results back to the host."));
+  for (size_t a = 0; a < prog.arrays.size(); ++a)
+    if (out[a])
+      b.push_back(callFn("tessel_copy_out",
+                         {rtv, load("arrays", intLit(static_cast<int64_t>(a)), ScalarType::Int),
+                          var(g.arrays[a], prog.arrays[a].type)}));
+  b.push_back(returnStatus());
+  f.body = block(std::move(b));
+  return f;
+}
+
+}  // namespace
+
+GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan) {
+  GpuProgram out;
+  std::vector<GridShape> grids;  // per stencil
+  for (size_t s = 0; s < prog.stencils.size(); ++s)
+    grids.push_back(gridShape(prog, plan.of(static_cast<int>(s)),
+                              "stencil '" + prog.stencils[s].name + "'", out.notes));
+
+  GlobalNames g;
+  for (const Dialect& d : {gpuHostDialect(), cudaDialect(), openclDialect()}) {
+    for (auto& w : d.reservedWords) g.namer.reserve(w);
+    for (auto& w : d.mathNames()) g.namer.reserve(w);
+    g.namer.reserve(d.statusName);
+  }
+  for (auto& w : gpuHostRuntimeNames()) g.namer.reserve(w);
+  // Macros and API names of the OpenCL, CUDA and C headers, and the runtime's own.
+  for (auto* p : {"CL_", "cl_", "CUDA", "CU_", "cuda", "FLT_", "DBL_", "M_", "tessel_", "kTessel"})
+    g.namer.reservePrefix(p);
+  for (auto* w : {"arrays", "scalars", "params", "tessel_program", "tessel_ipow", "tessel_idiv",
+                  "tessel_imod", "tessel_fail", gpu::kRuntimeVar, gpu::kDeviceStatusParam})
+    g.namer.reserve(w);
+  for (size_t c = 0; c < prog.calls.size(); ++c)
+    g.callFns.push_back(g.namer.take(fmt::format("call{}_{}", c, prog.calls[c].name)));
+  for (auto& a : prog.arrays) g.arrays.push_back(g.namer.take(a.name));
+  for (auto& s : prog.scalars) g.scalars.push_back(g.namer.take(s.name));
+  for (auto& p : prog.params) g.params.push_back(g.namer.take(p.name));
+  for (auto& it : prog.iterators) g.iters.push_back(g.namer.take(it.name));
+
+  std::vector<std::vector<ExprPtr>> args(prog.calls.size());
+  for (size_t c = 0; c < prog.calls.size(); ++c)
+    out.host.functions.push_back(gpu::lowerCall(prog, static_cast<int>(c), g,
+                                                grids.at(prog.calls[c].stencil), out, args[c]));
+  out.host.functions.push_back(programFunction(prog, g, args));
+  return out;
+}
+
+}  // namespace tessel

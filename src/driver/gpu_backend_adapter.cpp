@@ -1,0 +1,45 @@
+#include "driver/gpu_backend_adapter.h"
+
+#include <fmt/format.h>
+
+#include "codegen/gpu_module.h"
+
+namespace tessel {
+
+namespace {
+
+class GpuBackend : public Backend {
+ public:
+  GpuBackend(GpuApi api, const Program& prog, const BackendOptions& opts, const GpuLaunchPlan& plan)
+      : module_(make(api, prog, opts, plan)) {}
+  std::string name() const override { return module_->api() == GpuApi::OpenCL ? "opencl" : "cuda"; }
+  std::string description() const override {
+    std::string d = fmt::format("{} (generated {} on {}{}; time: kernels, from device events)",
+                                name(), module_->api() == GpuApi::OpenCL ? "OpenCL" : "CUDA",
+                                module_->deviceName(), module_->reused() ? ", cached build" : "");
+    for (auto& n : module_->sources().notes) d += "\n             note: " + n;
+    return d;
+  }
+  double run(ProgramState& st) override { return module_->run(st); }
+  std::string generatedCode() const override { return module_->sourcePath().string(); }
+
+ private:
+  std::unique_ptr<GpuModule> module_;
+
+  static std::unique_ptr<GpuModule> make(GpuApi api, const Program& prog,
+                                         const BackendOptions& opts, const GpuLaunchPlan& plan) {
+    GpuBuildOptions o = GpuBuildOptions::fromEnvironment(api);
+    if (!opts.workDir.empty()) o.directory = opts.workDir;
+    if (api == GpuApi::OpenCL) return std::make_unique<OpenclModule>(prog, plan, o);
+    return std::make_unique<CudaModule>(prog, plan, o);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> makeGpuBackend(GpuApi api, const Program& prog, const BackendOptions& opts,
+                                        const GpuLaunchPlan& plan) {
+  return std::make_unique<GpuBackend>(api, prog, opts, plan);
+}
+
+}  // namespace tessel

@@ -1,0 +1,151 @@
+// Helpers for the GPU backend tests: parse a program, build options with a per-user test cache,
+// the arrays a run produces, and a differential check of OpenclModule against the interpreter.
+#pragma once
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "codegen/cuda_resources.h"
+#include "codegen/gpu_module.h"
+#include "frontend/frontend.h"
+#include "runtime/data.h"
+#include "runtime/errors.h"
+#include "runtime/interpreter.h"
+
+namespace tessel::gputest {
+
+namespace fs = std::filesystem;
+
+/// A parsed program; the SourceFile is kept alive with it.
+struct Parsed {
+  std::unique_ptr<SourceFile> file;
+  std::optional<Program> prog;
+};
+
+inline Parsed parse(const std::string& text, const std::string& name = "test.tsl") {
+  Parsed p;
+  p.file = std::make_unique<SourceFile>(name, text);
+  DiagnosticEngine diags;
+  p.prog = parseProgram(*p.file, diags);
+  std::ostringstream os;
+  diags.print(os);
+  EXPECT_TRUE(p.prog.has_value()) << os.str();
+  return p;
+}
+
+inline Parsed parseFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse(ss.str(), path.string());
+}
+
+inline bool contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
+
+/// Shared across runs of the test binaries, so repeated runs reuse the compiled libraries.
+inline GpuBuildOptions testOptions(GpuApi api = GpuApi::OpenCL) {
+  GpuBuildOptions o = GpuBuildOptions::fromEnvironment(api);
+  o.cacheRoot =
+      fs::temp_directory_path() /
+      fmt::format("tessel-test-{}-{}", api == GpuApi::OpenCL ? "opencl" : "cuda", getuid());
+  return o;
+}
+
+inline CudaResourceOptions resourceOptions() {
+  CudaResourceOptions o;
+  o.cacheRoot = fs::temp_directory_path() / fmt::format("tessel-test-nvcc-{}", getuid());
+  return o;
+}
+
+/// A fresh directory for one test (removed by the caller).
+inline fs::path freshDir(const std::string& name) {
+  fs::path d =
+      fs::temp_directory_path() / fmt::format("tessel-test-gpu-{}-{}-{}", getuid(), name, getpid());
+  fs::remove_all(d);
+  return d;
+}
+
+/// The arrays a GPU run copies back: the copyout list, or every global array a call writes.
+inline std::vector<int> resultArrays(const Program& prog) {
+  std::vector<int> out;
+  for (size_t a = 0; a < prog.arrays.size(); ++a)
+    if (prog.arrays[a].data.copyout) out.push_back(static_cast<int>(a));
+  if (!out.empty()) return out;
+  std::vector<bool> seen(prog.arrays.size(), false);
+  for (auto& c : prog.calls)
+    for (auto& s : c.stmts)
+      if (s.lhs->kind == ExprKind::ArrayRef && !s.lhs->array.local) seen[s.lhs->array.index] = true;
+  for (size_t a = 0; a < seen.size(); ++a)
+    if (seen[a]) out.push_back(static_cast<int>(a));
+  return out;
+}
+
+/// Runs `m` and the interpreter from the same seeded state; expects the result arrays to agree
+/// within the default tolerance (exactly for ints and bools) and every other array untouched.
+/// `tolerances` overrides the default for the arrays it names.
+inline void expectAgrees(const Program& prog, const GpuModule& m, const ParamValues& params,
+                         uint64_t seed = 7, const std::string& what = "",
+                         const std::map<std::string, double>& tolerances = {}) {
+  ProgramState initial = makeState(prog, params, seed), ref = initial, got = initial;
+  interpret(prog, ref);
+  double secs = m.run(got);
+  EXPECT_GE(secs, 0.0);
+  std::vector<int> results = resultArrays(prog);
+  for (size_t a = 0; a < prog.arrays.size(); ++a) {
+    bool result = std::find(results.begin(), results.end(), static_cast<int>(a)) != results.end();
+    const ArrayData& want = result ? ref.arrays[a] : initial.arrays[a];
+    auto tol = tolerances.find(prog.arrays[a].name);
+    CompareResult r = compareArrays(
+        got.arrays[a], want,
+        tol != tolerances.end() ? tol->second : defaultTolerance(prog.arrays[a].type));
+    std::string idx;
+    for (auto x : r.worstIndex) idx += (idx.empty() ? "" : ", ") + std::to_string(x);
+    EXPECT_TRUE(r.ok) << what << " array " << prog.arrays[a].name
+                      << (result ? "" : " (not copied out)") << ": " << r.mismatches
+                      << " mismatches, worst at [" << idx << "] got " << r.got << " expected "
+                      << r.expected << " (relative error " << r.maxRelErr
+                      << ")\nsource: " << m.sourcePath();
+  }
+}
+
+/// Why OpenCL cannot run here, or "" when it can (checked once per process).
+inline std::string openclUnavailable() {
+  static const std::string why = [] {
+    Parsed p = parse(
+        "parameter N=4;\niterator i;\ndouble a[N];\nstencil s (a) { a[i] = 1.0; }\n"
+        "s (a);\n");
+    try {
+      OpenclModule m(*p.prog, {}, testOptions());
+      return std::string();
+    } catch (const EnvironmentError& e) {
+      return std::string(e.what());
+    }
+  }();
+  return why;
+}
+
+#define TESSEL_REQUIRE_OPENCL()                                                 \
+  do {                                                                          \
+    if (std::string why = ::tessel::gputest::openclUnavailable(); !why.empty()) \
+      GTEST_SKIP() << "skipped: no OpenCL device: " << why;                     \
+  } while (0)
+
+#define TESSEL_REQUIRE_NVCC()                                                           \
+  do {                                                                                  \
+    if (::tessel::findNvcc().empty())                                                   \
+      GTEST_SKIP() << "skipped: nvcc not found (install the CUDA toolkit or set NVCC)"; \
+  } while (0)
+
+}  // namespace tessel::gputest

@@ -1,0 +1,363 @@
+// GPU code generation without a device: the kernel IR, the CUDA and OpenCL dialects, the
+// lowering (one kernel per statement, grids, guards, host code) and golden lines of generated
+// kernels for a 2-D and a 3-D program in both dialects and both schedule families.
+#include <gtest/gtest.h>
+
+#include "codegen/cuda_resources.h"
+#include "codegen/dialect.h"
+#include "codegen/emitter.h"
+#include "codegen/gpu_backend.h"
+#include "codegen/loop_ir.h"
+#include "codegen/lower_gpu.h"
+#include "driver/gpu_plan.h"
+#include "model/machine.h"
+#include "schedule/schedule.h"
+#include "unit/gpu_test_util.h"
+
+using namespace tessel;
+using namespace tessel::gputest;
+
+namespace {
+
+std::string bench(const std::string& name) {
+  return std::string(TESSEL_SOURCE_DIR) + "/benchmarks/" + name + ".sten";
+}
+
+GpuLaunchConfig stream() {
+  GpuLaunchConfig c;
+  c.family = GpuFamily::GlobalStream;
+  return c;
+}
+
+/// Expects every line of `want` in `text` (the lines that matter, not the whole file).
+void expectLines(const std::string& text, const std::vector<std::string>& want) {
+  for (auto& w : want) EXPECT_TRUE(contains(text, w)) << "missing: " << w << "\nin:\n" << text;
+}
+
+}  // namespace
+
+// ---- kernel IR and dialects ---------------------------------------------------------------
+
+TEST(GpuIr, IntrinsicsAndBarriersAreSpelledByTheDialect) {
+  ExprPtr gx = lir::intrinsic(lir::Intrinsic::GlobalId, 0);
+  ExprPtr ly = lir::intrinsic(lir::Intrinsic::LocalId, 1);
+  ExprPtr gz = lir::intrinsic(lir::Intrinsic::GroupId, 2);
+  ExprPtr bs = lir::intrinsic(lir::Intrinsic::LocalSize, 0);
+  CLikeEmitter cu(cudaDialect()), cl(openclDialect());
+  EXPECT_EQ(cu.emitExpr(gx), "((long long)blockIdx.x * blockDim.x + threadIdx.x)");
+  EXPECT_EQ(cl.emitExpr(gx), "(long)get_global_id(0)");
+  EXPECT_EQ(cu.emitExpr(ly), "(long long)threadIdx.y");
+  EXPECT_EQ(cl.emitExpr(ly), "(long)get_local_id(1)");
+  EXPECT_EQ(cu.emitExpr(gz), "(long long)blockIdx.z");
+  EXPECT_EQ(cl.emitExpr(gz), "(long)get_group_id(2)");
+  EXPECT_EQ(cl.emitExpr(lir::indexAdd(var("lo", ScalarType::Int), bs)),
+            "lo + (long)get_local_size(0)");
+  EXPECT_EQ(cu.emitStmt(lir::barrier()), "__syncthreads();\n");
+  EXPECT_EQ(cl.emitStmt(lir::barrier()), "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n");
+  EXPECT_THROW(lir::intrinsic(lir::Intrinsic::GlobalId, 3), std::logic_error);
+  EXPECT_THROW(CLikeEmitter(cppDialect()).emitExpr(gx), std::logic_error);
+}
+
+TEST(GpuIr, DialectsDifferInTypesMathAndPragmas) {
+  Dialect cu = cudaDialect(), cl = openclDialect();
+  EXPECT_EQ(cl.typeName(lir::CType::Int64), "long");
+  EXPECT_EQ(cu.typeName(lir::CType::Int64), "long long");
+  EXPECT_EQ(cl.mathName("sqrt", ScalarType::Float), "sqrt");  // overloaded
+  EXPECT_EQ(cu.mathName("sqrt", ScalarType::Float), "sqrtf");
+  EXPECT_EQ(cu.mathName("sqrt", ScalarType::Double), "sqrt");
+  EXPECT_EQ(cl.mathName("min", ScalarType::Double), "fmin");
+  EXPECT_EQ(cu.mathName("abs", ScalarType::Int), "llabs");
+  EXPECT_EQ(cl.mathName("abs", ScalarType::Int), "(long)abs");  // OpenCL's abs is unsigned
+  auto has = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  EXPECT_TRUE(has(cl.prelude, "#pragma OPENCL FP_CONTRACT OFF"));
+  EXPECT_TRUE(has(cl.prelude, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable"));
+  EXPECT_TRUE(has(cudaCompileFlags(), "-fmad=false"));
+  EXPECT_TRUE(has(cudaCompileFlags(), "-arch=sm_90"));
+  EXPECT_TRUE(has(cudaResourceFlags({}), "-fmad=false"));
+}
+
+TEST(GpuIr, KernelsLaunchesAndStatusHelpers) {
+  // A kernel with a bool buffer, an int64 parameter and a fallible division.
+  lir::Function k;
+  k.name = "kern";
+  k.linkage = lir::Linkage::Kernel;
+  k.params = {{"flags", lir::CType::Bool, true, true},
+              {"n", lir::CType::Int64, false},
+              {"tessel_device_status", lir::CType::Int32, true}};
+  ExprPtr i = var("i", ScalarType::Int);
+  k.body = lir::block(
+      {lir::localDecl(lir::CType::Int64, "i", lir::intrinsic(lir::Intrinsic::GlobalId, 0)),
+       lir::store("out", i, binary(Op::Div, i, var("n", ScalarType::Int)))});
+  lir::Module m;
+  m.functions = {k};
+  std::string cl = CLikeEmitter(openclDialect()).emitModule(m);
+  expectLines(cl,
+              {"__kernel void kern(\n    __global const uchar* restrict flags,\n    const long n,",
+               "static inline long tessel_idiv(__global int* tessel_device_status, long a, "
+               "long b) {",
+               "atomic_cmpxchg(tessel_device_status, 0, code);",
+               "out[i] = tessel_idiv(tessel_device_status, i, n);"});
+  EXPECT_FALSE(contains(cl, "static std::atomic")) << cl;
+  std::string cu = CLikeEmitter(cudaDialect()).emitModule(m);
+  expectLines(cu, {"extern \"C\" __global__ void kern(", "const bool* __restrict__ flags",
+                   "static __device__ inline long long tessel_idiv(int* tessel_device_status,",
+                   "atomicCAS(tessel_device_status, 0, code);"});
+
+  // A launch converts scalar arguments to the kernel parameter's type only where they differ.
+  lir::StmtPtr l = lir::launch(
+      "kern", 3, {var("bx", ScalarType::Int), intLit(2)}, {intLit(32), intLit(8)},
+      {{"a", lir::CType::Double, true},
+       {"n", lir::CType::Int64, false},
+       {"x", lir::CType::Float, false}},
+      {var("a", ScalarType::Double), var("n", ScalarType::Int), var("x", ScalarType::Double)});
+  EXPECT_EQ(CLikeEmitter(gpuHostDialect()).emitStmt(l),
+            "tessel_launch(rt, 3, 2, bx, 2, 1, 32, 8, 1, a.handle, n, (float)x);  // kern\n");
+  EXPECT_THROW(lir::launch("k", 0, {intLit(1)}, {intLit(1), intLit(1)}, {}, {}), std::logic_error);
+  EXPECT_THROW(
+      lir::launch("k", 0, {intLit(1)}, {intLit(1)}, {{"a", lir::CType::Double, true}}, {intLit(0)}),
+      std::logic_error);
+}
+
+// ---- golden lines: a 2-D and a 3-D program, both dialects, both families --------------------
+
+TEST(GpuGolden, TwoDimensionalGlobal) {
+  Parsed p = parseFile(bench("j2d5pt"));
+  ASSERT_TRUE(p.prog);
+  GpuSources cl = generateGpu(*p.prog, GpuApi::OpenCL);
+  expectLines(
+      cl.kernelSource,
+      {"#pragma OPENCL FP_CONTRACT OFF", "__kernel void call0_j2d5pt_s0(",
+       "    __global const double* restrict in,", "    __global double* restrict out,",
+       "    const long N,", "    __global int* restrict tessel_device_status) {",
+       "  const long i = lo_i + (long)get_global_id(0);",
+       "  const long j = lo_j + (long)get_global_id(1);", "  if ((i <= hi_i) && (j <= hi_j)) {",
+       "    out[j * N + i] = (5.1 * in[(j - 1) * N + i]"});
+  GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda);
+  expectLines(
+      cu.kernelSource,
+      {"extern \"C\" __global__ void call0_j2d5pt_s0(", "    const double* __restrict__ in,",
+       "  const long long i = lo_i + ((long long)blockIdx.x * blockDim.x + threadIdx.x);",
+       "  const long long j = lo_j + ((long long)blockIdx.y * blockDim.y + threadIdx.y);",
+       "  if ((i <= hi_i) && (j <= hi_j)) {"});
+  // Host: region bounds, blocks rounded up, the launch; the same in both.
+  for (const GpuSources* s : {&cl, &cu})
+    expectLines(s->hostSource,
+                {"    const int64_t lo_j = 1;", "    const int64_t hi_j = M - 2;",
+                 "      const int64_t blocks_x = (hi_i - lo_i + 32) / 32;",
+                 "      const int64_t blocks_y = (hi_j - lo_j + 8) / 8;",
+                 "      tessel_launch(rt, 0, 2, blocks_x, blocks_y, 1, 32, 8, 1, in.handle, "
+                 "out.handle, N, lo_j,\n          hi_j, lo_i, hi_i);  // call0_j2d5pt_s0",
+                 "  tessel_copy_in(rt, in, arrays[0]);", "  tessel_copy_out(rt, arrays[0], in);"});
+}
+
+TEST(GpuGolden, TwoDimensionalStreamIsAOneDimensionalGridLoopingOverJ) {
+  Parsed p = parseFile(bench("j2d5pt"));
+  ASSERT_TRUE(p.prog);
+  GpuSources cl = generateGpu(*p.prog, GpuApi::OpenCL, stream());
+  expectLines(cl.kernelSource, {"  const long i = lo_i + (long)get_global_id(0);",
+                                "  if (i <= hi_i) {", "    for (long j = lo_j; j <= hi_j; ++j) {",
+                                "// One thread per point: i -> x; each thread loops over j"});
+  EXPECT_FALSE(contains(cl.kernelSource, "get_global_id(1)"));
+  GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda, stream());
+  expectLines(cu.kernelSource, {"    for (long long j = lo_j; j <= hi_j; ++j) {"});
+  expectLines(cu.hostSource,
+              {"      const int64_t blocks_x = (hi_i - lo_i + 256) / 256;",
+               "      tessel_launch(rt, 0, 1, blocks_x, 1, 1, 256, 1, 1, in.handle, out.handle,"});
+}
+
+TEST(GpuGolden, ThreeDimensionalGlobalAndStream) {
+  Parsed p = parseFile(bench("j3d7pt"));
+  ASSERT_TRUE(p.prog);
+  GpuSources cl = generateGpu(*p.prog, GpuApi::OpenCL);
+  expectLines(cl.kernelSource, {"  const long k = lo_k + (long)get_global_id(2);",
+                                "  if ((i <= hi_i) && (j <= hi_j) && (k <= hi_k)) {",
+                                "    out[(k * M + j) * N + i] = c0 * in[(k * M + j) * N + i] + c1",
+                                "    const double c0,", "    const long M,"});
+  GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda);
+  expectLines(cu.kernelSource,
+              {"  const long long k = lo_k + ((long long)blockIdx.z * blockDim.z + threadIdx.z);",
+               "  if ((i <= hi_i) && (j <= hi_j) && (k <= hi_k)) {"});
+  expectLines(cu.hostSource, {"      const int64_t blocks_z = (hi_k - lo_k + 2) / 2;",
+                              "tessel_launch(rt, 0, 3, blocks_x, blocks_y, blocks_z, 32, 4, 2,"});
+  // global-stream: a 2-D grid over (i, j), each thread sweeping k.
+  GpuSources cls = generateGpu(*p.prog, GpuApi::OpenCL, stream());
+  expectLines(cls.kernelSource,
+              {"  const long j = lo_j + (long)get_global_id(1);",
+               "  if ((i <= hi_i) && (j <= hi_j)) {", "    for (long k = lo_k; k <= hi_k; ++k) {"});
+  EXPECT_FALSE(contains(cls.kernelSource, "get_global_id(2)"));
+  GpuSources cus = generateGpu(*p.prog, GpuApi::Cuda, stream());
+  expectLines(cus.kernelSource, {"    for (long long k = lo_k; k <= hi_k; ++k) {"});
+  expectLines(cus.hostSource, {"tessel_launch(rt, 0, 2, blocks_x, blocks_y, 1, 32, 8, 1,"});
+}
+
+// ---- lowering decisions --------------------------------------------------------------------
+
+TEST(GpuLowering, OneKernelPerStatementWithHostBoundsAndLocals) {
+  Parsed p = parseFile(bench("heat"));
+  ASSERT_TRUE(p.prog);
+  GpuProgram g = lowerToGpu(*p.prog);
+  ASSERT_EQ(g.kernels.size(), 4u);  // two calls, two statements each
+  EXPECT_EQ(g.kernels[1].name, "call0_heat_s1");
+  EXPECT_EQ(g.kernels[1].call, 0);
+  EXPECT_EQ(g.kernels[1].stmt, 1);
+  EXPECT_EQ(g.kernels[1].gridIters, (std::vector<int>{2, 1, 0}));
+  EXPECT_EQ(g.kernels[1].block, (std::array<int, 3>{32, 4, 2}));
+  EXPECT_TRUE(g.notes.empty());
+  GpuSources s = generateGpu(*p.prog, GpuApi::OpenCL);
+  expectLines(s.hostSource,
+              {"  const double r = alpha * dt / pow(h, (double)2);",  // an initialised local
+               "  tessel_device_buffer lap(rt, sizeof(double) * (L * M * N), \"lap\");",
+               "  for (int64_t t = 1; t <= T; ++t) {",
+               "    call0_heat(rt, u0, u1, alpha, dt, h, L, M, N);"});
+  expectLines(s.kernelSource, {"    const double r,"});
+}
+
+TEST(GpuLowering, ScratchCopiesLocalScalarsPlanesAndZeroFill) {
+  Parsed p = parse(R"(
+parameter K=5, N=40, T;
+iterator k, i;
+double u[K,N], v[K,N], w[K,N], strx[N];
+bool flag;
+copyin u, strx, flag;
+stencil chain (inout:v, u) {
+  double tmp[K,N];
+  double r;
+  tmp[k][i] = u[k][i-1] + u[k][i+1];
+  r = tmp[k][i+1] * strx[i-2];
+  u[k][i] = tmp[k][i] * 2.0;
+  v[k][i] = r + tmp[k][1] + select(flag, 1.0, 2.0);
+}
+stencil plane () { w[k][i] = u[0][i] + v[k][3]; }
+iterate 1:T { [1:K-2, 0:N-1] : chain (v, u); plane (); }
+copyout w;
+)");
+  ASSERT_TRUE(p.prog);
+  GpuSources s = generateGpu(*p.prog, GpuApi::OpenCL);
+  expectLines(s.hostSource, {"tessel_zero(rt, v);", "tessel_copy_in(rt, u, arrays[0]);",
+                             "tessel_copy(rt, u_2, u);",  // the scratch copy of u
+                             "const int64_t box_lo_k = 1;", "tessel_copy_out(rt, arrays[2], w);",
+                             "const bool flag = (bool)scalars[0];"});
+  EXPECT_FALSE(contains(s.hostSource, "tessel_copy_out(rt, arrays[0]")) << "u is not copied out";
+  expectLines(s.kernelSource, {"r[(k - box_lo_k) * box_n_i + (i - box_lo_i)] =",
+                               "    const uchar flag,", "tmp[k * N + 1]"});
+  GpuSources c = generateGpu(*p.prog, GpuApi::Cuda);
+  expectLines(c.kernelSource, {"    const bool flag,"});
+}
+
+TEST(GpuLowering, ConfigurationsDefaultsNotesAndErrors) {
+  Parsed one = parse(
+      "parameter N=9;\niterator i;\ndouble a[N], b[N];\ncopyin a;\n"
+      "stencil s (b, a) { b[i] = a[i-1] + a[i+1]; }\ns (b, a);\n");
+  ASSERT_TRUE(one.prog);
+  GpuProgram g = lowerToGpu(*one.prog, stream());
+  ASSERT_EQ(g.notes.size(), 1u);
+  EXPECT_TRUE(contains(g.notes[0], "global-stream does not apply to a 1-D program")) << g.notes[0];
+  EXPECT_EQ(g.kernels.at(0).family, GpuFamily::Global);
+  EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{256, 1, 1}));
+
+  GpuLaunchConfig c;
+  c.block = {64, 4, 1};
+  g = lowerToGpu(*one.prog, c);
+  EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{64, 1, 1}));
+  ASSERT_EQ(g.notes.size(), 1u);
+  EXPECT_TRUE(contains(g.notes[0], "block extent 4 along y ignored")) << g.notes[0];
+
+  Parsed three = parseFile(bench("j3d7pt"));
+  ASSERT_TRUE(three.prog);
+  c = stream();
+  c.streamDim = 1;  // sweep j; the grid covers i and k
+  c.block = {16, 4, 0};
+  g = lowerToGpu(*three.prog, c);
+  EXPECT_EQ(g.kernels.at(0).gridIters, (std::vector<int>{2, 0}));
+  EXPECT_EQ(g.kernels.at(0).streamIter, 1);
+  EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{16, 4, 1}));
+  c.streamDim = 3;
+  EXPECT_THROW(lowerToGpu(*three.prog, c), std::invalid_argument);
+  c = GpuLaunchConfig{};
+  c.block = {-1, 1, 1};
+  EXPECT_THROW(lowerToGpu(*three.prog, c), std::invalid_argument);
+
+  // Per stencil: perStencil[s] for stencil s, the fallback for the others.
+  GpuLaunchPlan plan;
+  plan.perStencil = {stream()};
+  g = lowerToGpu(*three.prog, plan);
+  for (auto& k : g.kernels) EXPECT_EQ(k.family, GpuFamily::GlobalStream) << k.name;
+}
+
+TEST(GpuLowering, NamesAvoidBothDialectsAndTheRuntime) {
+  Parsed p = parse(R"(
+parameter N=6;
+iterator i;
+double kernel[N], global[N], threadIdx[N], rt[N], CL_SUCCESS[N];
+copyin kernel, CL_SUCCESS;
+stencil s (global, kernel) { global[i] = kernel[i] * 2.0 + CL_SUCCESS[i]; }
+s (global, kernel);
+stencil t (threadIdx, rt) { threadIdx[i] = 1.0; rt[i] = 2.0; }
+t (threadIdx, rt);
+)");
+  ASSERT_TRUE(p.prog);
+  GpuSources s = generateGpu(*p.prog, GpuApi::OpenCL);
+  expectLines(s.kernelSource,
+              {"__global double* restrict global_2,", "__global const double* restrict kernel_2,",
+               "global_2[i] = kernel_2[i] * 2.0 + vCL_SUCCESS[i];"});
+  expectLines(s.hostSource, {"tessel_device_buffer rt_2(", "threadIdx_2.handle"});
+}
+
+TEST(CudaResources, ParsesPtxasReport) {
+  const char* out =
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'call0_a_s0' for 'sm_90'\n"
+      "ptxas info    : Function properties for call0_a_s0\n"
+      "    16 bytes stack frame, 8 bytes spill stores, 12 bytes spill loads\n"
+      "ptxas info    : Used 255 registers, used 1 barriers, 4096 bytes smem, 400 bytes "
+      "cmem[0], 8 bytes cmem[2]\n"
+      "ptxas info    : Function properties for tessel_idiv\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Compiling entry function 'call1_b_s2' for 'sm_90'\n"
+      "ptxas info    : Function properties for call1_b_s2\n"
+      "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 10 registers, 48 bytes lmem\n";
+  std::vector<KernelResources> k = parsePtxasReport(out);
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].name, "call0_a_s0");
+  EXPECT_EQ(k[0].registers, 255);
+  EXPECT_EQ(k[0].barriers, 1);
+  EXPECT_EQ(k[0].sharedBytes, 4096);
+  EXPECT_EQ(k[0].constantBytes, 408);
+  EXPECT_EQ(k[0].stackBytes, 16);
+  EXPECT_EQ(k[0].spillStores, 8);
+  EXPECT_EQ(k[0].spillLoads, 12);
+  EXPECT_EQ(k[1].name, "call1_b_s2");
+  EXPECT_EQ(k[1].registers, 10);
+  EXPECT_EQ(k[1].localBytes, 48);
+  EXPECT_EQ(k[1].sharedBytes, 0);
+}
+
+TEST(GpuLowering, PlanFromSchedules) {
+  Parsed p = parseFile(bench("heat"));  // `#pragma stream k block (32,16)`
+  ASSERT_TRUE(p.prog);
+  DiagnosticEngine diags;
+  auto machine = loadMachine(kDefaultMachine, diags);
+  ASSERT_TRUE(machine);
+  auto schedules = buildSchedules(*p.prog, {}, *machine, diags);
+  ASSERT_TRUE(schedules);
+  GpuLaunchPlan plan = gpuLaunchPlan(*p.prog, *schedules);
+  ASSERT_EQ(plan.perStencil.size(), 1u);
+  EXPECT_EQ(plan.of(0).family, GpuFamily::GlobalStream);
+  EXPECT_EQ(plan.of(0).streamDim, 0);
+  EXPECT_EQ(plan.of(0).block, (std::array<int, 3>{32, 16, 1}));
+  GpuProgram g = lowerToGpu(*p.prog, plan);
+  EXPECT_EQ(g.kernels.at(0).gridIters, (std::vector<int>{2, 1}));
+  EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{32, 16, 1}));
+
+  ScheduleOptions global;
+  global.family = ScheduleFamily::Global;
+  global.block = std::vector<int64_t>{64, 2, 2};
+  schedules = buildSchedules(*p.prog, global, *machine, diags);
+  ASSERT_TRUE(schedules) << diags.errorCount();
+  g = lowerToGpu(*p.prog, gpuLaunchPlan(*p.prog, *schedules));
+  EXPECT_EQ(g.kernels.at(0).family, GpuFamily::Global);
+  EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{64, 2, 2}));
+}
