@@ -1,4 +1,4 @@
-// The `tessel` command line: check, info, emit, run.
+// The `tessel` command line: check, info, emit, run, resources.
 //
 // Exit statuses: 0 success, 1 user error (bad program or options), 2 verification failure,
 // 3 internal error (a bug in Tessel).
@@ -12,9 +12,11 @@
 #include "analysis/bounds.h"
 #include "driver/backend.h"
 #include "driver/emit.h"
+#include "driver/gpu_plan.h"
 #include "driver/info.h"
 #include "driver/load.h"
 #include "driver/params.h"
+#include "driver/resources.h"
 #include "driver/run.h"
 #include "driver/schedules.h"
 #include "runtime/errors.h"
@@ -92,9 +94,26 @@ int main(int argc, char** argv) {
   // emit
   auto* emit = app.add_subcommand("emit", "Write the generated code for a target");
   emit->add_option("FILE", file, "stencil program (.sten)")->required();
-  std::string target = "cpp", outDir;
-  emit->add_option("--target", target, "code to generate")->check(CLI::IsMember({"cpp"}));
-  emit->add_option("-o,--output", outDir, "directory to write into")->required();
+  EmitOptions eo;
+  emit->add_option("--target", eo.target,
+                   "code to generate: cpp (C++/OpenMP), cuda (kernels and host code in one .cu), "
+                   "opencl (kernels .cl and host code .cpp)")
+      ->capture_default_str()
+      ->check(CLI::IsMember(emitTargets()));
+  emit->add_option("-o,--output", eo.directory, "directory to write into")->required();
+  emit->add_option("--arch", eo.cudaArch, "cuda: the CMakeLists' default GPU architecture")
+      ->capture_default_str();
+
+  // resources
+  auto* res = app.add_subcommand(
+      "resources",
+      "Compile the program's CUDA with nvcc; print registers, shared and local memory and spills "
+      "per kernel as ptxas reports them (needs nvcc, not a GPU)");
+  res->add_option("FILE", file, "stencil program (.sten)")->required();
+  std::string arch = "sm_90";
+  bool resJson = false;
+  res->add_option("--arch", arch, "GPU architecture for nvcc -arch")->capture_default_str();
+  res->add_flag("--json", resJson, "print JSON instead of a table");
 
   // run
   auto* run = app.add_subcommand("run", "Compile and run a program, optionally verify it");
@@ -104,7 +123,9 @@ int main(int argc, char** argv) {
   BackendOptions bo;
   std::vector<std::string> runParams, runScalars, runInputs;
   run->add_option("--backend", backendName,
-                  "cpp (generated C++/OpenMP) or reference (the interpreter)")
+                  "cpp (generated C++/OpenMP), opencl (generated OpenCL on the default OpenCL "
+                  "device; $TESSEL_OPENCL_DEVICE picks another), cuda (generated CUDA; needs a "
+                  "CUDA device) or reference (the interpreter)")
       ->capture_default_str()
       ->check(CLI::IsMember(backendNames()));
   run->add_option("--param", runParams, "NAME=VALUE parameter value (repeatable)");
@@ -125,7 +146,7 @@ int main(int argc, char** argv) {
 
   // Schedule flags (language.md section 8; the command line overrides the file's #pragma).
   std::map<std::string, std::string> scheduleValues;
-  for (CLI::App* sub : {check, info, emit, run})
+  for (CLI::App* sub : {check, info, emit, run, res})
     for (const std::string& flag : scheduleFlags())
       sub->add_option(flag, scheduleValues[flag], scheduleHelp(flag));
 
@@ -178,13 +199,27 @@ int main(int argc, char** argv) {
       }
       return finish(diags, kExitOk);
     }
-    if (!setUpSchedules(prog, scheduleValues, diags)) return finish(diags, kExitUserError);
+    auto setup = setUpSchedules(prog, scheduleValues, diags);
+    if (!setup) return finish(diags, kExitUserError);
+    GpuLaunchPlan plan = gpuLaunchPlan(prog, setup->schedules);
+    std::vector<std::string> planNotes = gpuPlanNotes(prog, setup->schedules);
     if (emit->parsed()) {
-      std::string written = emitProgram(prog, target, outDir);
+      eo.gpuPlan = plan;
+      eo.gpuNotes = planNotes;
+      std::string written = emitProgram(prog, eo);
       diags.print(std::cerr);
       std::cout << written;
       return kExitOk;
     }
+    if (res->parsed()) {
+      ResourcesResult r = programResources(prog, plan, arch);
+      r.notes.insert(r.notes.end(), planNotes.begin(), planNotes.end());
+      diags.print(std::cerr);
+      std::cout << (resJson ? resourcesJson(r).dump(2) + "\n" : resourcesText(r));
+      return kExitOk;
+    }
+    bo.gpuPlan = plan;
+    bo.gpuNotes = planNotes;
     if (!parsePairs(runParams, "--param", ro.params, i64, diags) ||
         !parsePairs(runScalars, "--scalar", ro.scalars, f64, diags) ||
         !parsePairs(runInputs, "--input", ro.inputs, str, diags))

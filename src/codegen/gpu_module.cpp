@@ -9,6 +9,7 @@
 
 #include "codegen/build_util.h"
 #include "codegen/loop_ir.h"
+#include "codegen/cuda_resources.h"
 #include "runtime/errors.h"
 
 namespace fs = std::filesystem;
@@ -56,7 +57,7 @@ F symbol(void* handle, const char* name, const fs::path& lib) {
 GpuBuildOptions GpuBuildOptions::fromEnvironment(GpuApi api) {
   GpuBuildOptions o;
   if (const char* cxx = std::getenv("CXX"); cxx && *cxx) o.hostCompiler = cxx;
-  if (const char* nv = std::getenv("NVCC"); nv && *nv) o.nvcc = nv;
+  if (std::string nv = findNvcc(); !nv.empty()) o.nvcc = nv;  // $NVCC, PATH, /usr/local/cuda
   const char* dev =
       std::getenv(api == GpuApi::OpenCL ? "TESSEL_OPENCL_DEVICE" : "TESSEL_CUDA_DEVICE");
   if (dev) o.device = dev;
@@ -74,8 +75,8 @@ std::string gpuCompileCommand(GpuApi api, const GpuBuildOptions& opts) {
   bool cl = api == GpuApi::OpenCL;
   std::string cmd = shellQuote(cl ? opts.hostCompiler : opts.nvcc);
   for (auto& f : cl ? openclHostCompileFlags() : cudaCompileFlags(opts.cudaArch))
-    cmd += " " + shellQuote(f);
-  cmd += " " + shellQuote(cl ? kOpenclHostName : kCudaSourceName);
+    cmd.append(" ").append(shellQuote(f));
+  cmd.append(" ").append(shellQuote(cl ? kOpenclHostName : kCudaSourceName));
   if (cl) cmd += " -lOpenCL";
   return cmd;
 }

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "driver/cpp_backend_adapter.h"
+#include "driver/gpu_backend_adapter.h"
 #include "runtime/interpreter.h"
 
 namespace tessel {
@@ -31,7 +32,7 @@ class ReferenceBackend : public Backend {
 }  // namespace
 
 const std::vector<std::string>& backendNames() {
-  static const std::vector<std::string> names = {"cpp", "reference"};
+  static const std::vector<std::string> names = {"cpp", "opencl", "cuda", "reference"};
   return names;
 }
 
@@ -39,6 +40,8 @@ std::unique_ptr<Backend> makeBackend(const std::string& name, const Program& pro
                                      const BackendOptions& opts) {
   if (name == "reference") return std::make_unique<ReferenceBackend>(prog);
   if (name == "cpp") return makeCppBackend(prog, opts);
+  if (name == "opencl") return makeGpuBackend(GpuApi::OpenCL, prog, opts, opts.gpuPlan);
+  if (name == "cuda") return makeGpuBackend(GpuApi::Cuda, prog, opts, opts.gpuPlan);
   throw std::runtime_error("unknown backend '" + name + "'");
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/lower_gpu.h"
 #include "ir/program.h"
 #include "runtime/state.h"
 
@@ -24,7 +25,9 @@ class Backend {
 };
 
 struct BackendOptions {
-  std::string workDir;  // where generated code goes; empty: a per-user cache directory
+  std::string workDir;   // where generated code goes; empty: a per-user cache directory
+  GpuLaunchPlan gpuPlan;  // opencl, cuda: how each stencil maps onto threads (gpu_plan.h)
+  std::vector<std::string> gpuNotes;  // opencl, cuda: schedule clauses not applied (gpu_plan.h)
 };
 
 /// Names accepted by --backend.

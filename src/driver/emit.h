@@ -2,13 +2,27 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
+#include "codegen/lower_gpu.h"
 #include "ir/program.h"
 
 namespace tessel {
 
-/// Writes the target's files into `dir` (created if needed); returns a human-readable summary
-/// of what was written. Throws std::runtime_error on I/O failure.
-std::string emitProgram(const Program& prog, const std::string& target, const std::string& dir);
+/// Names accepted by `emit --target`: cpp, cuda, opencl.
+const std::vector<std::string>& emitTargets();
+
+struct EmitOptions {
+  std::string target = "cpp";
+  std::string directory;
+  GpuLaunchPlan gpuPlan;               // cuda, opencl
+  std::vector<std::string> gpuNotes;   // cuda, opencl: clauses not applied (gpu_plan.h)
+  std::string cudaArch = "sm_90";      // cuda: the CMakeLists' default architecture
+};
+
+/// Writes the target's files into `opts.directory` (created if needed); returns a
+/// human-readable summary of what was written and how to build it. Throws std::runtime_error
+/// on I/O failure.
+std::string emitProgram(const Program& prog, const EmitOptions& opts);
 
 }  // namespace tessel

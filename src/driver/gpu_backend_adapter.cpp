@@ -11,13 +11,14 @@ namespace {
 class GpuBackend : public Backend {
  public:
   GpuBackend(GpuApi api, const Program& prog, const BackendOptions& opts, const GpuLaunchPlan& plan)
-      : module_(make(api, prog, opts, plan)) {}
+      : module_(make(api, prog, opts, plan)), notes_(opts.gpuNotes) {}
   std::string name() const override { return module_->api() == GpuApi::OpenCL ? "opencl" : "cuda"; }
   std::string description() const override {
     std::string d = fmt::format("{} (generated {} on {}{}; time: kernels, from device events)",
                                 name(), module_->api() == GpuApi::OpenCL ? "OpenCL" : "CUDA",
                                 module_->deviceName(), module_->reused() ? ", cached build" : "");
     for (auto& n : module_->sources().notes) d += "\n             note: " + n;
+    for (auto& n : notes_) d += "\n             note: " + n;
     return d;
   }
   double run(ProgramState& st) override { return module_->run(st); }
@@ -25,6 +26,7 @@ class GpuBackend : public Backend {
 
  private:
   std::unique_ptr<GpuModule> module_;
+  std::vector<std::string> notes_;
 
   static std::unique_ptr<GpuModule> make(GpuApi api, const Program& prog,
                                          const BackendOptions& opts, const GpuLaunchPlan& plan) {

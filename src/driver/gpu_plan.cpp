@@ -1,5 +1,7 @@
 #include "driver/gpu_plan.h"
 
+#include <fmt/format.h>
+
 namespace tessel {
 
 GpuLaunchPlan gpuLaunchPlan(const Program& prog, const std::vector<Schedule>& schedules) {
@@ -14,6 +16,35 @@ GpuLaunchPlan gpuLaunchPlan(const Program& prog, const std::vector<Schedule>& sc
     plan.perStencil.push_back(c);
   }
   return plan;
+}
+
+std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Schedule>& schedules) {
+  std::vector<std::string> notes;
+  for (const Schedule& s : schedules) {
+    const std::string who = s.stencil >= 0 && s.stencil < static_cast<int>(prog.stencils.size())
+                                ? prog.stencils[s.stencil].name
+                                : "?";
+    auto note = [&](const std::string& clause, const Origin& o) {
+      notes.push_back(fmt::format("stencil '{}': {} ({}) is recorded but not applied yet", who,
+                                  clause, describe(o)));
+    };
+    bool unrolled = false;
+    for (auto& [it, f] : s.unroll.value.factors) unrolled = unrolled || f != 1;
+    if (unrolled) note("unroll", s.unroll.origin);
+    if (s.timeTile.value > 1) note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
+    if (s.prefetch.value) note("prefetch", s.prefetch.origin);
+    if (s.retime.value) note("retime", s.retime.origin);
+    if (s.fold.value) note("fold", s.fold.origin);
+    if (s.occupancy) note("occupancy", s.occupancy->origin);
+    if (s.perspective) note("perspective", s.perspective->origin);
+    for (const PlacementSpec& p : s.placements)
+      note(fmt::format("the placement of '{}'", p.array), p.origin);
+    if (s.stream && !s.stream->value.full)
+      notes.push_back(fmt::format(
+          "stencil '{}': stream {} ({}) runs as full_stream: each thread sweeps the whole extent",
+          who, s.stream->value.iterator, describe(s.stream->origin)));
+  }
+  return notes;
 }
 
 }  // namespace tessel

@@ -15,4 +15,9 @@ namespace tessel {
 /// extent).
 GpuLaunchPlan gpuLaunchPlan(const Program& prog, const std::vector<Schedule>& schedules);
 
+/// One sentence per clause a Schedule sets that the GPU lowering does not apply yet (unroll,
+/// time_tile, prefetch, retime, fold, occupancy, perspective, placements, a chunked stream),
+/// naming the stencil and where the clause came from. Nothing is silently ignored.
+std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Schedule>& schedules);
+
 }  // namespace tessel

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -136,10 +137,15 @@ inline std::string openclUnavailable() {
   return why;
 }
 
-#define TESSEL_REQUIRE_OPENCL()                                                 \
-  do {                                                                          \
-    if (std::string why = ::tessel::gputest::openclUnavailable(); !why.empty()) \
-      GTEST_SKIP() << "skipped: no OpenCL device: " << why;                     \
+// scripts/test.sh installs PoCL and sets TESSEL_TESTS_REQUIRE_OPENCL=1: there a missing OpenCL
+// device fails the test instead of skipping it.
+#define TESSEL_REQUIRE_OPENCL()                                                   \
+  do {                                                                            \
+    if (std::string why = ::tessel::gputest::openclUnavailable(); !why.empty()) { \
+      if (std::getenv("TESSEL_TESTS_REQUIRE_OPENCL"))                             \
+        FAIL() << "no OpenCL device (TESSEL_TESTS_REQUIRE_OPENCL is set): " << why; \
+      GTEST_SKIP() << "skipped: no OpenCL device: " << why;                       \
+    }                                                                             \
   } while (0)
 
 #define TESSEL_REQUIRE_NVCC()                                                           \

@@ -1,0 +1,125 @@
+#include "driver/resources.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "codegen/gpu_backend.h"
+
+namespace fs = std::filesystem;
+
+namespace tessel {
+
+namespace {
+
+// Reports are cached like builds: $XDG_CACHE_HOME/tessel/resources, else ~/.cache/...
+fs::path resourcesCache() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return fs::path(x) / "tessel" / "resources";
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return fs::path(h) / ".cache" / "tessel" / "resources";
+  return {};  // a temporary directory, removed after
+}
+
+std::string what(const GpuKernelInfo& k) {
+  return fmt::format("{} {}x{}x{}", gpuFamilyName(k.family), k.block[0], k.block[1], k.block[2]);
+}
+
+// ptxas reports kernels in its own order; show them in launch order.
+std::vector<KernelResources> inLaunchOrder(const ResourcesResult& r) {
+  std::vector<KernelResources> out;
+  for (auto& k : r.kernels)
+    if (auto* f = r.report.find(k.name)) out.push_back(*f);
+  for (auto& k : r.report.kernels)
+    if (std::none_of(out.begin(), out.end(), [&](auto& o) { return o.name == k.name; }))
+      out.push_back(k);
+  return out;
+}
+
+const GpuKernelInfo* infoOf(const ResourcesResult& r, const std::string& name) {
+  for (auto& k : r.kernels)
+    if (k.name == name) return &k;
+  return nullptr;
+}
+
+}  // namespace
+
+ResourcesResult programResources(const Program& prog, const GpuLaunchPlan& plan,
+                                 const std::string& arch) {
+  GpuSources src = generateGpu(prog, GpuApi::Cuda, plan, arch);
+  CudaResourceOptions o;
+  o.arch = arch;
+  o.cacheRoot = resourcesCache();
+  ResourcesResult r;
+  r.report = cudaResources(src.hostSource, o);
+  r.kernels = src.kernels;
+  r.notes = src.notes;
+  return r;
+}
+
+std::string resourcesText(const ResourcesResult& r) {
+  const CudaResourceReport& rep = r.report;
+  std::vector<KernelResources> ks = inLaunchOrder(r);
+  std::string out = fmt::format("ptxas resources for {} ({} kernel{}, in launch order{})\n",
+                                rep.arch, ks.size(), ks.size() == 1 ? "" : "s",
+                                rep.reused ? "; cached report" : "");
+  size_t w = 6, sw = 8;
+  for (auto& k : ks) {
+    w = std::max(w, k.name.size());
+    if (auto* i = infoOf(r, k.name)) sw = std::max(sw, what(*i).size());
+  }
+  auto row = [&](auto name, auto sched, auto regs, auto shared, auto local, auto st, auto ld,
+                 auto bar) {
+    return fmt::format("  {:<{}}  {:<{}}  {:>9}  {:>10}  {:>9}  {:>11}  {:>10}  {:>8}\n", name, w,
+                       sched, sw, regs, shared, local, st, ld, bar);
+  };
+  out += row("kernel", "schedule", "registers", "shared B", "local B", "spill st. B", "spill ld. B",
+             "barriers");
+  for (auto& k : ks) {
+    const GpuKernelInfo* i = infoOf(r, k.name);
+    out += row(k.name, i ? what(*i) : std::string("?"), k.registers, k.sharedBytes,
+               std::max(k.localBytes, k.stackBytes), k.spillStores, k.spillLoads, k.barriers);
+  }
+  out += "  shared: static shared memory per block; local: per-thread local memory (ptxas's lmem\n"
+         "  or stack frame); spills: bytes stored and loaded per thread\n";
+  if (!rep.warnings.empty()) {
+    out += fmt::format("nvcc printed {} warning line{}:\n", rep.warnings.size(),
+                       rep.warnings.size() == 1 ? "" : "s");
+    for (auto& l : rep.warnings) out += "  " + l + "\n";
+  }
+  out += "command: " + rep.command + "\n";
+  for (auto& n : r.notes) out += "note: " + n + "\n";
+  return out;
+}
+
+nlohmann::json resourcesJson(const ResourcesResult& r) {
+  nlohmann::json j;
+  j["arch"] = r.report.arch;
+  j["command"] = r.report.command;
+  j["warnings"] = r.report.warnings;
+  j["notes"] = r.notes;
+  j["kernels"] = nlohmann::json::array();
+  for (auto& k : inLaunchOrder(r)) {
+    nlohmann::json e = {{"name", k.name},
+                        {"registers", k.registers},
+                        {"shared_bytes", k.sharedBytes},
+                        {"local_bytes", k.localBytes},
+                        {"stack_bytes", k.stackBytes},
+                        {"spill_store_bytes", k.spillStores},
+                        {"spill_load_bytes", k.spillLoads},
+                        {"barriers", k.barriers},
+                        {"constant_bytes", k.constantBytes}};
+    if (const GpuKernelInfo* info = infoOf(r, k.name)) {
+      e["family"] = gpuFamilyName(info->family);
+      e["block"] = info->block;
+      e["call"] = info->call;
+      e["statement"] = info->stmt;
+    }
+    j["kernels"].push_back(e);
+  }
+  return j;
+}
+
+}  // namespace tessel

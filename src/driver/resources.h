@@ -1,0 +1,30 @@
+// `tessel resources`: the program's CUDA compiled by nvcc, and what ptxas reports per kernel.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "codegen/cuda_resources.h"
+#include "codegen/lower_gpu.h"
+#include "ir/program.h"
+
+namespace tessel {
+
+struct ResourcesResult {
+  CudaResourceReport report;
+  std::vector<GpuKernelInfo> kernels;  // what each kernel computes, by launch id
+  std::vector<std::string> notes;      // the lowering's and the schedule's notes
+};
+
+/// Generates the CUDA code of `prog` with `plan` and compiles it for `arch` with nvcc
+/// (`-Xptxas -v`), reusing a cached report for the same source and command. Throws
+/// EnvironmentError without nvcc, std::runtime_error when the compilation fails.
+ResourcesResult programResources(const Program& prog, const GpuLaunchPlan& plan,
+                                 const std::string& arch);
+
+/// A table: one row per kernel (registers, shared, local/stack, spills, barriers), then nvcc's
+/// warnings if any, the command, and the notes.
+std::string resourcesText(const ResourcesResult& r);
+nlohmann::json resourcesJson(const ResourcesResult& r);
+
+}  // namespace tessel

@@ -1,0 +1,163 @@
+// The GPU targets on the command line: `run --backend opencl|cuda`, `emit --target
+// opencl|cuda`, `resources` (text and JSON), and their errors.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "codegen/cuda_resources.h"
+#include "codegen/gpu_module.h"
+#include "support/command.h"
+
+using namespace tessel::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string bench(const std::string& b) { return sourceDir() + "/benchmarks/" + b + ".sten"; }
+
+fs::path freshDir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("tessel-cli-gpu-" + std::to_string(getpid())) / name;
+  fs::remove_all(d);
+  return d;
+}
+
+bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+
+#define REQUIRE_NVCC()                                                                  \
+  do {                                                                                  \
+    if (tessel::findNvcc().empty())                                                     \
+      GTEST_SKIP() << "skipped: nvcc not found (install the CUDA toolkit or set NVCC)"; \
+  } while (0)
+
+}  // namespace
+
+TEST(CliGpu, RunOpenclVerifiesAndReportsDeviceTimeAndThroughput) {
+  // An awkward size: 37 is not a multiple of the 32-wide block, 6 is below the block's 8 rows.
+  for (const char* sched : {"global", "global-stream"}) {
+    auto r = runCommand(tesselBinary() + " run " + bench("j2d5pt") +
+                        " --backend opencl --verify --repeat 2 --param N=6 --param M=37" +
+                        " --schedule " + sched + " --work-dir " +
+                        freshDir(std::string("run-") + sched).string());
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(has(r.output, "backend      opencl (generated OpenCL on ")) << r.output;
+    EXPECT_TRUE(has(r.output, "time: kernels, from device events")) << r.output;
+    EXPECT_TRUE(std::regex_search(r.output, std::regex(R"(time +[0-9.]+ (us|ms|s) \(median)")))
+        << r.output;
+    EXPECT_TRUE(std::regex_search(r.output,
+                                  std::regex(R"(throughput +[0-9.]+ GStencil/s, [0-9.]+ GFLOP/s)")))
+        << r.output;
+    EXPECT_TRUE(has(r.output, "verification PASSED")) << r.output;
+  }
+}
+
+TEST(CliGpu, RunOpenclPassesTheScheduleThrough) {
+  // A 1-wide block and streaming along j (not the default k): the generated code shows both.
+  fs::path dir = freshDir("sched");
+  auto r = runCommand(tesselBinary() + " run " + bench("j3d7pt") +
+                      " --backend opencl --verify --param L=9 --param M=5 --param N=13" +
+                      " --schedule global-stream --full-stream j --block 16,2 --work-dir " +
+                      dir.string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "verification PASSED")) << r.output;
+  std::ifstream in(dir / "tessel_host.cpp");
+  std::string host((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_TRUE(has(host, "global-stream")) << "the generated header names the family";
+  EXPECT_TRUE(std::regex_search(host, std::regex(R"(16 *, *2)"))) << "the block 16x2 is used";
+}
+
+TEST(CliGpu, ClausesNotAppliedYetAreNoted) {
+  auto r = runCommand(tesselBinary() + " run " + bench("j2d5pt") +
+                      " --backend opencl --param N=8 --param M=8 --unroll j=2 --time-tile 2");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "unroll (command line (--unroll j=2)) is recorded but not applied"))
+      << r.output;
+  EXPECT_TRUE(has(r.output, "time_tile 2")) << r.output;
+}
+
+TEST(CliGpu, RunCudaWithoutADeviceIsAUserError) {
+  std::string why;
+  if (tessel::cudaDeviceAvailable(&why)) GTEST_SKIP() << "skipped: this machine has a CUDA device";
+  auto r = runCommand(tesselBinary() + " run " + bench("j2d5pt") + " --backend cuda");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_TRUE(has(r.output, "tessel: error: no CUDA device")) << r.output;
+  EXPECT_FALSE(has(r.output, "internal error")) << r.output;
+}
+
+TEST(CliGpu, EmitOpenclWritesKernelsHostCodeAndCMakeLists) {
+  fs::path d = freshDir("emit-ocl");
+  auto r = runCommand(tesselBinary() + " emit " + bench("j2d5pt") + " --target opencl -o " +
+                      d.string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  for (const char* f : {"tessel_kernels.cl", "tessel_host.cpp", "CMakeLists.txt"})
+    EXPECT_TRUE(fs::exists(d / f)) << f << "\n" << r.output;
+  EXPECT_TRUE(has(r.output, "2 kernels: call0_j2d5pt_s0 call1_j2d5pt_s0")) << r.output;
+  EXPECT_TRUE(has(r.output, "cmake -S " + d.string())) << r.output;
+}
+
+TEST(CliGpu, EmitCudaWritesOneFileAndCMakeLists) {
+  fs::path d = freshDir("emit-cuda");
+  auto r = runCommand(tesselBinary() + " emit " + bench("heat") + " --target cuda --arch sm_80 -o " +
+                      d.string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(fs::exists(d / "tessel_program.cu")) << r.output;
+  std::ifstream in(d / "CMakeLists.txt");
+  std::string cm((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_TRUE(has(cm, "set(CMAKE_CUDA_ARCHITECTURES 80)")) << cm;
+  EXPECT_TRUE(has(r.output, "the placement of 'in'")) << "heat's #assign is noted\n" << r.output;
+}
+
+TEST(CliGpu, EmitRejectsAnUnknownTarget) {
+  auto r = runCommand(tesselBinary() + " emit " + bench("heat") + " --target vulkan -o " +
+                      freshDir("bad").string());
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_TRUE(has(r.output, "vulkan")) << r.output;
+}
+
+TEST(CliGpu, ResourcesPrintsPtxasFiguresPerKernel) {
+  REQUIRE_NVCC();
+  auto r = runCommand(tesselBinary() + " resources " + bench("j3d27pt"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "ptxas resources for sm_90")) << r.output;
+  // One row per kernel: name, schedule, registers (> 0), shared, local, spills, barriers.
+  std::regex row(R"(call0_j3d27pt_s0 +global 32x8x1 +([0-9]+) +0 +[0-9]+ +0 +0 +0)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.output, m, row)) << r.output;
+  EXPECT_GT(std::stoi(m[1]), 0);
+  EXPECT_FALSE(has(r.output, "warning")) << r.output;
+}
+
+TEST(CliGpu, ResourcesAsJsonFollowsTheSchedule) {
+  REQUIRE_NVCC();
+  auto r = runCommand(tesselBinary() + " resources " + bench("j2d5pt") +
+                      " --json --schedule global --block 64,4 --arch sm_80 2>/dev/null");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["arch"], "sm_80");
+  EXPECT_TRUE(j["warnings"].empty()) << r.output;
+  ASSERT_EQ(j["kernels"].size(), 2u) << r.output;
+  for (auto& k : j["kernels"]) {
+    EXPECT_EQ(k["family"], "global");
+    EXPECT_EQ(k["block"], nlohmann::json::array({64, 4, 1}));
+    EXPECT_GT(k["registers"].get<int>(), 0);
+    EXPECT_EQ(k["spill_store_bytes"], 0);
+  }
+  EXPECT_EQ(j["kernels"][0]["name"], "call0_j2d5pt_s0") << "launch order";
+}
+
+TEST(CliGpu, ResourcesWithoutNvccSaysSo) {
+  auto r = runCommand("env NVCC=/nonexistent/nvcc " + tesselBinary() + " resources " +
+                      bench("j2d5pt"));
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_TRUE(has(r.output, "nvcc")) << r.output;
+  EXPECT_FALSE(has(r.output, "internal error")) << r.output;
+}
+
+TEST(CliGpu, ResourcesRejectsABadSchedule) {
+  auto r = runCommand(tesselBinary() + " resources " + bench("heat") + " --block 64,32");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_TRUE(has(r.output, "2048 threads")) << r.output;
+}
