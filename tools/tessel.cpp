@@ -142,6 +142,9 @@ int main(int argc, char** argv) {
                 "compare with the reference interpreter; exit 2 on a mismatch");
   run->add_option("--tolerance", ro.tolerance,
                   "relative tolerance for --verify (default 1e-12 double, 1e-5 float)");
+  run->add_flag("--json", ro.json,
+                "print the report as JSON (program, parameters, backend, time_s, min_time_s, "
+                "gstencils_per_s, gflops_per_s, verification, ...)");
   run->add_option("--work-dir", bo.workDir, "where generated code is written (default: a cache)");
 
   // Schedule flags (language.md section 8; the command line overrides the file's #pragma).

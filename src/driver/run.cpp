@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 
 #include "analysis/bounds.h"
 #include "analysis/counts.h"
@@ -99,7 +101,12 @@ std::string timeStr(double s) {
 }  // namespace
 
 int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
-               DiagnosticEngine& diags, std::ostream& out) {
+               DiagnosticEngine& diags, std::ostream& report) {
+  // The text report goes to `report` as it is made (so that an error still shows what ran);
+  // with opts.json the same facts are collected in `j` and printed at the end instead.
+  std::ostringstream discarded;
+  std::ostream& out = opts.json ? discarded : report;
+  nlohmann::json j;
   auto params = bindParams(prog, opts.params, diags);
   if (!params) return kExitUserError;
   if (!checkBounds(prog, *params, diags)) return kExitUserError;
@@ -114,6 +121,11 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
   for (size_t i = 0; i < prog.params.size(); ++i)
     ps += (ps.empty() ? "" : ", ") + prog.params[i].name + "=" + std::to_string((*params)[i]);
   out << fmt::format("program      {}\n", prog.file ? prog.file->name() : "");
+  j["program"] = prog.file ? prog.file->name() : "";
+  for (size_t i = 0; i < prog.params.size(); ++i) j["parameters"][prog.params[i].name] = (*params)[i];
+  j["backend"] = backend.name();
+  j["backend_description"] = backend.description();
+  j["generated"] = backend.generatedCode();
   out << fmt::format("parameters   {}\n", ps.empty() ? "(none)" : ps);
 
   out << fmt::format("backend      {}\n", backend.description());
@@ -146,6 +158,13 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
   std::sort(sorted.begin(), sorted.end());
   double median = sorted[sorted.size() / 2];
   Work w = programWork(prog, *params);
+  j["time_s"] = median;
+  j["min_time_s"] = sorted.front();
+  j["times_s"] = times;
+  j["stencil_points"] = w.stencilPoints;
+  j["flops"] = w.flops;
+  j["gstencils_per_s"] = median > 0 ? w.stencilPoints / median * 1e-9 : 0.0;
+  j["gflops_per_s"] = median > 0 ? w.flops / median * 1e-9 : 0.0;
   out << fmt::format("time         {}{}\n", timeStr(median),
                      opts.repeat > 1 ? fmt::format(" (median of {} runs; min {})", opts.repeat,
                                                    timeStr(sorted.front()))
@@ -177,6 +196,8 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
             cr.mismatches == 1 ? "" : "s");
       }
     }
+    j["verification"] = {{"passed", failures.empty()}, {"max_relative_error", worst}};
+    if (!failures.empty()) j["verification"]["failures"] = failures;
     if (failures.empty()) {
       out << fmt::format(
           "verification PASSED: {} {} the reference interpreter (max relative error {:.3g})\n",
@@ -193,9 +214,11 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
           (std::filesystem::path(opts.outputDir) / (prog.arrays[a].name + ".npy")).string();
       writeNpy(path, result.arrays[a]);
     }
+    j["output"] = opts.outputDir;
     out << fmt::format("output       {} array{} written to {}/ as NAME.npy\n", results.size(),
                        results.size() == 1 ? "" : "s", opts.outputDir);
   }
+  if (opts.json) report << j.dump(2) << "\n";
   return code;
 }
 

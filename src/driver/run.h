@@ -19,6 +19,7 @@ struct RunOptions {
   bool verify = false;
   int repeat = 1;
   uint64_t seed = 1;
+  bool json = false;      // print the report as JSON (time_s, gstencils_per_s, verification, ...)
   double tolerance = -1;  // < 0: the default for each array's type (1e-12 double, 1e-5 float)
 };
 

@@ -7,6 +7,8 @@
 #include <random>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/npy.h"
 #include "support/command.h"
 
@@ -43,7 +45,7 @@ const char* kSmall =
 }  // namespace
 
 TEST(Cli, HelpOnEverySubcommand) {
-  for (const char* sub : {"", " check", " info", " emit", " run"}) {
+  for (const char* sub : {"", " check", " info", " emit", " run", " resources"}) {
     auto r = runCommand(tesselBinary() + sub + " --help");
     EXPECT_EQ(r.exitCode, 0) << sub << "\n" << r.output;
     EXPECT_NE(r.output.find("Usage"), std::string::npos) << r.output;
@@ -98,7 +100,7 @@ TEST(Cli, RunWithInputScalarAndOutputNpy) {
   a.shape = {6};
   a.values = {1, 2, 3, 4, 5, 6};
   tessel::writeNpy((d / "a.npy").string(), a);
-  for (const char* backend : {"reference", "cpp"}) {
+  for (const char* backend : {"reference", "cpp", "opencl"}) {
     fs::path out = d / backend;
     auto r = runCommand(tesselBinary() + " run " + f + " --backend " + backend +
                         " --param N=6 --scalar w=0.5 --input a=" + (d / "a.npy").string() +
@@ -116,6 +118,24 @@ TEST(Cli, RunWithInputScalarAndOutputNpy) {
       runCommand(tesselBinary() + " run " + f + " --param N=7 --input a=" + (d / "a.npy").string());
   EXPECT_EQ(wrongShape.exitCode, 1);
   EXPECT_NE(wrongShape.output.find("shape"), std::string::npos) << wrongShape.output;
+}
+
+TEST(Cli, RunReportAsJson) {
+  auto d = tempDir("json");
+  auto f = writeFile(d / "avg.sten", kSmall);
+  auto r = runCommand(tesselBinary() + " run " + f +
+                      " --param N=9 --scalar w=0.25 --verify --repeat 3 --json 2>/dev/null");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["backend"], "cpp");
+  EXPECT_EQ(j["parameters"]["N"], 9);
+  EXPECT_EQ(j["times_s"].size(), 3u);
+  EXPECT_GT(j["time_s"].get<double>(), 0.0);
+  EXPECT_LE(j["min_time_s"].get<double>(), j["time_s"].get<double>());
+  EXPECT_EQ(j["stencil_points"], 9.0);  // one call over the whole 9-point domain
+  EXPECT_EQ(j["flops"], 7.0 * 3);       // 3 FLOPs at each of the 7 points of the region
+  EXPECT_NEAR(j["gstencils_per_s"].get<double>(), 9.0 / j["time_s"].get<double>() * 1e-9, 1e-9);
+  EXPECT_EQ(j["verification"]["passed"], true);
 }
 
 TEST(Cli, OutOfBoundsAtRunTimeIsAUserError) {

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Tessel benchmark runner: every benchmark x every schedule family on one backend.
+
+For each program in benchmarks/ it runs `tessel run --json --verify` on the C++/OpenMP backend
+and on the chosen GPU backend (default: opencl) once per schedule family, the naive `global`
+family always among them, and prints one table (time, GStencil/s, GFLOP/s, speed-up over
+`global`, verification) and writes the same rows as CSV.
+
+A family that does not apply to a program (streaming a 1-D program, say) or that this build of
+Tessel does not know is shown as `n/a` with tessel's first error line; a run that fails
+verification is shown as FAILED and makes the script exit with status 2.
+
+On this project's development machines the OpenCL device is PoCL, which runs the kernels on the
+CPU: those timings are CPU timings and say nothing about a GPU.
+
+Only the Python standard library is used.
+"""
+
+import argparse
+import csv
+import datetime
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_FAMILIES = ["global", "global-stream", "shared", "stream", "overlapped"]
+# Extent per dimension count for --size small (the default) and --size full (the programs'
+# own defaults).
+SMALL_EXTENT = {1: 1 << 18, 2: 1024, 3: 96}
+
+
+def tessel_json(tessel, args):
+    """Runs tessel with args; returns (exit status, parsed JSON or None, stderr text)."""
+    p = subprocess.run([tessel] + args, capture_output=True, text=True)
+    data = None
+    if p.returncode in (0, 2):
+        try:
+            data = json.loads(p.stdout)
+        except json.JSONDecodeError:
+            data = None
+    return p.returncode, data, p.stderr.strip() or p.stdout.strip()
+
+
+def first_error(text):
+    for line in text.splitlines():
+        if "error" in line:
+            return line.strip()
+    return text.splitlines()[0].strip() if text else "failed"
+
+
+def parameters(tessel, program, size):
+    """--param options: extent parameters capped at the small extent for the program's
+    dimensions; the others (time steps) at their defaults."""
+    if size == "full":
+        return []
+    status, info, err = tessel_json(tessel, ["info", program, "--json"])
+    if status != 0 or info is None:
+        raise RuntimeError(f"tessel info {program}: {first_error(err)}")
+    dims = len(info["iterators"])
+    extent_params = set()
+    for a in info["arrays"]:
+        for e in a["extents"]:
+            extent_params.add(e)
+    out = []
+    for p in info["parameters"]:
+        if p["name"] in extent_params and p.get("value") is not None:
+            out += ["--param", f"{p['name']}={min(int(p['value']), SMALL_EXTENT[dims])}"]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tessel", default=os.path.join(ROOT, "build", "tessel"))
+    ap.add_argument("--backend", default="opencl", help="opencl (default) or cuda")
+    ap.add_argument("--families", default=",".join(DEFAULT_FAMILIES),
+                    help="comma-separated schedule families (global is always run)")
+    ap.add_argument("--benchmarks", default="",
+                    help="comma-separated benchmark names (default: every benchmarks/*.sten)")
+    ap.add_argument("--size", choices=["small", "full"], default="small",
+                    help="small: extents capped at 2^18 (1-D), 1024 (2-D), 96 (3-D); "
+                         "full: the programs' defaults")
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs per variant (median)")
+    ap.add_argument("--csv", default="", help="CSV file (default: bench-results/bench-DATE.csv)")
+    ap.add_argument("--no-verify", action="store_true", help="skip --verify (faster)")
+    args = ap.parse_args()
+
+    families = [f for f in args.families.split(",") if f]
+    if "global" not in families:
+        families.insert(0, "global")
+    names = [b for b in args.benchmarks.split(",") if b] or sorted(
+        f[:-5] for f in os.listdir(os.path.join(ROOT, "benchmarks")) if f.endswith(".sten"))
+    csv_path = args.csv or os.path.join(
+        ROOT, "bench-results", f"bench-{datetime.datetime.now():%Y%m%d-%H%M%S}.csv")
+    os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
+
+    rows = []
+    failed = False
+    started = time.time()
+    for name in names:
+        program = os.path.join(ROOT, "benchmarks", name + ".sten")
+        params = parameters(args.tessel, program, args.size)
+        variants = [("cpp", None)] + [(args.backend, f) for f in families]
+        base = None
+        for backend, family in variants:
+            cmd = ["run", program, "--backend", backend, "--json", "--repeat", str(args.repeat)]
+            cmd += params
+            if not args.no_verify:
+                cmd.append("--verify")
+            if family:
+                cmd += ["--schedule", family]
+            status, rep, err = tessel_json(args.tessel, cmd)
+            row = {"benchmark": name, "backend": backend, "schedule": family or "-",
+                   "parameters": " ".join(p for p in params if p != "--param"),
+                   "time_ms": "", "gstencil_s": "", "gflop_s": "", "vs_global": "",
+                   "verified": "", "note": ""}
+            if rep is None:
+                row["verified"] = "n/a"
+                row["note"] = first_error(err)
+            else:
+                row["time_ms"] = f"{rep['time_s'] * 1e3:.3f}"
+                row["gstencil_s"] = f"{rep['gstencils_per_s']:.3f}"
+                row["gflop_s"] = f"{rep['gflops_per_s']:.3f}"
+                ver = rep.get("verification")
+                row["verified"] = "-" if ver is None else ("yes" if ver["passed"] else "FAILED")
+                if ver is not None and not ver["passed"]:
+                    failed = True
+                if family == "global":
+                    base = rep["time_s"]
+                if base and family and rep["time_s"] > 0:
+                    row["vs_global"] = f"{base / rep['time_s']:.2f}x"
+            rows.append(row)
+            print(f"  {name:18} {backend:7} {row['schedule']:14} {row['time_ms']:>10} ms "
+                  f"{row['verified']}", file=sys.stderr, flush=True)
+
+    cols = ["benchmark", "backend", "schedule", "time_ms", "gstencil_s", "gflop_s", "vs_global",
+            "verified", "note"]
+    heads = ["benchmark", "backend", "schedule", "time (ms)", "GStencil/s", "GFLOP/s",
+             "vs global", "verified", "note"]
+    def cell(r, c):  # the table shows the start of a long note; the CSV has all of it
+        v = str(r[c])
+        return v if c != "note" or len(v) <= 72 else v[:69] + "..."
+
+    widths = [max(len(h), *(len(cell(r, c)) for r in rows)) for c, h in zip(cols, heads)]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(heads, widths)) + " |")
+    print("| " + " | ".join("-" * w for w in widths) + " |")
+    for r in rows:
+        print("| " + " | ".join(cell(r, c).ljust(w) for c, w in zip(cols, widths)) + " |")
+    with open(csv_path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=cols + ["parameters"])
+        w.writeheader()
+        w.writerows(rows)
+    devices = sorted({r["backend"] for r in rows})
+    print(f"\n{len(rows)} runs in {time.time() - started:.0f} s; backends {', '.join(devices)}; "
+          f"median of {args.repeat} timed runs each; CSV: {csv_path}")
+    if args.backend == "opencl":
+        print("note: on a machine whose OpenCL device is PoCL these are CPU timings of GPU-shaped "
+              "code; they say nothing about a GPU")
+    return 2 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
