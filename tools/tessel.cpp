@@ -50,12 +50,14 @@ bool parsePairs(const std::vector<std::string>& items, const char* opt,
 }
 
 const char* scheduleHelp(const std::string& flag) {
-  if (flag == "--schedule") return "schedule family: global or global-stream (GPU backends)";
+  if (flag == "--schedule")
+    return "schedule family: global, global-stream, shared or stream (GPU backends)";
   if (flag == "--block") return "thread-block shape X[,Y[,Z]], e.g. 32,8";
-  if (flag == "--stream") return "stream (serially sweep) along this iterator, in chunks";
+  if (flag == "--stream") return "stream along this iterator, each block a chunk of planes";
   if (flag == "--full-stream") return "stream along this iterator, one block sweeps it all";
   if (flag == "--unroll") return "points per thread, e.g. j=2,i=1[,blocked|cyclic]";
   if (flag == "--time-tile") return "time steps fused per kernel";
+  if (flag == "--chunk") return "planes per block of a chunked stream (stream family), default 16";
   if (flag == "--machine") return "machine description (machines/*.json), default h100";
   return "";
 }

@@ -8,6 +8,7 @@
 
 #include "analysis/regions.h"
 #include "codegen/lower_gpu_internal.h"
+#include "codegen/lower_gpu_staged.h"
 #include "codegen/namer.h"
 
 namespace tessel {
@@ -15,12 +16,23 @@ namespace tessel {
 using namespace lir;  // the loop IR's types and factories
 
 const char* gpuFamilyName(GpuFamily f) {
-  return f == GpuFamily::Global ? "global" : "global-stream";
+  switch (f) {
+    case GpuFamily::Global:
+      return "global";
+    case GpuFamily::GlobalStream:
+      return "global-stream";
+    case GpuFamily::Shared:
+      return "shared";
+    case GpuFamily::Stream:
+      return "stream";
+  }
+  return "?";
 }
 
 std::optional<GpuFamily> parseGpuFamily(std::string_view name) {
-  if (name == "global") return GpuFamily::Global;
-  if (name == "global-stream") return GpuFamily::GlobalStream;
+  for (GpuFamily f :
+       {GpuFamily::Global, GpuFamily::GlobalStream, GpuFamily::Shared, GpuFamily::Stream})
+    if (name == gpuFamilyName(f)) return f;
   return std::nullopt;
 }
 
@@ -71,7 +83,7 @@ struct KernelUse {
 };
 
 /// Lowers one CallInst: a kernel per statement, and the host function that launches them.
-class CallGpu {
+class CallGpu : public KernelSite {
  public:
   CallGpu(const Program& p, int index, GlobalNames& g, const GridShape& grid, GpuProgram& out)
       : prog_(p),
@@ -85,6 +97,13 @@ class CallGpu {
   Function build();
   std::vector<ExprPtr> callArgs() const;
 
+  ExprPtr kernelIndex(const ExprPtr& e) override { return lower(e); }
+  std::string readBuffer(ArrayId a) override {
+    if (!a.local) arraysUsed_.insert(a.index);
+    use_->arrays.emplace(a, false);
+    return bufferOf(a);
+  }
+
  private:
   const Program& prog_;
   const CallInst& call_;
@@ -97,6 +116,7 @@ class CallGpu {
   std::vector<std::string> localArrays_, localScalars_, inits_;
   std::vector<std::string> boxLo_, boxN_;
   KernelUse* use_ = nullptr;  // the kernel being built; null while building host code
+  const StagedKernel* staged_ = nullptr;  // its staging, for a staged family
 
   ExprPtr lower(const ExprPtr& e);
   ExprPtr linearIndex(const Expr& ref);
@@ -113,7 +133,8 @@ class CallGpu {
   }
   void statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& out);
   Function kernel(size_t k, const std::string& name, const std::vector<std::string>& lo,
-                  const std::vector<std::string>& hi, std::string text);
+                  const std::vector<std::string>& hi, std::string text, Namer& scope,
+                  GpuKernelInfo& info);
   std::vector<lir::Param> kernelParams(const KernelUse& u, const std::vector<std::string>& lo,
                                        const std::vector<std::string>& hi) const;
 };
@@ -142,6 +163,8 @@ ExprPtr CallGpu::lower(const ExprPtr& e) {
       break;
     case ExprKind::ArrayRef:
       if (!use_) internal("an array access in host code");
+      if (staged_)
+        if (ExprPtr r = staged_->read(*e)) return r;
       if (!e->array.local) arraysUsed_.insert(e->array.index);
       use_->arrays.emplace(e->array, false);
       return load(bufferOf(e->array), linearIndex(*e), e->type);
@@ -227,10 +250,14 @@ std::vector<lir::Param> CallGpu::kernelParams(const KernelUse& u,
 }
 
 Function CallGpu::kernel(size_t k, const std::string& name, const std::vector<std::string>& lo,
-                         const std::vector<std::string>& hi, std::string text) {
+                         const std::vector<std::string>& hi, std::string text, Namer& scope,
+                         GpuKernelInfo& info) {
   const tessel::Stmt& st = call_.stmts[k];
   KernelUse use;
   use_ = &use;
+  std::optional<StagedKernel> staged;
+  if (grid_.staged()) staged.emplace(prog_, call_, st, g_, grid_, lo, hi, scope, *this);
+  staged_ = staged ? &*staged : nullptr;
   // The store: converted to the left-hand side's type; compound forms read the left side.
   ScalarType lt = st.lhs->type;
   std::string buf;
@@ -249,6 +276,28 @@ Function CallGpu::kernel(size_t k, const std::string& name, const std::vector<st
   if (value->type != lt) value = cast(lt, value);
   if (!st.lhsIsScalar()) use.arrays[st.lhs->array] = true;  // after the reads: written wins
   std::vector<StmtPtr> body = {store(buf, idx, value)};
+  staged_ = nullptr;
+
+  Function f;
+  if (staged) {
+    std::vector<StmtPtr> kb = staged->body(body);
+    use_ = nullptr;
+    std::string how = staged->describe();
+    if (!how.empty()) text += "\n" + how;
+    f.shared = staged->sharedArrays();
+    f.requiredBlock = {1, 1, 1};
+    for (size_t gd = 0; gd < grid_.iters.size(); ++gd) f.requiredBlock[gd] = grid_.block[gd];
+    info.sharedBytes = staged->staging().sharedBytes;
+    info.staging = how;
+    f.name = name;
+    f.linkage = Linkage::Kernel;
+    f.comment = std::move(text);
+    f.params = kernelParams(use, lo, hi);
+    f.params.push_back({kDeviceStatusParam, CType::Int32, true});
+    f.params.back().maybeUnused = !usesStatusHelper(value) && !usesStatusHelper(idx);
+    f.body = block(std::move(kb));
+    return f;
+  }
 
   // Each thread: one point of the grid's dimensions, looping over the streaming one.
   if (grid_.stream >= 0) {
@@ -269,7 +318,6 @@ Function CallGpu::kernel(size_t k, const std::string& name, const std::vector<st
   kb.push_back(ifThen(guard, body));
   use_ = nullptr;
 
-  Function f;
   f.name = name;
   f.linkage = Linkage::Kernel;
   f.comment = std::move(text);
@@ -329,22 +377,55 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   std::string mapping;
   for (size_t gd = 0; gd < grid_.iters.size(); ++gd)
     mapping += fmt::format("{}{} -> {}", gd ? ", " : "", iters[grid_.iters[gd]], "xyz"[gd]);
-  kc += "\nOne thread per point: " + mapping;
-  if (grid_.stream >= 0) kc += fmt::format("; each thread loops over {}", iters[grid_.stream]);
-  Function f = kernel(k, name, lo, hi, kc);
+  switch (grid_.family) {
+    case GpuFamily::Global:
+    case GpuFamily::GlobalStream:
+      kc += "\nOne thread per point: " + mapping;
+      if (grid_.stream >= 0) kc += fmt::format("; each thread loops over {}", iters[grid_.stream]);
+      break;
+    case GpuFamily::Shared: {
+      std::string tile;
+      for (size_t gd = 0; gd < grid_.iters.size(); ++gd)
+        tile += fmt::format("{}{}", gd ? "x" : "", grid_.tile(gd));
+      kc += fmt::format("\nShared-memory tiling: {}; a block computes a {} tile", mapping, tile);
+      break;
+    }
+    case GpuFamily::Stream:
+      kc += fmt::format("\nStreaming along {} ({}): {}; a block sweeps {}", iters[grid_.stream],
+                        grid_.chunk == 0 ? "serial" : "concurrent", mapping,
+                        grid_.chunk == 0 ? std::string("every plane")
+                                         : fmt::format("a chunk of {} planes", grid_.chunk));
+      break;
+  }
+  GpuKernelInfo info;
+  Function f = kernel(k, name, lo, hi, kc, scope, info);
 
-  // Blocks per grid dimension: the region's extent rounded up to whole blocks.
+  // Blocks per grid dimension: the region's extent rounded up to whole tiles.
   std::vector<ExprPtr> gridExt, blockExt, args;
   std::vector<StmtPtr> then;
   for (size_t gd = 0; gd < grid_.iters.size(); ++gd) {
-    int it = grid_.iters[gd], b = grid_.block[gd];
+    int it = grid_.iters[gd], b = grid_.tile(gd);
     ExprPtr extent =
         indexAddConst(indexSub(var(hi[it], ScalarType::Int), var(lo[it], ScalarType::Int)), b);
     std::string n = scope.take(std::string("blocks_") + "xyz"[gd]);
     then.push_back(
         localDecl(CType::Int64, n, b == 1 ? extent : binary(Op::Div, extent, intLit(b))));
     gridExt.push_back(var(n, ScalarType::Int));
-    blockExt.push_back(intLit(b));
+    blockExt.push_back(intLit(grid_.block[gd]));
+  }
+  if (grid_.family == GpuFamily::Stream) {
+    // One more grid dimension: the chunks of planes along the streamed iterator.
+    int sd = grid_.stream;
+    ExprPtr planes = indexAddConst(
+        indexSub(var(hi[sd], ScalarType::Int), var(lo[sd], ScalarType::Int)), grid_.chunk);
+    ExprPtr chunks = grid_.chunk == 0 ? intLit(1)
+                     : grid_.chunk == 1
+                         ? planes
+                         : binary(Op::Div, planes, intLit(grid_.chunk));
+    std::string n = scope.take("chunks");
+    then.push_back(localDecl(CType::Int64, n, chunks));
+    gridExt.push_back(var(n, ScalarType::Int));
+    blockExt.push_back(intLit(1));
   }
   std::vector<lir::Param> ps(f.params.begin(), f.params.end() - 1);  // the runtime adds the status
   for (auto& p : ps) args.push_back(var(p.name, p.pointer ? ScalarType::Int : scalarOf(p.type)));
@@ -352,7 +433,6 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   blk.push_back(ifThen(nonEmpty, then));
   out.push_back(block(std::move(blk)));
 
-  GpuKernelInfo info;
   info.name = name;
   info.call = index_;
   info.stmt = static_cast<int>(k);
@@ -360,6 +440,8 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   info.gridIters = grid_.iters;
   info.block = grid_.block;
   info.streamIter = grid_.stream;
+  info.chunk = grid_.chunk;
+  info.unroll = grid_.unroll;
   out_.kernels.push_back(info);
   out_.device.functions.push_back(std::move(f));
 }

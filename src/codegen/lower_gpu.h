@@ -10,6 +10,15 @@
 //       global-stream  a grid over every dimension but the streaming one (by default the
 //                      slowest), each thread looping over the streaming dimension; a 1-D program
 //                      has nothing to stream over and gets `global` (with a note).
+//       shared         the `global` grid with blocks of tile points (block x unroll); every array
+//                      the statement reads at an offset is staged in shared memory (the tile plus
+//                      its halo, loaded cooperatively), a barrier, then each thread computes its
+//                      point(s) from shared memory;
+//       stream         a grid over every dimension but the streamed one, plus one dimension of
+//                      chunks of planes; each block sweeps its chunk plane by plane, with a window
+//                      of planes per input: centre-only planes in registers, the others in a ring
+//                      of shared planes (STENCILGEN's Algorithm 1; analysis/staging.h);
+//                      a 1-D program gets `shared` (with a note).
 //     Region bounds are kernel arguments, computed by the host from the symbolic regions. The
 //     last parameter of every kernel is the device error status (an int; lir::Status).
 //   - host code (target-neutral C++ over the generated host runtime, gpu_host_runtime.h): one
@@ -24,6 +33,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,8 +44,8 @@
 
 namespace tessel {
 
-enum class GpuFamily { Global, GlobalStream };
-/// "global", "global-stream".
+enum class GpuFamily { Global, GlobalStream, Shared, Stream };
+/// "global", "global-stream", "shared", "stream".
 const char* gpuFamilyName(GpuFamily f);
 std::optional<GpuFamily> parseGpuFamily(std::string_view name);
 
@@ -43,12 +53,18 @@ std::optional<GpuFamily> parseGpuFamily(std::string_view name);
 struct GpuLaunchConfig {
   GpuFamily family = GpuFamily::Global;
   /// Threads per block along x (the grid's fastest dimension), y, z. block[0] == 0: the default
-  /// for the grid's dimensions (1-D 256; 2-D 32x8; 3-D 32x4x2). Otherwise 0 means 1, and extents
-  /// beyond the grid's dimensions are ignored (with a note).
+  /// for the grid's dimensions (1-D 256; 2-D 32x8; 3-D 32x4x2, shared 32x4x4). Otherwise 0
+  /// means 1, and extents beyond the grid's dimensions are ignored (with a note).
   std::array<int, 3> block = {0, 0, 0};
-  /// global-stream: the iterator dimension each thread loops over (0 = the slowest); -1: the
-  /// slowest.
+  /// global-stream and stream: the iterator dimension swept (0 = the slowest); -1: the slowest.
   int streamDim = -1;
+  /// stream: planes per block (concurrent streaming); 0: one block sweeps the whole extent
+  /// (serial streaming, `full_stream`).
+  int chunk = 16;
+  /// shared: points per thread along each iterator dimension (0 = the slowest; missing: 1),
+  /// consecutive (blocked) or a block's extent apart (cyclic).
+  std::array<int, 3> unroll = {1, 1, 1};
+  bool cyclic = false;
 };
 
 /// The configuration of every stencil: perStencil[s] for Program::stencils[s] where given,
@@ -72,6 +88,10 @@ struct GpuKernelInfo {
   std::vector<int> gridIters;            // the iterator dimension of grid x, y, z (1 to 3)
   std::array<int, 3> block = {1, 1, 1};  // threads per block, x first
   int streamIter = -1;                   // the iterator each thread loops over; -1: none
+  int chunk = 0;                         // stream: planes per block; 0: the whole extent
+  std::array<int, 3> unroll = {1, 1, 1};  // shared: points per thread along grid x, y, z
+  int64_t sharedBytes = 0;                // shared memory per block
+  std::string staging;                    // shared, stream: what is staged where
 };
 
 struct GpuProgram {

@@ -29,9 +29,26 @@ struct GlobalNames {
 /// How a statement's points map onto the grid (the same for every statement of a program).
 struct GridShape {
   GpuFamily family = GpuFamily::Global;
-  std::vector<int> iters;                // iterator dimension of grid x, y, z
-  std::array<int, 3> block = {1, 1, 1};  // threads per block, x first
-  int stream = -1;                       // the iterator each thread loops over, or -1
+  std::vector<int> iters;                 // iterator dimension of grid x, y, z
+  std::array<int, 3> block = {1, 1, 1};   // threads per block, x first
+  int stream = -1;                        // the iterator each thread (block) sweeps, or -1
+  std::array<int, 3> unroll = {1, 1, 1};  // shared: points per thread along grid x, y, z
+  bool cyclic = false;                    // shared: a thread's points a block apart
+  int chunk = 0;                          // stream: planes per block; 0: the whole extent
+
+  bool staged() const { return family == GpuFamily::Shared || family == GpuFamily::Stream; }
+  /// Points per block along grid dimension gd.
+  int tile(size_t gd) const { return block[gd] * unroll[gd]; }
+};
+
+/// What a staged kernel's builder needs from the call being lowered.
+class KernelSite {
+ public:
+  virtual ~KernelSite() = default;
+  /// An int expression over parameters and literals (an array extent), in kernel code.
+  virtual ExprPtr kernelIndex(const ExprPtr& e) = 0;
+  /// The buffer of array `a`, which the kernel reads.
+  virtual std::string readBuffer(ArrayId a) = 0;
 };
 
 [[noreturn]] void internal(const std::string& what);

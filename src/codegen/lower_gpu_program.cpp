@@ -24,27 +24,48 @@ GridShape gridShape(const Program& prog, const GpuLaunchConfig& cfg, const std::
   int n = prog.dims();
   GridShape g;
   g.family = cfg.family;
-  if (g.family == GpuFamily::GlobalStream && n == 1) {
-    g.family = GpuFamily::Global;
-    notes.push_back(who +
-                    ": global-stream does not apply to a 1-D program (there is no dimension "
-                    "left to stream over): using global");
+  bool streams = g.family == GpuFamily::GlobalStream || g.family == GpuFamily::Stream;
+  if (streams && n == 1) {
+    GpuFamily to = g.family == GpuFamily::Stream ? GpuFamily::Shared : GpuFamily::Global;
+    notes.push_back(fmt::format(
+        "{}: {} does not apply to a 1-D program (there is no dimension left to stream over): "
+        "using {}",
+        who, gpuFamilyName(g.family), gpuFamilyName(to)));
+    g.family = to;
+    streams = false;
   }
-  if (g.family == GpuFamily::GlobalStream) {
+  if (streams) {
     g.stream = cfg.streamDim < 0 ? 0 : cfg.streamDim;
     if (g.stream >= n)
       throw std::invalid_argument(
           fmt::format("{}: streaming dimension {} does not exist: the program has {} iterator{}",
                       who, g.stream, n, n == 1 ? "" : "s"));
   }
+  if (g.family == GpuFamily::Stream) {
+    if (g.stream == n - 1)
+      throw std::invalid_argument(
+          fmt::format("{}: the stream family cannot stream the unit-stride iterator", who));
+    if (cfg.chunk < 0)
+      throw std::invalid_argument(fmt::format("{}: chunk {} is negative", who, cfg.chunk));
+    g.chunk = cfg.chunk;
+  }
   for (int d = n - 1; d >= 0; --d)
     if (d != g.stream) g.iters.push_back(d);  // x is the fastest remaining iterator
   size_t gd = g.iters.size();
+  if (g.family == GpuFamily::Shared) {
+    for (size_t k = 0; k < gd; ++k) {
+      int u = cfg.unroll.at(static_cast<size_t>(g.iters[k]));
+      if (u < 1) throw std::invalid_argument(fmt::format("{}: unroll {} is below 1", who, u));
+      g.unroll[k] = u;
+    }
+    g.cyclic = cfg.cyclic;
+  }
   for (int b : cfg.block)
     if (b < 0) throw std::invalid_argument(fmt::format("{}: block extent {} is negative", who, b));
   if (cfg.block[0] == 0) {
     static const std::array<int, 3> kDefaults[] = {{256, 1, 1}, {32, 8, 1}, {32, 4, 2}};
-    g.block = kDefaults[gd - 1];
+    g.block = g.family == GpuFamily::Shared && gd == 3 ? std::array<int, 3>{32, 4, 4}
+                                                       : kDefaults[gd - 1];
     return g;
   }
   for (size_t k = 0; k < 3; ++k) {

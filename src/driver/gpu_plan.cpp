@@ -4,15 +4,36 @@
 
 namespace tessel {
 
+namespace {
+
+GpuFamily gpuFamily(ScheduleFamily f) {
+  switch (f) {
+    case ScheduleFamily::Global:
+      return GpuFamily::Global;
+    case ScheduleFamily::GlobalStream:
+      return GpuFamily::GlobalStream;
+    case ScheduleFamily::Shared:
+      return GpuFamily::Shared;
+    case ScheduleFamily::Stream:
+      return GpuFamily::Stream;
+  }
+  return GpuFamily::Global;
+}
+
+}  // namespace
+
 GpuLaunchPlan gpuLaunchPlan(const Program& prog, const std::vector<Schedule>& schedules) {
   GpuLaunchPlan plan;
   for (const Schedule& s : schedules) {
     GpuLaunchConfig c;
-    c.family = s.family.value == ScheduleFamily::GlobalStream ? GpuFamily::GlobalStream
-                                                              : GpuFamily::Global;
+    c.family = gpuFamily(s.family.value);
     auto b = s.blockShape();
     for (size_t d = 0; d < 3; ++d) c.block[d] = static_cast<int>(b[d]);
     c.streamDim = streamDim(s, prog);
+    c.chunk = s.stream && s.stream->value.full ? 0 : static_cast<int>(s.chunk.value);
+    for (int d = 0; d < prog.dims() && d < 3; ++d)
+      c.unroll[d] = static_cast<int>(s.unrollFactor(prog.iterators[d].name));
+    c.cyclic = s.unroll.value.distribution == UnrollDistribution::Cyclic;
     plan.perStencil.push_back(c);
   }
   return plan;
@@ -24,13 +45,19 @@ std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Sch
     const std::string who = s.stencil >= 0 && s.stencil < static_cast<int>(prog.stencils.size())
                                 ? prog.stencils[s.stencil].name
                                 : "?";
+    ScheduleFamily f = s.family.value;
     auto note = [&](const std::string& clause, const Origin& o) {
       notes.push_back(fmt::format("stencil '{}': {} ({}) is recorded but not applied yet", who,
                                   clause, describe(o)));
     };
     bool unrolled = false;
-    for (auto& [it, f] : s.unroll.value.factors) unrolled = unrolled || f != 1;
-    if (unrolled) note("unroll", s.unroll.origin);
+    for (auto& [it, n] : s.unroll.value.factors) unrolled = unrolled || n != 1;
+    // `shared` (and `stream` on a 1-D program, which runs as `shared`) applies unroll.
+    bool sharedRuns = f == ScheduleFamily::Shared || (f == ScheduleFamily::Stream && !s.stream);
+    if (unrolled && !sharedRuns)
+      notes.push_back(fmt::format("stencil '{}': unroll ({}) is not applied by the '{}' schedule "
+                                  "(only 'shared' gives a thread several points)",
+                                  who, describe(s.unroll.origin), familyName(f)));
     if (s.timeTile.value > 1) note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
     if (s.prefetch.value) note("prefetch", s.prefetch.origin);
     if (s.retime.value) note("retime", s.retime.origin);
@@ -39,10 +66,20 @@ std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Sch
     if (s.perspective) note("perspective", s.perspective->origin);
     for (const PlacementSpec& p : s.placements)
       note(fmt::format("the placement of '{}'", p.array), p.origin);
-    if (s.stream && !s.stream->value.full)
+    if (f == ScheduleFamily::GlobalStream && s.stream && !s.stream->value.full)
       notes.push_back(fmt::format(
-          "stencil '{}': stream {} ({}) runs as full_stream: each thread sweeps the whole extent",
+          "stencil '{}': stream {} ({}) runs as full_stream under 'global-stream': each thread "
+          "sweeps the whole extent",
           who, s.stream->value.iterator, describe(s.stream->origin)));
+    if (f != ScheduleFamily::Stream && s.chunk.origin.kind != Origin::Kind::Default)
+      notes.push_back(fmt::format("stencil '{}': chunk ({}) applies to the 'stream' schedule "
+                                  "only, not to '{}'",
+                                  who, describe(s.chunk.origin), familyName(f)));
+    if (f == ScheduleFamily::Stream && s.stream && s.stream->value.full &&
+        s.chunk.origin.kind != Origin::Kind::Default)
+      notes.push_back(fmt::format("stencil '{}': chunk ({}) is not used: full_stream {} sweeps "
+                                  "every plane in one block",
+                                  who, describe(s.chunk.origin), s.stream->value.iterator));
   }
   return notes;
 }

@@ -9,15 +9,17 @@
 
 namespace tessel {
 
-/// One GpuLaunchConfig per stencil: its family, its block (x, y, z) and, for global-stream, its
-/// streamed iterator. The clauses later passes implement (unroll, time_tile, prefetch, ...) are
-/// not part of it, and a chunked `stream` is run as `full_stream` (each thread sweeps the whole
-/// extent).
+/// One GpuLaunchConfig per stencil: its family, its block (x, y, z), for the streaming families
+/// its streamed iterator, for `stream` its chunk (0 for full_stream), and for `shared` the unroll
+/// factors. The clauses later passes implement (time_tile, prefetch, ...) are not part of it,
+/// and a chunked `stream` under `global-stream` runs as `full_stream` (each thread sweeps the
+/// whole extent).
 GpuLaunchPlan gpuLaunchPlan(const Program& prog, const std::vector<Schedule>& schedules);
 
-/// One sentence per clause a Schedule sets that the GPU lowering does not apply yet (unroll,
-/// time_tile, prefetch, retime, fold, occupancy, perspective, placements, a chunked stream),
-/// naming the stencil and where the clause came from. Nothing is silently ignored.
+/// One sentence per clause a Schedule sets that the GPU lowering does not apply (unroll outside
+/// `shared`, time_tile, prefetch, retime, fold, occupancy, perspective, placements, a chunked
+/// stream under `global-stream`, a chunk without chunked streaming), naming the stencil and
+/// where the clause came from. Nothing is silently ignored.
 std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Schedule>& schedules);
 
 }  // namespace tessel

@@ -11,13 +11,28 @@
 namespace tessel {
 
 const char* familyName(ScheduleFamily f) {
-  return f == ScheduleFamily::Global ? "global" : "global-stream";
+  switch (f) {
+    case ScheduleFamily::Global:
+      return "global";
+    case ScheduleFamily::GlobalStream:
+      return "global-stream";
+    case ScheduleFamily::Shared:
+      return "shared";
+    case ScheduleFamily::Stream:
+      return "stream";
+  }
+  return "?";
 }
 
 std::optional<ScheduleFamily> parseFamily(std::string_view s) {
-  if (s == "global") return ScheduleFamily::Global;
-  if (s == "global-stream") return ScheduleFamily::GlobalStream;
+  for (ScheduleFamily f : {ScheduleFamily::Global, ScheduleFamily::GlobalStream,
+                           ScheduleFamily::Shared, ScheduleFamily::Stream})
+    if (s == familyName(f)) return f;
   return std::nullopt;
+}
+
+bool streams(ScheduleFamily f) {
+  return f == ScheduleFamily::GlobalStream || f == ScheduleFamily::Stream;
 }
 
 std::string describe(const Origin& o) {
@@ -52,7 +67,7 @@ int64_t Schedule::unrollFactor(const std::string& iterator) const {
 }
 
 int streamDim(const Schedule& s, const Program& prog) {
-  if (s.family.value != ScheduleFamily::GlobalStream || !s.stream) return -1;
+  if (!streams(s.family.value) || !s.stream) return -1;
   for (int d = 0; d < prog.dims(); ++d)
     if (prog.iterators[d].name == s.stream->value.iterator) return d;
   return -1;
@@ -68,7 +83,8 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog) {
 
 const std::vector<std::string>& scheduleFlags() {
   static const std::vector<std::string> f = {
-      "--schedule", "--block", "--stream", "--full-stream", "--unroll", "--time-tile", "--machine"};
+      "--schedule", "--block",     "--stream", "--full-stream",
+      "--unroll",   "--time-tile", "--chunk",  "--machine"};
   return f;
 }
 
@@ -124,7 +140,9 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
   };
   if (flag == "--schedule") {
     auto f = parseFamily(value);
-    if (!f) return bad("unknown schedule family", "the families are 'global' and 'global-stream'");
+    if (!f)
+      return bad("unknown schedule family",
+                 "the families are 'global', 'global-stream', 'shared' and 'stream'");
     opts.family = *f;
   } else if (flag == "--block") {
     std::vector<int64_t> b;
@@ -161,6 +179,10 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
     auto v = parseInt(value);
     if (!v) return bad("expected an integer", "e.g. --time-tile 2");
     opts.timeTile = *v;
+  } else if (flag == "--chunk") {
+    auto v = parseInt(value);
+    if (!v) return bad("expected an integer (planes per block)", "e.g. --chunk 16");
+    opts.chunk = *v;
   } else if (flag == "--machine") {
     if (value.empty()) return bad("expected a machine name or a machine file");
     opts.machine = std::string(value);
@@ -252,24 +274,28 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
   if (opts.family) {
     s.family = {*opts.family,
                 Origin::commandLine(fmt::format("--schedule {}", familyName(*opts.family)))};
-    if (*opts.family == ScheduleFamily::Global && cliStream)
+    if (!streams(*opts.family) && cliStream)
       diags.report(DiagId::bad_schedule, {},
-                   fmt::format("{} needs the 'global-stream' schedule, but --schedule global was "
-                               "given",
-                               cliStream->origin.flag),
-                   "drop --schedule global, or give --schedule global-stream");
+                   fmt::format("{} needs a streaming schedule ('stream' or 'global-stream'), but "
+                               "--schedule {} was given",
+                               cliStream->origin.flag, familyName(*opts.family)),
+                   fmt::format("drop --schedule {}, or give --schedule stream",
+                               familyName(*opts.family)));
   } else if (cliStream) {
-    s.family = {ScheduleFamily::GlobalStream, cliStream->origin};
+    s.family = {ScheduleFamily::Stream, cliStream->origin};
   } else if (fileStream) {
-    s.family = {ScheduleFamily::GlobalStream, fileStream->origin};
+    s.family = {ScheduleFamily::Stream, fileStream->origin};
   }
-  if (s.family.value == ScheduleFamily::GlobalStream) {
+  if (streams(s.family.value)) {
+    bool gs = s.family.value == ScheduleFamily::GlobalStream;
     if (cliStream)
       s.stream = cliStream;
     else if (fileStream)
       s.stream = fileStream;
-    else if (prog.dims() > 0)  // the family's default: every thread sweeps the slowest iterator
-      s.stream = Setting<StreamSpec>{{prog.iterators[0].name, true}, Origin::defaulted()};
+    else if (prog.dims() > 1 || (gs && prog.dims() > 0))
+      // The family's default: the slowest iterator; global-stream: every thread sweeps all of
+      // it; stream: in chunks. (A 1-D program has none to stream: `stream` runs as `shared`.)
+      s.stream = Setting<StreamSpec>{{prog.iterators[0].name, gs}, Origin::defaulted()};
   }
   if (opts.block)
     s.block = {*opts.block, Origin::commandLine("--block " + joinInts(*opts.block, ","))};
@@ -278,11 +304,16 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
   if (opts.timeTile)
     s.timeTile = {*opts.timeTile,
                   Origin::commandLine(fmt::format("--time-tile {}", *opts.timeTile))};
+  if (opts.chunk)
+    s.chunk = {*opts.chunk, Origin::commandLine(fmt::format("--chunk {}", *opts.chunk))};
 
   // 3. Defaults for what nobody gave.
   if (s.block.value.empty()) {
     size_t grid = gridDims(s, prog).size();
-    s.block.value = grid <= 1 ? std::vector<int64_t>{256} : std::vector<int64_t>{32, 8, 1};
+    s.block.value = grid <= 1 ? std::vector<int64_t>{256}
+                    : grid == 3 && s.family.value == ScheduleFamily::Shared
+                        ? std::vector<int64_t>{32, 4, 4}
+                        : std::vector<int64_t>{32, 8, 1};
   }
   return s;
 }
@@ -311,6 +342,8 @@ std::string toString(const Schedule& s, bool origins) {
     add(fmt::format("{} {}", s.stream->value.full ? "full_stream" : "stream",
                     s.stream->value.iterator),
         s.stream->origin);
+  if (s.family.value == ScheduleFamily::Stream && s.stream && !s.stream->value.full)
+    add(fmt::format("chunk {}", s.chunk.value), s.chunk.origin);
   add(fmt::format("block ({})", joinInts(s.block.value, ", ")), s.block.origin);
   if (!s.unroll.value.factors.empty())
     add("unroll " + unrollText(s.unroll.value, ", "), s.unroll.origin);

@@ -4,13 +4,21 @@
 // which refuses an impossible schedule with a located error instead of letting wrong code be
 // emitted. Every setting remembers where it came from, so that errors point at it.
 //
-// Two baseline families exist:
+// Four families exist (docs/gpu.md, "Schedule families"):
 //   global         one thread per point of each statement's region; the thread grid covers every
 //                  iterator: block x <-> the last (unit-stride) iterator, y <-> the one before, ...
 //   global-stream  a grid over every iterator but the streamed one (by default the slowest);
 //                  each thread sweeps the streamed iterator. Block x <-> the fastest remaining
 //                  iterator, y <-> the next. It needs a 2-D or 3-D program.
-// The other clauses (unroll, time_tile, prefetch, ...) are recorded for later passes.
+//   shared         the global grid; a block's input tiles (with halos) staged in shared memory;
+//                  `unroll` gives each thread several points (the tile is block x unroll).
+//   stream         a grid over every iterator but the streamed one; each block sweeps a chunk of
+//                  `chunk` planes (`stream ITER`) or every plane (`full_stream ITER`), with
+//                  rotating planes in registers and shared memory. `stream`/`full_stream` clauses
+//                  select it; on a 1-D program a plain `--schedule stream` runs `shared`.
+// validate() checks the shared memory and threads per block each kernel of a staged family
+// needs against the machine. The other clauses (time_tile, prefetch, ...) are recorded for later
+// passes.
 #pragma once
 
 #include <array>
@@ -27,8 +35,10 @@
 
 namespace tessel {
 
-enum class ScheduleFamily { Global, GlobalStream };
-const char* familyName(ScheduleFamily f);  // "global", "global-stream"
+enum class ScheduleFamily { Global, GlobalStream, Shared, Stream };
+const char* familyName(ScheduleFamily f);  // "global", "global-stream", "shared", "stream"
+/// global-stream and stream: a family that sweeps an iterator.
+bool streams(ScheduleFamily f);
 std::optional<ScheduleFamily> parseFamily(std::string_view s);
 
 /// Where a setting came from: a default, a clause in the program file (`#pragma`, `#assign`, a
@@ -78,7 +88,10 @@ struct PlacementSpec {
 struct Schedule {
   int stencil = -1;  // index into Program::stencils
   Setting<ScheduleFamily> family;
-  std::optional<Setting<StreamSpec>> stream;  // set exactly when family is GlobalStream
+  /// Set when the family streams (global-stream, stream), except for `stream` on a 1-D program
+  /// given without a stream clause (it runs as `shared`).
+  std::optional<Setting<StreamSpec>> stream;
+  Setting<int64_t> chunk{16, {}};  // stream: planes per block of a chunked `stream`
   Setting<std::vector<int64_t>> block;        // 1 to 3 extents: x (fastest grid iterator), y, z
   Setting<UnrollSpec> unroll;
   Setting<int64_t> timeTile{1, {}};
@@ -101,12 +114,13 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog);
 
 /// Command-line options that override the hints of every stencil. Each mirrors a clause.
 struct ScheduleOptions {
-  std::optional<ScheduleFamily> family;       // --schedule global|global-stream
+  std::optional<ScheduleFamily> family;       // --schedule global|global-stream|shared|stream
   std::optional<std::vector<int64_t>> block;  // --block 32,8[,1]
   std::optional<std::string> stream;          // --stream k
   std::optional<std::string> fullStream;      // --full-stream k
   std::optional<UnrollSpec> unroll;           // --unroll j=2,i=1[,blocked|cyclic]
   std::optional<int64_t> timeTile;            // --time-tile T
+  std::optional<int64_t> chunk;               // --chunk SB
   std::optional<std::string> machine;         // --machine NAME|FILE.json (not part of a Schedule)
 };
 
@@ -121,9 +135,11 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
                        DiagnosticEngine& diags);
 
 /// The Schedule of stencil `stencil`: its hints, overridden by `opts`, defaults for the rest
-/// (global, or global-stream over the slowest iterator when a stream is asked for; block (256)
-/// for a 1-D grid, (32, 8, 1) otherwise). Contradictions (both `stream` and `full_stream`,
-/// `--schedule global` with `--stream`, both `blocked` and `cyclic`) are bad_schedule errors.
+/// (global, or stream when a `stream`/`full_stream` clause or option asks for it; a streaming
+/// family without one streams the slowest iterator: global-stream every plane per thread,
+/// stream in chunks; block (256) for a 1-D grid, (32, 4, 4) for a 3-D shared one, (32, 8, 1)
+/// otherwise). Contradictions (both `stream` and `full_stream`, `--schedule global` or `shared`
+/// with `--stream`, both `blocked` and `cyclic`) are bad_schedule errors.
 Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& opts,
                        DiagnosticEngine& diags);
 
@@ -131,10 +147,22 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
 /// bad_schedule error at the clause it came from (or naming the command-line flag): a block
 /// with more threads than the machine allows, a block extent of 0 or over the machine's limit
 /// per dimension, block dimensions the grid does not have, a stream along a dimension that is
-/// not an iterator or that is the unit-stride one, global-stream on a 1-D program, an unroll
-/// factor below 1 or along a non-iterator, time_tile < 1, occupancy outside (0, 1].
+/// not an iterator or that is the unit-stride one, global-stream or an explicit stream on a 1-D
+/// program, an unroll factor below 1 or along a non-iterator, time_tile < 1, chunk < 1,
+/// occupancy outside (0, 1], and for the staged families a kernel that needs more shared memory
+/// per block than the machine has (saying which statement stages what).
 bool validate(const Schedule& s, const Program& prog, const MachineDesc& m,
               DiagnosticEngine& diags);
+
+/// What one kernel of a staged family needs (Schedule::validate checks it).
+struct KernelNeeds {
+  int call = -1, stmt = -1;
+  int64_t sharedBytes = 0, threads = 0;
+  std::string staged;  // the staged arrays, "in (36x12 double), c (36 double)"
+};
+/// The needs of every kernel of stencil s.stencil under its (staged) family; empty for the
+/// global families.
+std::vector<KernelNeeds> kernelNeeds(const Schedule& s, const Program& prog);
 
 /// buildSchedule() and validate() for every stencil, in Program::stencils order; nullopt after
 /// any error.

@@ -61,33 +61,42 @@ struct Checker {
     return {};
   }
 
-  // A global-stream schedule streams one iterator that exists and is not the unit-stride one.
+  // A streaming schedule streams one iterator that exists and is not the unit-stride one.
   void checkStream() {
-    if (s.family.value == ScheduleFamily::Global) {
+    ScheduleFamily f = s.family.value;
+    if (!streams(f)) {
       if (s.stream)
         error(s.stream->origin,
-              fmt::format("{}: streaming needs the 'global-stream' schedule, not 'global'",
-                          subject(s.stream->origin, "stream " + s.stream->value.iterator)));
+              fmt::format("{}: streaming needs a streaming schedule ('stream' or "
+                          "'global-stream'), not '{}'",
+                          subject(s.stream->origin, "stream " + s.stream->value.iterator),
+                          familyName(f)));
       return;
     }
-    if (prog.dims() < 2) {
-      const Origin& o = s.family.origin;
+    // `--schedule stream` alone on a 1-D program runs as `shared` (a note says so); an
+    // explicit stream clause, or global-stream, cannot run.
+    if (prog.dims() < 2 && (f == ScheduleFamily::GlobalStream || s.stream)) {
+      const Origin& o = s.stream && s.stream->origin.kind != Origin::Kind::Default
+                            ? s.stream->origin
+                            : s.family.origin;
       std::string clause =
-          s.stream ? (s.stream->value.full ? "full_stream " : "stream ") + s.stream->value.iterator
-                   : "schedule global-stream";
+          s.stream && s.stream->origin.kind != Origin::Kind::Default
+              ? (s.stream->value.full ? "full_stream " : "stream ") + s.stream->value.iterator
+              : std::string("schedule ") + familyName(f);
       error(o,
-            fmt::format("{}: the 'global-stream' schedule needs a 2-D or 3-D program (it streams "
+            fmt::format("{}: the '{}' schedule needs a 2-D or 3-D program (it streams "
                         "one iterator and spreads the threads over the others); this program "
                         "has one iterator, '{}'",
-                        subject(o, clause), iteratorList()),
+                        subject(o, clause), familyName(f), iteratorList()),
             o.kind == Origin::Kind::CommandLine
-                ? "use --schedule global (one thread per point)"
+                ? "use --schedule global (one thread per point) or --schedule shared"
                 : "remove the stream clause: the 'global' schedule runs one thread per point");
       return;
     }
     if (!s.stream) {
-      error(s.family.origin, fmt::format("{}: no iterator to stream along",
-                                         subject(s.family.origin, "schedule global-stream")));
+      if (prog.dims() >= 2)
+        error(s.family.origin, fmt::format("{}: no iterator to stream along",
+                                           subject(s.family.origin, "schedule global-stream")));
       return;
     }
     const StreamSpec& st = s.stream->value;
@@ -104,6 +113,39 @@ struct Checker {
                         "addresses",
                         what, st.iterator),
             fmt::format("stream the slowest iterator, '{}'", prog.iterators[0].name));
+    }
+  }
+
+  void checkChunk() {
+    if (s.chunk.value >= 1) return;
+    error(s.chunk.origin,
+          fmt::format("{}: a chunk has at least 1 plane, not {}",
+                      subject(s.chunk.origin, fmt::format("chunk {}", s.chunk.value)),
+                      s.chunk.value),
+          "e.g. --chunk 16 (planes per block of a chunked 'stream')");
+  }
+
+  // Each kernel of a staged family fits the machine's shared memory per block.
+  void checkResources() {
+    if (!ok) return;  // the needs assume a valid block, stream and unroll
+    bool byBlock = s.block.origin.kind != Origin::Kind::Default;
+    const Origin& o = byBlock ? s.block.origin : s.family.origin;
+    std::string clause =
+        byBlock ? fmt::format("block ({})", fmt::join(s.block.value, ", "))
+        : s.stream && s.family.origin.kind == Origin::Kind::File
+            ? (s.stream->value.full ? "full_stream " : "stream ") + s.stream->value.iterator
+            : std::string("schedule ") + familyName(s.family.value);
+    for (const KernelNeeds& k : kernelNeeds(s, prog)) {
+      if (k.sharedBytes <= m.sharedPerBlock) continue;
+      error(o,
+            fmt::format("{}: the '{}' schedule of stencil '{}' needs {} bytes of shared memory "
+                        "per block ({} threads) for statement {} of call {} (staging {}), more "
+                        "than the {} bytes per block that {} allows",
+                        subject(o, clause), familyName(s.family.value),
+                        prog.stencils[s.stencil].name, k.sharedBytes, k.threads, k.stmt + 1,
+                        k.call, k.staged, m.sharedPerBlock, machine()),
+            "use a smaller block or unroll, or --schedule global");
+      return;  // one error per schedule is enough
     }
   }
 
@@ -139,7 +181,7 @@ struct Checker {
                         what, threads, m.maxThreadsPerBlock, machine()),
             fmt::format("a block may have at most {} threads (x * y * z)", m.maxThreadsPerBlock));
     // Thread dimensions beyond the grid's would compute the same points twice.
-    if (s.family.value == ScheduleFamily::GlobalStream && prog.dims() < 2) return;
+    if (streams(s.family.value) && prog.dims() < 2) return;
     auto grid = gridDims(s, prog);
     size_t used = b.size();
     while (used > 0 && b[used - 1] == 1) --used;
@@ -198,7 +240,9 @@ bool validate(const Schedule& s, const Program& prog, const MachineDesc& m,
   c.checkStream();
   c.checkBlock();
   c.checkUnroll();
+  c.checkChunk();
   c.checkRest();
+  c.checkResources();
   return c.ok;
 }
 

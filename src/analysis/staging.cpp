@@ -1,0 +1,166 @@
+#include "analysis/staging.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace tessel {
+
+bool StageGroup::offCentre() const {
+  for (auto& r : refs)
+    for (size_t p = 0; p < r.size(); ++p)
+      if (iters[p] >= 0 && r[p] != 0) return true;
+  return false;
+}
+
+int StageGroup::position(int iter) const {
+  for (size_t p = 0; p < iters.size(); ++p)
+    if (iters[p] == iter) return static_cast<int>(p);
+  return -1;
+}
+
+int deviceBytes(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return 1;
+    case ScalarType::Int:
+    case ScalarType::Float:
+      return 4;
+    case ScalarType::Double:
+      return 8;
+  }
+  return 8;
+}
+
+std::vector<StageGroup> stageGroups(const Program& prog, const CallInst& call, const Stmt& st) {
+  std::vector<StageGroup> out;
+  visitExpr(st.rhs, [&](const ExprPtr& e) {
+    if (e->kind != ExprKind::ArrayRef) return;
+    std::vector<int> iters;
+    std::vector<int64_t> fixed, offs;
+    for (auto& s : e->subs) {
+      iters.push_back(s.iter);
+      fixed.push_back(s.fixed() ? s.offset : 0);
+      offs.push_back(s.fixed() ? 0 : s.offset);
+    }
+    auto g = std::find_if(out.begin(), out.end(), [&](const StageGroup& x) {
+      return x.array == e->array && x.iters == iters && x.fixed == fixed;
+    });
+    if (g == out.end()) {
+      StageGroup n;
+      n.array = e->array;
+      n.name = prog.arrayName(call, e->array);
+      n.type = prog.elementType(call, e->array);
+      n.iters = iters;
+      n.fixed = fixed;
+      n.lo = offs;
+      n.hi = offs;
+      out.push_back(n);
+      g = out.end() - 1;
+    }
+    if (std::find(g->refs.begin(), g->refs.end(), offs) == g->refs.end()) g->refs.push_back(offs);
+    for (size_t p = 0; p < offs.size(); ++p) {
+      g->lo[p] = std::min(g->lo[p], offs[p]);
+      g->hi[p] = std::max(g->hi[p], offs[p]);
+    }
+  });
+  return out;
+}
+
+int64_t StagePlan::tileElements() const {
+  int64_t n = 1;
+  for (int64_t e : extent) n *= e;
+  return n;
+}
+
+int64_t StagePlan::sharedElements() const {
+  switch (kind) {
+    case StageKind::Global:
+      return 0;
+    case StageKind::Tile:
+      return tileElements();
+    case StageKind::Planes:
+      return tileElements() * sharedPlanes();
+  }
+  return 0;
+}
+
+namespace {
+
+/// The tile of group g over the block's tile: per subscript, the block's extent widened by the
+/// offsets of the references `use` selects (all of them when empty); streamed and constant
+/// subscripts have extent 1.
+void tileOf(StagePlan& p, const std::vector<int64_t>& tile, int streamPos,
+            const std::vector<std::vector<int64_t>>& use) {
+  const StageGroup& g = p.group;
+  size_t n = g.iters.size();
+  p.extent.assign(n, 1);
+  p.first.assign(n, 0);
+  for (size_t s = 0; s < n; ++s) {
+    if (g.iters[s] < 0 || static_cast<int>(s) == streamPos) continue;
+    int64_t lo = use.front()[s], hi = lo;
+    for (auto& r : use) lo = std::min(lo, r[s]), hi = std::max(hi, r[s]);
+    p.first[s] = lo;
+    p.extent[s] = tile.at(g.iters[s]) + hi - lo;
+  }
+}
+
+}  // namespace
+
+StmtStaging planStaging(const Program& prog, const CallInst& call, const Stmt& st,
+                        const std::vector<int64_t>& tile, int streamIter) {
+  if (static_cast<int>(tile.size()) != prog.dims())
+    throw std::invalid_argument("planStaging: one tile extent per iterator");
+  StmtStaging out;
+  for (StageGroup& g : stageGroups(prog, call, st)) {
+    StagePlan p;
+    p.group = std::move(g);
+    const StageGroup& grp = p.group;
+    int sp = streamIter >= 0 ? grp.position(streamIter) : -1;
+    if (!grp.offCentre()) {
+      // Each thread reads its own element once: from global memory.
+    } else if (sp < 0) {
+      // The same for every plane (or no streaming): one tile.
+      p.kind = StageKind::Tile;
+      tileOf(p, tile, -1, grp.refs);
+    } else {
+      p.kind = StageKind::Planes;
+      p.streamPos = sp;
+      int64_t lo = grp.lo[sp], hi = grp.hi[sp];
+      p.planeInShared.assign(static_cast<size_t>(hi - lo + 1), false);
+      std::vector<bool> read(p.planeInShared.size(), false);
+      std::vector<std::vector<int64_t>> sharedRefs;
+      for (auto& r : grp.refs) {
+        size_t k = static_cast<size_t>(r[sp] - lo);
+        read[k] = true;
+        bool off = false;
+        for (size_t s = 0; s < r.size(); ++s)
+          off = off || (grp.iters[s] >= 0 && static_cast<int>(s) != sp && r[s] != 0);
+        if (off) p.planeInShared[k] = true;
+      }
+      // Every reference to a shared plane reads it there: the tile covers them all.
+      for (auto& r : grp.refs)
+        if (p.planeInShared[static_cast<size_t>(r[sp] - lo)]) sharedRefs.push_back(r);
+      for (int64_t o = lo; o <= hi; ++o) {
+        size_t k = static_cast<size_t>(o - lo);
+        if (!read[k]) continue;
+        if (p.planeInShared[k]) {
+          if (p.sharedHi < p.sharedLo) p.sharedLo = o;
+          p.sharedHi = o;
+        } else {
+          if (p.regHi < p.regLo) p.regLo = o;
+          p.regHi = o;
+        }
+      }
+      if (!sharedRefs.empty())
+        tileOf(p, tile, sp, sharedRefs);
+      else
+        tileOf(p, tile, sp, {std::vector<int64_t>(grp.iters.size(), 0)});
+      out.registerPlanes += p.registerPlanes();
+    }
+    out.sharedBytes += p.sharedElements() * deviceBytes(grp.type);
+    out.groups.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace tessel

@@ -1,0 +1,97 @@
+// Staging analysis: what one statement's kernel keeps on chip under the staged GPU families.
+//
+// A statement reads arrays through references `A[s0][s1]...`, each subscript an iterator plus
+// an offset or a constant. References that agree on the array and on every subscript but the
+// offsets form a *group* (A[k][j][i-1] and A[k+1][j][i] do; A[0][j][i] and A[1][j][i] do not):
+// one tile of a group covers what all its references read.
+//
+//   shared  A block computes a tile of `tile[d]` points along each iterator d. A group read at
+//           an offset somewhere is staged in shared memory: the tile widened by the group's
+//           offsets along each subscript (the halo). A group read only at its centre is read
+//           from global memory directly (each thread reads its own element once).
+//   stream  A block computes a tile of the iterators but the streamed one, sweeping the streamed
+//           one plane by plane. A group whose subscripts include the streamed iterator has a
+//           window of planes (its offsets along it, lo..hi: 2r+1 for an order-r stencil). A
+//           plane read only at its centre point ("diagonal-access free", STENCILGEN V-A2) lives
+//           in a register of each thread (a shift register over the planes regLo..regHi); a
+//           plane read at in-plane offsets lives in shared memory (a ring of the planes
+//           sharedLo..sharedHi, each the plane's tile plus the in-plane halo). A group without
+//           the streamed iterator is the same for every plane: staged once like `shared`.
+//
+// The GPU lowering builds kernels from this plan and Schedule::validate() sums its shared
+// memory, so both agree on what a kernel needs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace tessel {
+
+/// The references of one statement to one array that differ only in their offsets.
+struct StageGroup {
+  ArrayId array;
+  std::string name;  // the array as the program names it (for messages and generated names)
+  ScalarType type = ScalarType::Double;
+  std::vector<int> iters;      // per subscript: its iterator, or -1 for a constant index
+  std::vector<int64_t> fixed;  // per subscript: the constant where iters[p] < 0
+  std::vector<std::vector<int64_t>> refs;  // per distinct reference: its offset per subscript
+  std::vector<int64_t> lo, hi;             // per subscript: least and greatest offset
+
+  /// Some reference reads off the centre (a non-zero offset along an iterator).
+  bool offCentre() const;
+  /// The subscript of iterator `iter`, or -1.
+  int position(int iter) const;
+};
+
+/// The groups of what statement `st` of `call` reads on its right-hand side, in order of first
+/// appearance (a compound assignment's read of its left side is not included: it reads the
+/// point it writes).
+std::vector<StageGroup> stageGroups(const Program& prog, const CallInst& call, const Stmt& st);
+
+/// Where a group's values come from in a staged kernel.
+enum class StageKind {
+  Global,  // read from global memory at each use
+  Tile,    // one shared-memory tile for the block, loaded before the computation
+  Planes,  // stream: planes in registers and/or a ring of shared planes
+};
+
+struct StagePlan {
+  StageGroup group;
+  StageKind kind = StageKind::Global;
+  /// Tile and Planes: the shared tile (or one shared plane): per subscript its extent and the
+  /// offset of its first element from the block's origin (1 and the constant's 0 at a constant
+  /// index and at the streamed iterator).
+  std::vector<int64_t> extent, first;
+  // Planes: the window along the streamed iterator.
+  int streamPos = -1;                  // the subscript of the streamed iterator
+  int64_t sharedLo = 0, sharedHi = -1;  // shared ring: planes sharedLo..sharedHi (empty if lo > hi)
+  int64_t regLo = 0, regHi = -1;        // registers: planes regLo..regHi (empty if lo > hi)
+  std::vector<bool> planeInShared;     // per plane group.lo[streamPos]..hi: read off centre
+
+  int64_t sharedPlanes() const { return sharedHi >= sharedLo ? sharedHi - sharedLo + 1 : 0; }
+  int64_t registerPlanes() const { return regHi >= regLo ? regHi - regLo + 1 : 0; }
+  /// Elements of one tile or plane.
+  int64_t tileElements() const;
+  /// Shared-memory elements this group needs (Tile: one tile; Planes: the ring).
+  int64_t sharedElements() const;
+};
+
+/// Element bytes of a value of type t on the device (bool: 1, int and float: 4, double: 8).
+int deviceBytes(ScalarType t);
+
+struct StmtStaging {
+  std::vector<StagePlan> groups;
+  int64_t sharedBytes = 0;    // the kernel's shared memory
+  int64_t registerPlanes = 0;  // values each thread keeps in plane registers
+};
+
+/// The staging of statement `st` when a block computes `tile[d]` points along iterator d
+/// (`tile` has one entry per iterator) and, when streamIter >= 0, sweeps that iterator (its
+/// tile entry is ignored).
+StmtStaging planStaging(const Program& prog, const CallInst& call, const Stmt& st,
+                        const std::vector<int64_t>& tile, int streamIter);
+
+}  // namespace tessel
