@@ -388,12 +388,51 @@ TEST(GpuLowering, PlanFromSchedules) {
   ASSERT_TRUE(schedules);
   GpuLaunchPlan plan = gpuLaunchPlan(*p.prog, *schedules);
   ASSERT_EQ(plan.perStencil.size(), 1u);
-  EXPECT_EQ(plan.of(0).family, GpuFamily::GlobalStream);
+  EXPECT_EQ(plan.of(0).family, GpuFamily::Stream);  // the stream clause selects `stream`
   EXPECT_EQ(plan.of(0).streamDim, 0);
+  EXPECT_EQ(plan.of(0).chunk, 16);
   EXPECT_EQ(plan.of(0).block, (std::array<int, 3>{32, 16, 1}));
   GpuProgram g = lowerToGpu(*p.prog, plan);
   EXPECT_EQ(g.kernels.at(0).gridIters, (std::vector<int>{2, 1}));
   EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{32, 16, 1}));
+  EXPECT_EQ(g.kernels.at(0).chunk, 16);
+  // Statement 1 stages `in` (plane k in shared memory, k-1 and k+1 in registers); statement 2
+  // reads only centres.
+  EXPECT_EQ(g.kernels.at(0).sharedBytes, 34 * 18 * 8);
+  EXPECT_EQ(g.kernels.at(1).sharedBytes, 0);
+  // Only heat's `#assign shmem (in)` is noted: placements are not applied (the staging
+  // analysis decides what lives in shared memory).
+  auto notes = gpuPlanNotes(*p.prog, *schedules);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_TRUE(contains(notes[0], "the placement of 'in'")) << notes[0];
+
+  // --schedule global-stream keeps the old meaning of the clause (a note: it runs full).
+  ScheduleOptions gs;
+  gs.family = ScheduleFamily::GlobalStream;
+  schedules = buildSchedules(*p.prog, gs, *machine, diags);
+  ASSERT_TRUE(schedules);
+  EXPECT_EQ(gpuLaunchPlan(*p.prog, *schedules).of(0).family, GpuFamily::GlobalStream);
+  notes = gpuPlanNotes(*p.prog, *schedules);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_TRUE(contains(notes[1], "runs as full_stream under 'global-stream'")) << notes[1];
+
+  // Unroll: applied by `shared`, a note elsewhere.
+  ScheduleOptions sh;
+  sh.family = ScheduleFamily::Shared;
+  sh.unroll = UnrollSpec{{{"i", 2}}, UnrollDistribution::Cyclic};
+  schedules = buildSchedules(*p.prog, sh, *machine, diags);
+  ASSERT_TRUE(schedules);
+  EXPECT_EQ(gpuPlanNotes(*p.prog, *schedules).size(), 1u);  // the placement only
+  EXPECT_EQ(gpuLaunchPlan(*p.prog, *schedules).of(0).unroll, (std::array<int, 3>{1, 1, 2}));
+  EXPECT_TRUE(gpuLaunchPlan(*p.prog, *schedules).of(0).cyclic);
+  sh.family = ScheduleFamily::Stream;
+  schedules = buildSchedules(*p.prog, sh, *machine, diags);
+  ASSERT_TRUE(schedules);
+  notes = gpuPlanNotes(*p.prog, *schedules);
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_TRUE(contains(notes[0], "unroll (command line (--unroll i=2,cyclic)) is not applied by "
+                                 "the 'stream' schedule"))
+      << notes[0];
 
   ScheduleOptions global;
   global.family = ScheduleFamily::Global;

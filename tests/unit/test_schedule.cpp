@@ -280,7 +280,7 @@ TEST(Schedule, PragmaClausesMapOntoTheScheduleWithTheirLocations) {
   auto r = check(*c.prog);
   EXPECT_TRUE(r.valid) << allText(r.diags);
   const Schedule& s = r.schedule;
-  EXPECT_EQ(s.family.value, ScheduleFamily::GlobalStream);
+  EXPECT_EQ(s.family.value, ScheduleFamily::Stream);  // a stream clause selects `stream`
   ASSERT_TRUE(s.stream);
   EXPECT_EQ(s.stream->value.iterator, "j");
   EXPECT_FALSE(s.stream->value.full);
@@ -301,7 +301,7 @@ TEST(Schedule, PragmaClausesMapOntoTheScheduleWithTheirLocations) {
   EXPECT_DOUBLE_EQ(s.occupancy->value, 0.5);
   EXPECT_EQ(s.perspective->value, Perspective::Input);
   EXPECT_EQ(toString(s),
-            "global-stream, stream j, block (64, 4), unroll k=2, i=1, cyclic, time_tile 3, "
+            "stream, stream j, chunk 16, block (64, 4), unroll k=2, i=1, cyclic, time_tile 3, "
             "prefetch, retime, fold, no_shmem, occupancy 0.5, perspective input");
 }
 
@@ -321,7 +321,7 @@ TEST(Schedule, FullStreamAndPlacements) {
   EXPECT_EQ(r.schedule.placements[0].kind, PlacementKind::Shmem);
   EXPECT_EQ(r.schedule.placements[1].kind, PlacementKind::Gmem);
   EXPECT_EQ(toString(r.schedule),
-            "global-stream, full_stream k, block (32, 8, 1), shmem (y), gmem (x)");
+            "stream, full_stream k, block (32, 8, 1), shmem (y), gmem (x)");
 }
 
 TEST(Schedule, BenchmarksValidateOnEveryMachineInBothFamilies) {
@@ -335,7 +335,8 @@ TEST(Schedule, BenchmarksValidateOnEveryMachineInBothFamilies) {
     ASSERT_TRUE(c.prog) << c.diagText();
     for (auto& id : kAllMachines) {
       auto m = machine(id);
-      for (auto fam : {ScheduleFamily::Global, ScheduleFamily::GlobalStream}) {
+      for (auto fam : {ScheduleFamily::Global, ScheduleFamily::GlobalStream,
+                       ScheduleFamily::Shared, ScheduleFamily::Stream}) {
         if (fam == ScheduleFamily::GlobalStream && c.prog->dims() < 2) continue;
         ScheduleOptions o;
         o.family = fam;
@@ -348,7 +349,7 @@ TEST(Schedule, BenchmarksValidateOnEveryMachineInBothFamilies) {
   }
 }
 
-TEST(Schedule, HeatBenchmarkPragmaGivesGlobalStream) {
+TEST(Schedule, HeatBenchmarkPragmaGivesStream) {
   std::ifstream in(fs::path(TESSEL_SOURCE_DIR) / "benchmarks" / "heat.sten");
   std::stringstream ss;
   ss << in.rdbuf();
@@ -357,7 +358,7 @@ TEST(Schedule, HeatBenchmarkPragmaGivesGlobalStream) {
   auto r = check(*c.prog);
   EXPECT_TRUE(r.valid) << allText(r.diags);
   EXPECT_EQ(toString(r.schedule, true),
-            "global-stream [heat.sten:13:9], stream k [heat.sten:13:9], "
+            "stream [heat.sten:13:9], stream k [heat.sten:13:9], chunk 16 [default], "
             "block (32, 16) [heat.sten:13:18], shmem (in) [heat.sten:14:9]");
 }
 
@@ -387,13 +388,35 @@ TEST(Schedule, CommandLineOverridesPragmas) {
   EXPECT_EQ(g.schedule.block.value, (std::vector<int64_t>{32, 16}));
   EXPECT_EQ(g.schedule.block.origin.kind, Origin::Kind::File);
 
-  // --full-stream alone selects global-stream.
+  // --full-stream alone selects stream; global-stream takes --schedule global-stream.
   auto c2 = program(k3d);
   auto f = check(*c2.prog, options({{"--full-stream", "k"}}));
   EXPECT_TRUE(f.valid) << allText(f.diags);
-  EXPECT_EQ(f.schedule.family.value, ScheduleFamily::GlobalStream);
+  EXPECT_EQ(f.schedule.family.value, ScheduleFamily::Stream);
   EXPECT_EQ(describe(f.schedule.family.origin), "command line (--full-stream k)");
   EXPECT_TRUE(f.schedule.stream->value.full);
+  auto gs = check(*c2.prog, options({{"--schedule", "global-stream"}, {"--stream", "j"}}));
+  EXPECT_TRUE(gs.valid) << allText(gs.diags);
+  EXPECT_EQ(gs.schedule.family.value, ScheduleFamily::GlobalStream);
+  EXPECT_EQ(gs.schedule.stream->value.iterator, "j");
+
+  // --chunk sets the planes per block of a chunked stream; the file's stream k applies.
+  auto ch = check(*c.prog, options({{"--chunk", "3"}}));
+  EXPECT_TRUE(ch.valid) << allText(ch.diags);
+  EXPECT_EQ(ch.schedule.family.value, ScheduleFamily::Stream);
+  EXPECT_EQ(ch.schedule.chunk.value, 3);
+  EXPECT_EQ(describe(ch.schedule.chunk.origin), "command line (--chunk 3)");
+
+  // --schedule stream without a stream clause streams the slowest iterator, in chunks;
+  // --schedule shared gets 32x4x4 blocks in 3-D.
+  auto st = check(*c2.prog, options({{"--schedule", "stream"}}));
+  EXPECT_TRUE(st.valid) << allText(st.diags);
+  ASSERT_TRUE(st.schedule.stream);
+  EXPECT_EQ(st.schedule.stream->value.iterator, "k");
+  EXPECT_FALSE(st.schedule.stream->value.full);
+  auto sh = check(*c2.prog, options({{"--schedule", "shared"}}));
+  EXPECT_TRUE(sh.valid) << allText(sh.diags);
+  EXPECT_EQ(sh.schedule.block.value, (std::vector<int64_t>{32, 4, 4}));
 }
 
 TEST(Schedule, MalformedOptionValuesNameTheFlag) {
@@ -407,7 +430,8 @@ TEST(Schedule, MalformedOptionValuesNameTheFlag) {
     EXPECT_NE(d.diagnostics()[0].message.find(want), std::string::npos)
         << d.diagnostics()[0].message;
   };
-  bad("--schedule", "stream", "--schedule 'stream': unknown schedule family");
+  bad("--schedule", "streams", "--schedule 'streams': unknown schedule family");
+  bad("--chunk", "x", "--chunk 'x': expected an integer");
   bad("--block", "32,8,1,1", "--block '32,8,1,1': expected 1 to 3 integers");
   bad("--block", "", "--block '': expected 1 to 3 integers");
   bad("--block", "32x8", "expected 1 to 3 integers separated by commas");
@@ -431,7 +455,7 @@ TEST(Schedule, ContradictoryOptionsAreErrors) {
       << allText(r.diags);
   auto g = check(*c.prog, options({{"--schedule", "global"}, {"--stream", "k"}}));
   EXPECT_FALSE(g.valid);
-  EXPECT_NE(allText(g.diags).find("--stream k needs the 'global-stream' schedule"),
+  EXPECT_NE(allText(g.diags).find("--stream k needs a streaming schedule"),
             std::string::npos)
       << allText(g.diags);
 }
