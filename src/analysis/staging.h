@@ -66,10 +66,10 @@ struct StagePlan {
   /// index and at the streamed iterator).
   std::vector<int64_t> extent, first;
   // Planes: the window along the streamed iterator.
-  int streamPos = -1;                  // the subscript of the streamed iterator
+  int streamPos = -1;                   // the subscript of the streamed iterator
   int64_t sharedLo = 0, sharedHi = -1;  // shared ring: planes sharedLo..sharedHi (empty if lo > hi)
   int64_t regLo = 0, regHi = -1;        // registers: planes regLo..regHi (empty if lo > hi)
-  std::vector<bool> planeInShared;     // per plane group.lo[streamPos]..hi: read off centre
+  std::vector<bool> planeInShared;      // per plane group.lo[streamPos]..hi: read off centre
 
   int64_t sharedPlanes() const { return sharedHi >= sharedLo ? sharedHi - sharedLo + 1 : 0; }
   int64_t registerPlanes() const { return regHi >= regLo ? regHi - regLo + 1 : 0; }
@@ -84,7 +84,7 @@ int deviceBytes(ScalarType t);
 
 struct StmtStaging {
   std::vector<StagePlan> groups;
-  int64_t sharedBytes = 0;    // the kernel's shared memory
+  int64_t sharedBytes = 0;     // the kernel's shared memory
   int64_t registerPlanes = 0;  // values each thread keeps in plane registers
 };
 

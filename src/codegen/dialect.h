@@ -83,6 +83,8 @@ struct Dialect {
   /// (their product); printed after the kernel qualifier, or, when launchBoundsAfterResult,
   /// between the result type and the name (CUDA's `void __launch_bounds__(n) name(...)`).
   std::string launchBoundsPattern;
+  /// The same with lir::Function::minBlocksPerSm ({minBlocks}) given.
+  std::string launchBoundsMinBlocksPattern;
   bool launchBoundsAfterResult = false;
   /// Non-empty: the error status lives in device memory, not at file scope. Kernels have a
   /// pointer parameter named statusName (declared by the lowering), which the fallible helpers

@@ -92,6 +92,7 @@ Dialect cudaDialect() {
   d.barrier = "__syncthreads();";
   d.sharedArrayPattern = "__shared__ {type} {name}[{count}];";
   d.launchBoundsPattern = "__launch_bounds__({threads})";
+  d.launchBoundsMinBlocksPattern = "__launch_bounds__({threads}, {minBlocks})";
   d.launchBoundsAfterResult = true;
   d.statusName = "tessel_device_status";
   d.statusParam = "int* {name}";
@@ -129,6 +130,7 @@ Dialect openclDialect() {
   d.barrier = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);";
   d.sharedArrayPattern = "__local {type} {name}[{count}];";
   d.launchBoundsPattern = "__attribute__((reqd_work_group_size({x}, {y}, {z})))";
+  d.launchBoundsMinBlocksPattern = d.launchBoundsPattern;  // OpenCL has no register cap hint
   d.statusName = "tessel_device_status";
   d.statusParam = "__global int* {name}";
   d.statusRecord = "atomic_cmpxchg({name}, 0, {code});";

@@ -499,9 +499,11 @@ std::string Printer::function(const lir::Function& f) {
     const auto& b = f.requiredBlock;
     if (d_.launchBoundsPattern.empty() || b[1] < 1 || b[2] < 1)
       internal("required block of kernel '" + f.name + "' in dialect " + d_.name);
-    std::string lb =
-        fmt::format(fmt::runtime(d_.launchBoundsPattern), fmt::arg("x", b[0]), fmt::arg("y", b[1]),
-                    fmt::arg("z", b[2]), fmt::arg("threads", b[0] * b[1] * b[2]));
+    const std::string& pattern =
+        f.minBlocksPerSm > 0 ? d_.launchBoundsMinBlocksPattern : d_.launchBoundsPattern;
+    std::string lb = fmt::format(fmt::runtime(pattern), fmt::arg("x", b[0]), fmt::arg("y", b[1]),
+                                 fmt::arg("z", b[2]), fmt::arg("threads", b[0] * b[1] * b[2]),
+                                 fmt::arg("minBlocks", f.minBlocksPerSm));
     if (d_.launchBoundsAfterResult)
       result += " " + lb;
     else

@@ -201,6 +201,9 @@ struct Function {
   /// (CUDA `__launch_bounds__(x*y*z)`, OpenCL `reqd_work_group_size(x, y, z)`); {0, 0, 0}:
   /// not declared. The host must launch it with this shape.
   std::array<int, 3> requiredBlock = {0, 0, 0};
+  /// Kernels with a required block: the blocks that should fit on one multiprocessor at once
+  /// (CUDA's second __launch_bounds__ argument, which caps registers per thread); 0: unsaid.
+  int minBlocksPerSm = 0;
 };
 
 /// One generated translation unit.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -115,7 +116,7 @@ class CallGpu : public KernelSite {
   std::set<int> arraysUsed_, scalarsUsed_, paramsUsed_;
   std::vector<std::string> localArrays_, localScalars_, inits_;
   std::vector<std::string> boxLo_, boxN_;
-  KernelUse* use_ = nullptr;  // the kernel being built; null while building host code
+  KernelUse* use_ = nullptr;              // the kernel being built; null while building host code
   const StagedKernel* staged_ = nullptr;  // its staging, for a staged family
 
   ExprPtr lower(const ExprPtr& e);
@@ -286,7 +287,16 @@ Function CallGpu::kernel(size_t k, const std::string& name, const std::vector<st
     if (!how.empty()) text += "\n" + how;
     f.shared = staged->sharedArrays();
     f.requiredBlock = {1, 1, 1};
-    for (size_t gd = 0; gd < grid_.iters.size(); ++gd) f.requiredBlock[gd] = grid_.block[gd];
+    int threads = 1;
+    for (size_t gd = 0; gd < grid_.iters.size(); ++gd) {
+      f.requiredBlock[gd] = grid_.block[gd];
+      threads *= grid_.block[gd];
+    }
+    // At least half of a multiprocessor's 2048 threads resident: on CUDA, registers are capped
+    // at 64 per thread for 256-thread blocks, as without launch bounds (a block size alone
+    // lets ptxas pick a tighter cap, and spill). At most 16 blocks: every GPU since Kepler
+    // holds that many per multiprocessor (ptxas ignores a larger value, with a warning).
+    f.minBlocksPerSm = std::clamp(1024 / threads, 1, 16);
     info.sharedBytes = staged->staging().sharedBytes;
     info.staging = how;
     f.name = name;
@@ -418,10 +428,9 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
     int sd = grid_.stream;
     ExprPtr planes = indexAddConst(
         indexSub(var(hi[sd], ScalarType::Int), var(lo[sd], ScalarType::Int)), grid_.chunk);
-    ExprPtr chunks = grid_.chunk == 0 ? intLit(1)
-                     : grid_.chunk == 1
-                         ? planes
-                         : binary(Op::Div, planes, intLit(grid_.chunk));
+    ExprPtr chunks = grid_.chunk == 0   ? intLit(1)
+                     : grid_.chunk == 1 ? planes
+                                        : binary(Op::Div, planes, intLit(grid_.chunk));
     std::string n = scope.take("chunks");
     then.push_back(localDecl(CType::Int64, n, chunks));
     gridExt.push_back(var(n, ScalarType::Int));

@@ -83,12 +83,12 @@ struct GpuLaunchPlan {
 /// One generated kernel.
 struct GpuKernelInfo {
   std::string name;
-  int call = -1, stmt = -1;              // which statement of which call it computes
-  GpuFamily family = GpuFamily::Global;  // as applied (after any fallback)
-  std::vector<int> gridIters;            // the iterator dimension of grid x, y, z (1 to 3)
-  std::array<int, 3> block = {1, 1, 1};  // threads per block, x first
-  int streamIter = -1;                   // the iterator each thread loops over; -1: none
-  int chunk = 0;                         // stream: planes per block; 0: the whole extent
+  int call = -1, stmt = -1;               // which statement of which call it computes
+  GpuFamily family = GpuFamily::Global;   // as applied (after any fallback)
+  std::vector<int> gridIters;             // the iterator dimension of grid x, y, z (1 to 3)
+  std::array<int, 3> block = {1, 1, 1};   // threads per block, x first
+  int streamIter = -1;                    // the iterator each thread loops over; -1: none
+  int chunk = 0;                          // stream: planes per block; 0: the whole extent
   std::array<int, 3> unroll = {1, 1, 1};  // shared: points per thread along grid x, y, z
   int64_t sharedBytes = 0;                // shared memory per block
   std::string staging;                    // shared, stream: what is staged where

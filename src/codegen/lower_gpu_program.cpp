@@ -64,8 +64,8 @@ GridShape gridShape(const Program& prog, const GpuLaunchConfig& cfg, const std::
     if (b < 0) throw std::invalid_argument(fmt::format("{}: block extent {} is negative", who, b));
   if (cfg.block[0] == 0) {
     static const std::array<int, 3> kDefaults[] = {{256, 1, 1}, {32, 8, 1}, {32, 4, 2}};
-    g.block = g.family == GpuFamily::Shared && gd == 3 ? std::array<int, 3>{32, 4, 4}
-                                                       : kDefaults[gd - 1];
+    g.block =
+        g.family == GpuFamily::Shared && gd == 3 ? std::array<int, 3>{32, 4, 4} : kDefaults[gd - 1];
     return g;
   }
   for (size_t k = 0; k < 3; ++k) {

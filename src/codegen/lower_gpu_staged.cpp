@@ -88,8 +88,8 @@ ExprPtr StagedKernel::tileIndex(const StagePlan& p, const std::vector<int64_t>& 
   for (size_t s = 0; s < grp.iters.size(); ++s) {
     int d = grp.iters[s];
     if (d < 0 || static_cast<int>(s) == p.streamPos) continue;
-    ExprPtr c = indexAddConst(indexSub(iterVar(d), var(t0_[d], ScalarType::Int)),
-                              offsets[s] - p.first[s]);
+    ExprPtr c =
+        indexAddConst(indexSub(iterVar(d), var(t0_[d], ScalarType::Int)), offsets[s] - p.first[s]);
     acc = acc ? indexAdd(indexMul(acc, intLit(p.extent[s])), c) : c;
   }
   return acc ? acc : intLit(0);
@@ -185,8 +185,7 @@ ExprPtr StagedKernel::read(const Expr& ref) const {
   const GroupNames& nm = names_[gi];
   if (p.kind == StageKind::Tile) return load(nm.shared, tileIndex(p, offs), ref.type);
   int64_t o = offs[p.streamPos];
-  if (!p.planeInShared[o - p.group.lo[p.streamPos]])
-    return var(nm.regs.at(o - p.regLo), ref.type);
+  if (!p.planeInShared[o - p.group.lo[p.streamPos]]) return var(nm.regs.at(o - p.regLo), ref.type);
   ExprPtr slot = slotOf(p, indexAddConst(iterVar(grid_.stream), o));
   return load(nm.shared, indexAdd(indexMul(slot, intLit(p.tileElements())), tileIndex(p, offs)),
               ref.type);
@@ -238,8 +237,11 @@ std::string StagedKernel::describe() const {
       if (!regs.empty()) line += fmt::format(" {} in registers", fmt::join(regs, ", "));
       if (!regs.empty() && !shared.empty()) line += ",";
       if (!shared.empty())
-        line += fmt::format(" {} in shared memory (a ring of {} planes of {})",
-                            fmt::join(shared, ", "), p.sharedPlanes(), dims(p));
+        line += fmt::format(" {} in shared memory ({} of {})", fmt::join(shared, ", "),
+                            p.sharedPlanes() == 1
+                                ? std::string("one plane")
+                                : fmt::format("a ring of {} planes", p.sharedPlanes()),
+                            dims(p));
     }
     out += (out.empty() ? "" : "\n") + line;
   }
@@ -270,9 +272,9 @@ std::vector<StmtPtr> StagedKernel::sharedBody(const std::vector<StmtPtr>& comput
   for (size_t gd = 0; gd < grid_.iters.size(); ++gd) {
     int it = grid_.iters[gd];
     ExprPtr group = intrinsic(Intrinsic::GroupId, static_cast<int>(gd));
-    b.push_back(localDecl(CType::Int64, t0_[it],
-                          indexAdd(var(lo_[it], ScalarType::Int),
-                                   indexMul(group, intLit(grid_.tile(gd))))));
+    b.push_back(localDecl(
+        CType::Int64, t0_[it],
+        indexAdd(var(lo_[it], ScalarType::Int), indexMul(group, intLit(grid_.tile(gd))))));
   }
   bool any = false;
   for (size_t gi = 0; gi < staging_.groups.size(); ++gi) {
@@ -296,14 +298,14 @@ std::vector<StmtPtr> StagedKernel::sharedBody(const std::vector<StmtPtr>& comput
       ExprPtr u = var(unroll_[gd], ScalarType::Int);
       l = grid_.cyclic ? indexAdd(l, indexMul(u, intLit(bl))) : indexAdd(indexMul(l, intLit(e)), u);
     }
-    inner.push_back(localDecl(CType::Int64, g_.iters[it],
-                              indexAdd(var(t0_[it], ScalarType::Int), l)));
+    inner.push_back(
+        localDecl(CType::Int64, g_.iters[it], indexAdd(var(t0_[it], ScalarType::Int), l)));
   }
   inner.push_back(ifThen(guard(), compute));
   for (size_t gd = grid_.iters.size(); gd-- > 0;)
     if (grid_.unroll[gd] > 1)
-      inner = {forLoop(unroll_[gd], intLit(0), intLit(grid_.unroll[gd] - 1), LoopKind::Serial,
-                       inner)};
+      inner = {
+          forLoop(unroll_[gd], intLit(0), intLit(grid_.unroll[gd] - 1), LoopKind::Serial, inner)};
   b.insert(b.end(), inner.begin(), inner.end());
   return b;
 }
@@ -316,9 +318,9 @@ std::vector<StmtPtr> StagedKernel::streamBody(const std::vector<StmtPtr>& comput
   for (size_t gd = 0; gd < grid_.iters.size(); ++gd) {
     int d = grid_.iters[gd];
     ExprPtr group = intrinsic(Intrinsic::GroupId, static_cast<int>(gd));
-    b.push_back(localDecl(CType::Int64, t0_[d],
-                          indexAdd(var(lo_[d], ScalarType::Int),
-                                   indexMul(group, intLit(grid_.block[gd])))));
+    b.push_back(localDecl(
+        CType::Int64, t0_[d],
+        indexAdd(var(lo_[d], ScalarType::Int), indexMul(group, intLit(grid_.block[gd])))));
   }
   for (size_t gd = 0; gd < grid_.iters.size(); ++gd) {
     int d = grid_.iters[gd];
@@ -332,13 +334,12 @@ std::vector<StmtPtr> StagedKernel::streamBody(const std::vector<StmtPtr>& comput
     b.push_back(localDecl(CType::Int64, cs_, lo));
     b.push_back(localDecl(CType::Int64, ce_, hi));
   } else {
-    b.push_back(comment(fmt::format("Concurrent streaming: the block sweeps a chunk of {} planes.",
-                                    grid_.chunk)));
+    b.push_back(comment(
+        fmt::format("Concurrent streaming: the block sweeps a chunk of {} planes.", grid_.chunk)));
     ExprPtr chunk = intrinsic(Intrinsic::GroupId, static_cast<int>(grid_.iters.size()));
     b.push_back(localDecl(CType::Int64, cs_, indexAdd(lo, indexMul(chunk, intLit(grid_.chunk)))));
-    b.push_back(localDecl(
-        CType::Int64, ce_,
-        indexMin(indexAddConst(var(cs_, ScalarType::Int), grid_.chunk - 1), hi)));
+    b.push_back(localDecl(CType::Int64, ce_,
+                          indexMin(indexAddConst(var(cs_, ScalarType::Int), grid_.chunk - 1), hi)));
   }
   ExprPtr first = var(cs_, ScalarType::Int), cur = iterVar(s);
   bool shared = staging_.sharedBytes > 0;
@@ -350,8 +351,8 @@ std::vector<StmtPtr> StagedKernel::streamBody(const std::vector<StmtPtr>& comput
     const GroupNames& nm = names_[gi];
     const std::string& name = p.group.name;
     if (p.kind == StageKind::Tile) {
-      b.push_back(comment(fmt::format("Stage '{}' (the same for every plane): tile and halo.",
-                                      name)));
+      b.push_back(
+          comment(fmt::format("Stage '{}' (the same for every plane): tile and halo.", name)));
       b.push_back(loadTile(gi, nullptr, nullptr));
       continue;
     }
@@ -362,16 +363,23 @@ std::vector<StmtPtr> StagedKernel::streamBody(const std::vector<StmtPtr>& comput
       for (size_t r = 0; r < nm.regs.size(); ++r)
         b.push_back(localDecl(valueType(p.group.type), nm.regs[r], zeroOf(p.group.type), false));
       for (size_t r = 0; r + 1 < nm.regs.size(); ++r)
-        b.push_back(loadRegister(gi, indexAddConst(first, p.regLo + static_cast<int64_t>(r)),
-                                 nm.regs[r]));
+        b.push_back(
+            loadRegister(gi, indexAddConst(first, p.regLo + static_cast<int64_t>(r)), nm.regs[r]));
       lead.push_back(loadRegister(gi, indexAddConst(cur, p.regHi), nm.regs.back()));
       for (size_t r = 0; r + 1 < nm.regs.size(); ++r)
         shift.push_back(assign(nm.regs[r], var(nm.regs[r + 1], p.group.type)));
     }
-    if (p.sharedPlanes() > 0) {
+    if (p.sharedPlanes() == 1) {
+      b.push_back(comment(fmt::format("'{}': plane {} in shared memory, loaded at each step.", name,
+                                      planeText(it, p.sharedHi))));
+    } else if (p.sharedPlanes() > 1) {
       b.push_back(comment(fmt::format(
-          "'{}': planes {}..{} in a ring of shared planes; the first {} loaded before the sweep.",
-          name, planeText(it, p.sharedLo), planeText(it, p.sharedHi), p.sharedPlanes() - 1)));
+          "'{}': planes {}..{} in a ring of shared planes (slot: plane mod {}); the first {} "
+          "loaded before the sweep.",
+          name, planeText(it, p.sharedLo), planeText(it, p.sharedHi), p.sharedPlanes(),
+          p.sharedPlanes() - 1)));
+    }
+    if (p.sharedPlanes() > 0) {
       for (int64_t q = 0; q + 1 < p.sharedPlanes(); ++q) {
         ExprPtr plane = indexAddConst(first, p.sharedLo + q);
         b.push_back(loadTile(gi, plane, slotOf(p, plane)));

@@ -49,7 +49,7 @@ class StagedKernel {
   std::vector<GroupNames> names_;  // per staging_.groups entry
   std::vector<std::string> t0_;    // per iterator: the block's first point ("" if none)
   std::string tid_, elem_, cs_, ce_;
-  std::vector<std::string> coord_;  // per iterator: a loaded element's coordinate
+  std::vector<std::string> coord_;   // per iterator: a loaded element's coordinate
   std::vector<std::string> unroll_;  // per grid dimension: the unroll loop variable
   int threads_ = 1;
 

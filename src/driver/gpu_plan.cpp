@@ -55,10 +55,12 @@ std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Sch
     // `shared` (and `stream` on a 1-D program, which runs as `shared`) applies unroll.
     bool sharedRuns = f == ScheduleFamily::Shared || (f == ScheduleFamily::Stream && !s.stream);
     if (unrolled && !sharedRuns)
-      notes.push_back(fmt::format("stencil '{}': unroll ({}) is not applied by the '{}' schedule "
-                                  "(only 'shared' gives a thread several points)",
-                                  who, describe(s.unroll.origin), familyName(f)));
-    if (s.timeTile.value > 1) note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
+      notes.push_back(
+          fmt::format("stencil '{}': unroll ({}) is not applied by the '{}' schedule "
+                      "(only 'shared' gives a thread several points)",
+                      who, describe(s.unroll.origin), familyName(f)));
+    if (s.timeTile.value > 1)
+      note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
     if (s.prefetch.value) note("prefetch", s.prefetch.origin);
     if (s.retime.value) note("retime", s.retime.origin);
     if (s.fold.value) note("fold", s.fold.origin);
@@ -72,14 +74,16 @@ std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Sch
           "sweeps the whole extent",
           who, s.stream->value.iterator, describe(s.stream->origin)));
     if (f != ScheduleFamily::Stream && s.chunk.origin.kind != Origin::Kind::Default)
-      notes.push_back(fmt::format("stencil '{}': chunk ({}) applies to the 'stream' schedule "
-                                  "only, not to '{}'",
-                                  who, describe(s.chunk.origin), familyName(f)));
+      notes.push_back(
+          fmt::format("stencil '{}': chunk ({}) applies to the 'stream' schedule "
+                      "only, not to '{}'",
+                      who, describe(s.chunk.origin), familyName(f)));
     if (f == ScheduleFamily::Stream && s.stream && s.stream->value.full &&
         s.chunk.origin.kind != Origin::Kind::Default)
-      notes.push_back(fmt::format("stencil '{}': chunk ({}) is not used: full_stream {} sweeps "
-                                  "every plane in one block",
-                                  who, describe(s.chunk.origin), s.stream->value.iterator));
+      notes.push_back(
+          fmt::format("stencil '{}': chunk ({}) is not used: full_stream {} sweeps "
+                      "every plane in one block",
+                      who, describe(s.chunk.origin), s.stream->value.iterator));
   }
   return notes;
 }

@@ -82,9 +82,9 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog) {
 }
 
 const std::vector<std::string>& scheduleFlags() {
-  static const std::vector<std::string> f = {
-      "--schedule", "--block",     "--stream", "--full-stream",
-      "--unroll",   "--time-tile", "--chunk",  "--machine"};
+  static const std::vector<std::string> f = {"--schedule",    "--block",  "--stream",
+                                             "--full-stream", "--unroll", "--time-tile",
+                                             "--chunk",       "--machine"};
   return f;
 }
 
@@ -275,12 +275,12 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
     s.family = {*opts.family,
                 Origin::commandLine(fmt::format("--schedule {}", familyName(*opts.family)))};
     if (!streams(*opts.family) && cliStream)
-      diags.report(DiagId::bad_schedule, {},
-                   fmt::format("{} needs a streaming schedule ('stream' or 'global-stream'), but "
-                               "--schedule {} was given",
-                               cliStream->origin.flag, familyName(*opts.family)),
-                   fmt::format("drop --schedule {}, or give --schedule stream",
-                               familyName(*opts.family)));
+      diags.report(
+          DiagId::bad_schedule, {},
+          fmt::format("{} needs a streaming schedule ('stream' or 'global-stream'), but "
+                      "--schedule {} was given",
+                      cliStream->origin.flag, familyName(*opts.family)),
+          fmt::format("drop --schedule {}, or give --schedule stream", familyName(*opts.family)));
   } else if (cliStream) {
     s.family = {ScheduleFamily::Stream, cliStream->origin};
   } else if (fileStream) {

@@ -91,8 +91,8 @@ struct Schedule {
   /// Set when the family streams (global-stream, stream), except for `stream` on a 1-D program
   /// given without a stream clause (it runs as `shared`).
   std::optional<Setting<StreamSpec>> stream;
-  Setting<int64_t> chunk{16, {}};  // stream: planes per block of a chunked `stream`
-  Setting<std::vector<int64_t>> block;        // 1 to 3 extents: x (fastest grid iterator), y, z
+  Setting<int64_t> chunk{16, {}};       // stream: planes per block of a chunked `stream`
+  Setting<std::vector<int64_t>> block;  // 1 to 3 extents: x (fastest grid iterator), y, z
   Setting<UnrollSpec> unroll;
   Setting<int64_t> timeTile{1, {}};
   Setting<bool> prefetch, retime, fold, noShmem;

@@ -40,8 +40,8 @@ std::vector<KernelNeeds> kernelNeeds(const Schedule& s, const Program& prog) {
         for (size_t q = 0; q < p.extent.size(); ++q)
           if (p.group.iters[q] >= 0 && static_cast<int>(q) != p.streamPos)
             ext.push_back(std::to_string(p.extent[q]));
-        std::string what = fmt::format("'{}' {} {}", p.group.name, fmt::join(ext, "x"),
-                                       typeName(p.group.type));
+        std::string what =
+            fmt::format("'{}' {} {}", p.group.name, fmt::join(ext, "x"), typeName(p.group.type));
         if (p.kind == StageKind::Planes)
           what = fmt::format("{} planes of {}", p.sharedPlanes(), what);
         n.staged += (n.staged.empty() ? "" : ", ") + what;

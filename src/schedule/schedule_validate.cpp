@@ -118,11 +118,11 @@ struct Checker {
 
   void checkChunk() {
     if (s.chunk.value >= 1) return;
-    error(s.chunk.origin,
-          fmt::format("{}: a chunk has at least 1 plane, not {}",
-                      subject(s.chunk.origin, fmt::format("chunk {}", s.chunk.value)),
-                      s.chunk.value),
-          "e.g. --chunk 16 (planes per block of a chunked 'stream')");
+    error(
+        s.chunk.origin,
+        fmt::format("{}: a chunk has at least 1 plane, not {}",
+                    subject(s.chunk.origin, fmt::format("chunk {}", s.chunk.value)), s.chunk.value),
+        "e.g. --chunk 16 (planes per block of a chunked 'stream')");
   }
 
   // Each kernel of a staged family fits the machine's shared memory per block.
@@ -142,8 +142,8 @@ struct Checker {
                         "per block ({} threads) for statement {} of call {} (staging {}), more "
                         "than the {} bytes per block that {} allows",
                         subject(o, clause), familyName(s.family.value),
-                        prog.stencils[s.stencil].name, k.sharedBytes, k.threads, k.stmt + 1,
-                        k.call, k.staged, m.sharedPerBlock, machine()),
+                        prog.stencils[s.stencil].name, k.sharedBytes, k.threads, k.stmt + 1, k.call,
+                        k.staged, m.sharedPerBlock, machine()),
             "use a smaller block or unroll, or --schedule global");
       return;  // one error per schedule is enough
     }

@@ -161,6 +161,12 @@ TEST(GpuIr, SharedArraysStepLoopsAndLaunchBounds) {
   host.linkage = lir::Linkage::Internal;
   EXPECT_THROW(CLikeEmitter(cudaDialect()).emitFunction(host), std::logic_error);
   EXPECT_THROW(CLikeEmitter(cppDialect()).emitFunction(k), std::logic_error);
+  // Blocks per multiprocessor: CUDA's second launch bound; OpenCL has none.
+  k.minBlocksPerSm = 4;
+  EXPECT_TRUE(contains(CLikeEmitter(cudaDialect()).emitFunction(k),
+                       "__global__ void __launch_bounds__(256, 4) tile("));
+  EXPECT_TRUE(contains(CLikeEmitter(openclDialect()).emitFunction(k),
+                       "__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void tile("));
 }
 
 // ---- golden lines: a 2-D and a 3-D program, both dialects, both families --------------------
@@ -236,6 +242,85 @@ TEST(GpuGolden, ThreeDimensionalGlobalAndStream) {
 }
 
 // ---- lowering decisions --------------------------------------------------------------------
+
+TEST(GpuGolden, SharedStagesTheTileThenSynchronises) {
+  Parsed p = parseFile(bench("j2d5pt"));
+  ASSERT_TRUE(p.prog);
+  GpuLaunchConfig c;
+  c.family = GpuFamily::Shared;
+  GpuSources cl = generateGpu(*p.prog, GpuApi::OpenCL, c);
+  expectLines(
+      cl.kernelSource,
+      {"__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void call0_j2d5pt_s0(",
+       "  __local double s_in[340];", "  const long t0_i = lo_i + (long)get_group_id(0) * 32;",
+       "  const long t0_j = lo_j + (long)get_group_id(1) * 8;",
+       "  const long tid = (long)get_local_id(1) * 32 + (long)get_local_id(0);",
+       "  for (long e = tid; e <= 339; e += 256) {", "    const long x_j = t0_j - 1 + e / 34;",
+       "    const long x_i = t0_i - 1 + e % 34;",
+       "    if ((0 <= x_j) && (x_j < M) && (0 <= x_i) && (x_i < N)) {",
+       "      s_in[e] = in[x_j * N + x_i];",
+       "  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
+       "  const long i = t0_i + (long)get_local_id(0);",
+       "  if ((i <= hi_i) && (j <= hi_j)) {",
+       "    out[j * N + i] = (5.1 * s_in[(j - t0_j) * 34 + (i - t0_i + 1)] + 12.1"});
+  // Two points per thread along i: a 64x8 tile, 64 + 2 wide; blocks of 64 along x on the host.
+  c.unroll = {1, 2, 1};
+  GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda, c);
+  expectLines(cu.kernelSource,
+              {"extern \"C\" __global__ void __launch_bounds__(256, 4) call0_j2d5pt_s0(",
+               "  __shared__ double s_in[660];",
+               "  const long long t0_i = lo_i + (long long)blockIdx.x * 64;",
+               "  for (long long e = tid; e <= 659; e += 256) {",
+               "  __syncthreads();\n"
+               "  for (long long u_i = 0; u_i <= 1; ++u_i) {",
+               "    const long long i = t0_i + ((long long)threadIdx.x * 2 + u_i);"});
+  expectLines(cu.hostSource, {"      const int64_t blocks_x = (hi_i - lo_i + 64) / 64;",
+                              "tessel_launch(rt, 0, 2, blocks_x, blocks_y, 1, 32, 8, 1,"});
+}
+
+TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
+  // j3d7pt: planes k-1 and k+1 only at their centre (a shift register), plane k in shared memory.
+  Parsed p = parseFile(bench("j3d7pt"));
+  ASSERT_TRUE(p.prog);
+  GpuLaunchConfig c;
+  c.family = GpuFamily::Stream;
+  c.block = {32, 8, 0};
+  GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda, c);
+  expectLines(
+      cu.kernelSource,
+      {"// in: planes k-1, k+1 in registers, k in shared memory (one plane of 10x34)",
+       "  __shared__ double s_in[340];",
+       "  const long long first_k = lo_k + (long long)blockIdx.z * 16;",
+       "  const long long last_k = llmin(first_k + 15, hi_k);",
+       "  double r_in_m1 = 0.0;\n  double r_in_0 = 0.0;\n  double r_in_p1 = 0.0;",
+       "    r_in_m1 = in[((first_k - 1) * M + j) * N + i];",
+       "  for (long long k = first_k; k <= last_k; ++k) {\n"
+       "    // Every thread is done with the slot the leading plane overwrites.\n"
+       "    __syncthreads();",
+       "      r_in_p1 = in[((k + 1) * M + j) * N + i];",
+       "        s_in[e] = in[(k * M + x_j) * N + x_i];",
+       "    __syncthreads();\n    if ((i <= hi_i) && (j <= hi_j)) {",
+       "(r_in_m1 + r_in_p1 + s_in[(j - t0_j) * 34 + (i - t0_i + 1)]",
+       "    // Rotate the register planes.\n    r_in_m1 = r_in_0;\n    r_in_0 = r_in_p1;\n  }"});
+  expectLines(cu.hostSource, {"      const int64_t chunks = (hi_k - lo_k + 16) / 16;",
+                              "tessel_launch(rt, 0, 3, blocks_x, blocks_y, chunks, 32, 8, 1,"});
+  // j3d27pt: every plane read off centre: a ring of three shared planes, slot = plane mod 3.
+  Parsed q = parseFile(bench("j3d27pt"));
+  ASSERT_TRUE(q.prog);
+  c.chunk = 0;  // serial streaming
+  GpuSources cl = generateGpu(*q.prog, GpuApi::OpenCL, c);
+  expectLines(cl.kernelSource,
+              {"  __local double s_in[1020];", "  const long first_k = lo_k;",
+               "  const long last_k = hi_k;",
+               "      s_in[(first_k - 1) % 3 * 340 + e] = in[((first_k - 1) * M + x_j) * N + x_i];",
+               "      s_in[first_k % 3 * 340 + e] = in[(first_k * M + x_j) * N + x_i];",
+               "  for (long k = first_k; k <= last_k; ++k) {",
+               "        s_in[(k + 1) % 3 * 340 + e] = in[((k + 1) * M + x_j) * N + x_i];",
+               "c1 * (s_in[(k - 1) % 3 * 340 + ((j - t0_j + 1) * 34 + (i - t0_i + 1))]"});
+  EXPECT_FALSE(contains(cl.kernelSource, "r_in_")) << "no register planes";
+  expectLines(cl.hostSource, {"      const int64_t chunks = 1;",
+                              "tessel_launch(rt, 0, 3, blocks_x, blocks_y, chunks, 32, 8, 1,"});
+}
 
 TEST(GpuLowering, OneKernelPerStatementWithHostBoundsAndLocals) {
   Parsed p = parseFile(bench("heat"));
@@ -430,8 +515,9 @@ TEST(GpuLowering, PlanFromSchedules) {
   ASSERT_TRUE(schedules);
   notes = gpuPlanNotes(*p.prog, *schedules);
   ASSERT_EQ(notes.size(), 2u);
-  EXPECT_TRUE(contains(notes[0], "unroll (command line (--unroll i=2,cyclic)) is not applied by "
-                                 "the 'stream' schedule"))
+  EXPECT_TRUE(contains(notes[0],
+                       "unroll (command line (--unroll i=2,cyclic)) is not applied by "
+                       "the 'stream' schedule"))
       << notes[0];
 
   ScheduleOptions global;

@@ -19,10 +19,33 @@ GpuLaunchConfig family(GpuFamily f, std::array<int, 3> block = {0, 0, 0}) {
   return c;
 }
 
-/// Every family, with the default block and an odd one.
+GpuLaunchConfig staged(GpuFamily f, std::array<int, 3> block, int chunk,
+                       std::array<int, 3> unroll = {1, 1, 1}, bool cyclic = false) {
+  GpuLaunchConfig c = family(f, block);
+  c.chunk = chunk;
+  c.unroll = unroll;
+  c.cyclic = cyclic;
+  return c;
+}
+
+/// Every family, with the default block and odd ones; the staged families also with several
+/// points per thread (shared) and chunks of 16, 3 and all planes (stream).
 std::vector<GpuLaunchConfig> configs() {
-  return {family(GpuFamily::Global), family(GpuFamily::GlobalStream),
-          family(GpuFamily::Global, {5, 3, 2})};
+  return {family(GpuFamily::Global),
+          family(GpuFamily::GlobalStream),
+          family(GpuFamily::Global, {5, 3, 2}),
+          family(GpuFamily::Shared),
+          staged(GpuFamily::Shared, {5, 3, 2}, 16, {2, 3, 2}),
+          staged(GpuFamily::Shared, {7, 2, 1}, 16, {1, 2, 3}, true),
+          family(GpuFamily::Stream),
+          staged(GpuFamily::Stream, {7, 3, 1}, 3),
+          staged(GpuFamily::Stream, {5, 2, 1}, 0)};
+}
+
+std::string describe(const GpuLaunchConfig& c) {
+  return fmt::format("{} block {} chunk {} unroll {}{}", gpuFamilyName(c.family),
+                     fmt::join(c.block, "x"), c.chunk, fmt::join(c.unroll, "x"),
+                     c.cyclic ? " cyclic" : "");
 }
 
 /// Expects the interpreter and the OpenCL module both to report a run-time error `what`.
@@ -83,8 +106,8 @@ TEST(OpenclModule, TypesAndFunctionsMatchInterpreter) {
   std::map<std::string, double> tol = {{"e", 1e-6}};
   for (auto& c : configs()) {
     OpenclModule m(*p.prog, c, testOptions());
-    expectAgrees(*p.prog, m, {13, 37}, 7, gpuFamilyName(c.family), tol);
-    expectAgrees(*p.prog, m, {5, 4}, 99, gpuFamilyName(c.family), tol);
+    expectAgrees(*p.prog, m, {13, 37}, 7, describe(c), tol);
+    expectAgrees(*p.prog, m, {5, 4}, 99, describe(c), tol);
   }
 }
 
@@ -94,7 +117,7 @@ TEST(OpenclModule, LocalsScratchPlanesAndNestedIterate) {
   ASSERT_TRUE(p.prog);
   for (auto& c : configs()) {
     OpenclModule m(*p.prog, c, testOptions());
-    std::string fam = gpuFamilyName(c.family);
+    std::string fam = describe(c);
     expectAgrees(*p.prog, m, {5, 40, 3}, 7, fam);
     expectAgrees(*p.prog, m, {4, 3, 2}, 8, fam);   // the plane condition fails
     expectAgrees(*p.prog, m, {5, 17, 0}, 9, fam);  // zero time steps
@@ -126,8 +149,8 @@ flux (f, x);
   ASSERT_TRUE(p.prog);
   for (auto& c : configs()) {
     OpenclModule m(*p.prog, c, testOptions());
-    expectAgrees(*p.prog, m, {7, 9, 12}, 3, gpuFamilyName(c.family));
-    expectAgrees(*p.prog, m, {2, 3, 40}, 4, gpuFamilyName(c.family));
+    expectAgrees(*p.prog, m, {7, 9, 12}, 3, describe(c));
+    expectAgrees(*p.prog, m, {2, 3, 40}, 4, describe(c));
   }
 }
 

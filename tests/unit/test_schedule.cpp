@@ -320,8 +320,7 @@ TEST(Schedule, FullStreamAndPlacements) {
   EXPECT_EQ(r.schedule.placements[0].array, "y");
   EXPECT_EQ(r.schedule.placements[0].kind, PlacementKind::Shmem);
   EXPECT_EQ(r.schedule.placements[1].kind, PlacementKind::Gmem);
-  EXPECT_EQ(toString(r.schedule),
-            "stream, full_stream k, block (32, 8, 1), shmem (y), gmem (x)");
+  EXPECT_EQ(toString(r.schedule), "stream, full_stream k, block (32, 8, 1), shmem (y), gmem (x)");
 }
 
 TEST(Schedule, BenchmarksValidateOnEveryMachineInBothFamilies) {
@@ -335,8 +334,8 @@ TEST(Schedule, BenchmarksValidateOnEveryMachineInBothFamilies) {
     ASSERT_TRUE(c.prog) << c.diagText();
     for (auto& id : kAllMachines) {
       auto m = machine(id);
-      for (auto fam : {ScheduleFamily::Global, ScheduleFamily::GlobalStream,
-                       ScheduleFamily::Shared, ScheduleFamily::Stream}) {
+      for (auto fam : {ScheduleFamily::Global, ScheduleFamily::GlobalStream, ScheduleFamily::Shared,
+                       ScheduleFamily::Stream}) {
         if (fam == ScheduleFamily::GlobalStream && c.prog->dims() < 2) continue;
         ScheduleOptions o;
         o.family = fam;
@@ -455,8 +454,7 @@ TEST(Schedule, ContradictoryOptionsAreErrors) {
       << allText(r.diags);
   auto g = check(*c.prog, options({{"--schedule", "global"}, {"--stream", "k"}}));
   EXPECT_FALSE(g.valid);
-  EXPECT_NE(allText(g.diags).find("--stream k needs a streaming schedule"),
-            std::string::npos)
+  EXPECT_NE(allText(g.diags).find("--stream k needs a streaming schedule"), std::string::npos)
       << allText(g.diags);
 }
 
