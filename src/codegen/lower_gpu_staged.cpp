@@ -119,7 +119,8 @@ ExprPtr StagedKernel::slotOf(const StagePlan& p, const ExprPtr& plane) const {
   return binary(Op::Mod, plane, intLit(p.sharedPlanes()));
 }
 
-StmtPtr StagedKernel::loadTile(size_t gi, const ExprPtr& plane, const ExprPtr& slot) {
+std::vector<StmtPtr> StagedKernel::loadTile(size_t gi, const ExprPtr& plane, const ExprPtr& slot,
+                                            const std::string& ownReg) {
   const StagePlan& p = staging_.groups[gi];
   const StageGroup& grp = p.group;
   size_t n = grp.iters.size();
@@ -155,12 +156,33 @@ StmtPtr StagedKernel::loadTile(size_t gi, const ExprPtr& plane, const ExprPtr& s
       coords[s] = var(coord_[d], ScalarType::Int);
     }
   }
-  ExprPtr dst = var(elem_, ScalarType::Int);
-  if (slot) dst = indexAdd(indexMul(slot, intLit(total)), dst);
+  auto atSlot = [&](ExprPtr e) { return slot ? indexAdd(indexMul(slot, intLit(total)), e) : e; };
+  std::vector<StmtPtr> out;
+  ExprPtr cond = inArray(p, coords);
+  if (!ownReg.empty()) {
+    // The block's own points come from the registers; the loop loads the halo around them.
+    out.push_back(store(names_[gi].shared, atSlot(tileIndex(p, std::vector<int64_t>(n, 0))),
+                        var(ownReg, grp.type)));
+    ExprPtr halo;
+    for (size_t s = 0; s < n; ++s) {
+      int d = grp.iters[s];
+      if (d < 0 || static_cast<int>(s) == p.streamPos) continue;
+      int bl = 1;
+      for (size_t gd = 0; gd < grid_.iters.size(); ++gd)
+        if (grid_.iters[gd] == d) bl = grid_.block[gd];
+      ExprPtr t0 = var(t0_[d], ScalarType::Int);
+      ExprPtr outside = binary(Op::Or, binary(Op::Lt, coords[s], t0),
+                               binary(Op::Gt, coords[s], indexAddConst(t0, bl - 1)));
+      halo = halo ? binary(Op::Or, halo, outside) : outside;
+    }
+    if (halo) cond = binary(Op::And, cond, halo);
+  }
   std::string buf = site_.readBuffer(grp.array);
-  body.push_back(ifThen(inArray(p, coords), {store(names_[gi].shared, dst,
-                                                   load(buf, globalIndex(p, coords), grp.type))}));
-  return forStep(elem_, var(tid_, ScalarType::Int), intLit(total - 1), intLit(threads_), body);
+  body.push_back(ifThen(cond, {store(names_[gi].shared, atSlot(var(elem_, ScalarType::Int)),
+                                     load(buf, globalIndex(p, coords), grp.type))}));
+  out.push_back(
+      forStep(elem_, var(tid_, ScalarType::Int), intLit(total - 1), intLit(threads_), body));
+  return out;
 }
 
 StmtPtr StagedKernel::loadRegister(size_t gi, const ExprPtr& plane, const std::string& reg) {
@@ -285,7 +307,7 @@ std::vector<StmtPtr> StagedKernel::sharedBody(const std::vector<StmtPtr>& comput
     }
     b.push_back(comment(fmt::format("Stage '{}': tile and halo, loaded by the whole block.",
                                     staging_.groups[gi].group.name)));
-    b.push_back(loadTile(gi, nullptr, nullptr));
+    for (auto& x : loadTile(gi, nullptr, nullptr)) b.push_back(x);
   }
   if (any) b.push_back(barrier());
   // Each thread: unroll[gd] points along grid dimension gd (blocked: consecutive; cyclic: a
@@ -353,7 +375,7 @@ std::vector<StmtPtr> StagedKernel::streamBody(const std::vector<StmtPtr>& comput
     if (p.kind == StageKind::Tile) {
       b.push_back(
           comment(fmt::format("Stage '{}' (the same for every plane): tile and halo.", name)));
-      b.push_back(loadTile(gi, nullptr, nullptr));
+      for (auto& x : loadTile(gi, nullptr, nullptr)) b.push_back(x);
       continue;
     }
     if (p.kind != StageKind::Planes) continue;
@@ -382,10 +404,15 @@ std::vector<StmtPtr> StagedKernel::streamBody(const std::vector<StmtPtr>& comput
     if (p.sharedPlanes() > 0) {
       for (int64_t q = 0; q + 1 < p.sharedPlanes(); ++q) {
         ExprPtr plane = indexAddConst(first, p.sharedLo + q);
-        b.push_back(loadTile(gi, plane, slotOf(p, plane)));
+        for (auto& x : loadTile(gi, plane, slotOf(p, plane))) b.push_back(x);
       }
+      // The leading shared plane: where the shift register holds it (its register was loaded
+      // just before), each thread stores its own point and the loop loads only the halo.
       ExprPtr plane = indexAddConst(cur, p.sharedHi);
-      lead.push_back(loadTile(gi, plane, slotOf(p, plane)));
+      std::string own = p.regLo <= p.sharedHi && p.sharedHi <= p.regHi && !nm.regs.empty()
+                            ? nm.regs[static_cast<size_t>(p.sharedHi - p.regLo)]
+                            : std::string();
+      for (auto& x : loadTile(gi, plane, slotOf(p, plane), own)) lead.push_back(x);
     }
   }
   std::vector<StmtPtr> loop;

@@ -60,8 +60,11 @@ class StagedKernel {
   ExprPtr tileIndex(const StagePlan& p, const std::vector<int64_t>& offsets) const;
   ExprPtr globalIndex(const StagePlan& p, const std::vector<ExprPtr>& coords);
   ExprPtr inArray(const StagePlan& p, const std::vector<ExprPtr>& coords);
-  /// Cooperative load of a group's tile (or of plane `plane` into ring slot `slot`).
-  lir::StmtPtr loadTile(size_t gi, const ExprPtr& plane, const ExprPtr& slot);
+  /// Cooperative load of a group's tile (or of plane `plane` into ring slot `slot`). With
+  /// `ownReg` (a register holding the thread's own element of that plane), each thread stores
+  /// its register and the loop loads only the halo.
+  std::vector<lir::StmtPtr> loadTile(size_t gi, const ExprPtr& plane, const ExprPtr& slot,
+                                     const std::string& ownReg = "");
   /// Loads plane `plane` of group gi at the thread's own point into register `reg`.
   lir::StmtPtr loadRegister(size_t gi, const ExprPtr& plane, const std::string& reg);
   ExprPtr slotOf(const StagePlan& p, const ExprPtr& plane) const;

@@ -1,11 +1,11 @@
 // The GPU targets on the command line: `run --backend opencl|cuda`, `emit --target
 // opencl|cuda`, `resources` (text and JSON), and their errors.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "codegen/cuda_resources.h"
@@ -25,7 +25,9 @@ fs::path freshDir(const std::string& name) {
   return d;
 }
 
-bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+bool has(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
 
 #define REQUIRE_NVCC()                                                                  \
   do {                                                                                  \
@@ -73,9 +75,17 @@ TEST(CliGpu, ClausesNotAppliedYetAreNoted) {
   auto r = runCommand(tesselBinary() + " run " + bench("j2d5pt") +
                       " --backend opencl --param N=8 --param M=8 --unroll j=2 --time-tile 2");
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  EXPECT_TRUE(has(r.output, "unroll (command line (--unroll j=2)) is recorded but not applied"))
+  EXPECT_TRUE(
+      has(r.output, "unroll (command line (--unroll j=2)) is not applied by the 'global' schedule"))
       << r.output;
   EXPECT_TRUE(has(r.output, "time_tile 2")) << r.output;
+  // `shared` applies unroll (no note for it), and runs correctly with it.
+  auto s = runCommand(tesselBinary() + " run " + bench("j2d5pt") +
+                      " --backend opencl --param N=19 --param M=11 --schedule shared "
+                      "--unroll j=2 --verify");
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+  EXPECT_FALSE(has(s.output, "unroll")) << s.output;
+  EXPECT_TRUE(has(s.output, "verification PASSED")) << s.output;
 }
 
 TEST(CliGpu, RunCudaWithoutADeviceIsAUserError) {
@@ -89,8 +99,8 @@ TEST(CliGpu, RunCudaWithoutADeviceIsAUserError) {
 
 TEST(CliGpu, EmitOpenclWritesKernelsHostCodeAndCMakeLists) {
   fs::path d = freshDir("emit-ocl");
-  auto r = runCommand(tesselBinary() + " emit " + bench("j2d5pt") + " --target opencl -o " +
-                      d.string());
+  auto r =
+      runCommand(tesselBinary() + " emit " + bench("j2d5pt") + " --target opencl -o " + d.string());
   ASSERT_EQ(r.exitCode, 0) << r.output;
   for (const char* f : {"tessel_kernels.cl", "tessel_host.cpp", "CMakeLists.txt"})
     EXPECT_TRUE(fs::exists(d / f)) << f << "\n" << r.output;
@@ -100,8 +110,8 @@ TEST(CliGpu, EmitOpenclWritesKernelsHostCodeAndCMakeLists) {
 
 TEST(CliGpu, EmitCudaWritesOneFileAndCMakeLists) {
   fs::path d = freshDir("emit-cuda");
-  auto r = runCommand(tesselBinary() + " emit " + bench("heat") + " --target cuda --arch sm_80 -o " +
-                      d.string());
+  auto r = runCommand(tesselBinary() + " emit " + bench("heat") +
+                      " --target cuda --arch sm_80 -o " + d.string());
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(fs::exists(d / "tessel_program.cu")) << r.output;
   std::ifstream in(d / "CMakeLists.txt");
@@ -149,8 +159,8 @@ TEST(CliGpu, ResourcesAsJsonFollowsTheSchedule) {
 }
 
 TEST(CliGpu, ResourcesWithoutNvccSaysSo) {
-  auto r = runCommand("env NVCC=/nonexistent/nvcc " + tesselBinary() + " resources " +
-                      bench("j2d5pt"));
+  auto r =
+      runCommand("env NVCC=/nonexistent/nvcc " + tesselBinary() + " resources " + bench("j2d5pt"));
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_TRUE(has(r.output, "nvcc")) << r.output;
   EXPECT_FALSE(has(r.output, "internal error")) << r.output;

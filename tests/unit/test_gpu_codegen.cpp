@@ -298,6 +298,10 @@ TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
        "    // Every thread is done with the slot the leading plane overwrites.\n"
        "    __syncthreads();",
        "      r_in_p1 = in[((k + 1) * M + j) * N + i];",
+       // plane k: the own point from the register chain, the halo from global memory
+       "    s_in[(j - t0_j + 1) * 34 + (i - t0_i + 1)] = r_in_0;\n"
+       "    for (long long e = tid; e <= 339; e += 256) {",
+       "&& ((x_j < t0_j) || (x_j > t0_j + 7) || ((x_i < t0_i) || (x_i > t0_i + 31)))) {",
        "        s_in[e] = in[(k * M + x_j) * N + x_i];",
        "    __syncthreads();\n    if ((i <= hi_i) && (j <= hi_j)) {",
        "(r_in_m1 + r_in_p1 + s_in[(j - t0_j) * 34 + (i - t0_i + 1)]",

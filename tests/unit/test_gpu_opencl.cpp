@@ -28,16 +28,15 @@ GpuLaunchConfig staged(GpuFamily f, std::array<int, 3> block, int chunk,
   return c;
 }
 
-/// Every family, with the default block and odd ones; the staged families also with several
-/// points per thread (shared) and chunks of 16, 3 and all planes (stream).
+/// Every family, with the default block and odd ones; the staged families with odd blocks and
+/// several points per thread (shared, blocked and cyclic) or chunks of 3 and all planes (stream).
+/// (Their defaults run on every benchmark: tests/e2e/test_gpu_staged_benchmarks.cpp.)
 std::vector<GpuLaunchConfig> configs() {
   return {family(GpuFamily::Global),
           family(GpuFamily::GlobalStream),
           family(GpuFamily::Global, {5, 3, 2}),
-          family(GpuFamily::Shared),
           staged(GpuFamily::Shared, {5, 3, 2}, 16, {2, 3, 2}),
           staged(GpuFamily::Shared, {7, 2, 1}, 16, {1, 2, 3}, true),
-          family(GpuFamily::Stream),
           staged(GpuFamily::Stream, {7, 3, 1}, 3),
           staged(GpuFamily::Stream, {5, 2, 1}, 0)};
 }
