@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 
 #include "analysis/bounds.h"
 #include "driver/backend.h"
@@ -101,8 +102,19 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember(emitTargets()));
   emit->add_option("-o,--output", eo.directory, "directory to write into")->required();
-  emit->add_option("--arch", eo.cudaArch, "cuda: the CMakeLists' default GPU architecture")
-      ->capture_default_str();
+  // A CUDA architecture as nvcc spells it: sm_90, sm_80, compute_90, sm_90a.
+  const CLI::Validator cudaArch(
+      [](std::string& s) {
+        static const std::regex re("(sm|compute)_[0-9]+[a-z]?");
+        return std::regex_match(s, re)
+                   ? std::string()
+                   : "'" + s + "' is not a CUDA architecture (expected e.g. sm_90 or sm_80)";
+      },
+      "ARCH");
+  CLI::Option* emitArch =
+      emit->add_option("--arch", eo.cudaArch, "cuda: the CMakeLists' default GPU architecture")
+          ->capture_default_str()
+          ->check(cudaArch);
 
   // resources
   auto* res = app.add_subcommand(
@@ -112,7 +124,9 @@ int main(int argc, char** argv) {
   res->add_option("FILE", file, "stencil program (.sten)")->required();
   std::string arch = "sm_90";
   bool resJson = false;
-  res->add_option("--arch", arch, "GPU architecture for nvcc -arch")->capture_default_str();
+  res->add_option("--arch", arch, "GPU architecture for nvcc -arch")
+      ->capture_default_str()
+      ->check(cudaArch);
   res->add_flag("--json", resJson, "print JSON instead of a table");
 
   // run
@@ -158,6 +172,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : kExitUserError;
+  }
+  if (emit->parsed() && emitArch->count() > 0 && eo.target != "cuda") {
+    std::cerr << "tessel: error: --arch applies to --target cuda only (the target is '"
+              << eo.target << "')\n";
+    return kExitUserError;
   }
 
   DiagnosticEngine diags;
