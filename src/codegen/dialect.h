@@ -77,6 +77,13 @@ struct Dialect {
   /// 0..2, {c} its letter x/y/z.
   std::array<std::string, 6> intrinsicPatterns;
   std::string barrier;  // the Barrier statement
+  /// A kernel's shared-memory array (lir::SharedArray): {type}, {name}, {count}.
+  std::string sharedArrayPattern;
+  /// A kernel's required block shape (lir::Function::requiredBlock): {x} {y} {z} and {threads}
+  /// (their product); printed after the kernel qualifier, or, when launchBoundsAfterResult,
+  /// between the result type and the name (CUDA's `void __launch_bounds__(n) name(...)`).
+  std::string launchBoundsPattern;
+  bool launchBoundsAfterResult = false;
   /// Non-empty: the error status lives in device memory, not at file scope. Kernels have a
   /// pointer parameter named statusName (declared by the lowering), which the fallible helpers
   /// take first; this pattern declares it in their parameter lists ({name}); statusRecord then

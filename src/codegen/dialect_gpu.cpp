@@ -90,6 +90,9 @@ Dialect cudaDialect() {
       "((long long)gridDim.{c} * blockDim.{c})",
   };
   d.barrier = "__syncthreads();";
+  d.sharedArrayPattern = "__shared__ {type} {name}[{count}];";
+  d.launchBoundsPattern = "__launch_bounds__({threads})";
+  d.launchBoundsAfterResult = true;
   d.statusName = "tessel_device_status";
   d.statusParam = "int* {name}";
   d.statusRecord = "atomicCAS({name}, 0, {code});";
@@ -124,6 +127,8 @@ Dialect openclDialect() {
       "(long)get_local_size({d})", "(long)get_num_groups({d})", "(long)get_global_size({d})",
   };
   d.barrier = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);";
+  d.sharedArrayPattern = "__local {type} {name}[{count}];";
+  d.launchBoundsPattern = "__attribute__((reqd_work_group_size({x}, {y}, {z})))";
   d.statusName = "tessel_device_status";
   d.statusParam = "__global int* {name}";
   d.statusRecord = "atomic_cmpxchg({name}, 0, {code});";

@@ -346,8 +346,10 @@ void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
           break;
       }
       if (pragma && !pragma->empty()) out += pad + *pragma + "\n";
-      out += fmt::format("{}for ({} {} = {}; {} <= {}; ++{}) {{\n", pad, d_.typeName(CType::Int64),
-                         s->name, expr(s->lo).s, s->name, expr(s->hi).s, s->name);
+      std::string inc =
+          s->step ? fmt::format("{} += {}", s->name, expr(s->step).s) : "++" + s->name;
+      out += fmt::format("{}for ({} {} = {}; {} <= {}; {}) {{\n", pad, d_.typeName(CType::Int64),
+                         s->name, expr(s->lo).s, s->name, expr(s->hi).s, inc);
       body(s->body);
       out += pad + "}\n";
       return;
@@ -483,13 +485,28 @@ std::string Printer::function(const lir::Function& f) {
                      : p.pointer           ? pointerType(p.type, p.constData) + " " + p.name
                                            : "const " + scalar + " " + p.name);
   }
-  if (f.linkage == lir::Linkage::Kernel && (f.result || d_.kernelQualifier.empty()))
+  bool kernel = f.linkage == lir::Linkage::Kernel;
+  if (kernel && (f.result || d_.kernelQualifier.empty()))
     internal("kernel '" + f.name + "' in dialect " + d_.name);
-  const std::string& q = f.linkage == lir::Linkage::Internal  ? d_.internalQualifier
-                         : f.linkage == lir::Linkage::ExternC ? d_.externCQualifier
-                         : f.linkage == lir::Linkage::Kernel  ? d_.kernelQualifier
-                                                              : d_.publicQualifier;
+  if (!kernel && (!f.shared.empty() || f.requiredBlock[0] > 0))
+    internal("shared arrays or a required block in function '" + f.name + "', not a kernel");
+  std::string q = f.linkage == lir::Linkage::Internal  ? d_.internalQualifier
+                  : f.linkage == lir::Linkage::ExternC ? d_.externCQualifier
+                  : kernel                             ? d_.kernelQualifier
+                                                       : d_.publicQualifier;
   std::string result = f.result ? d_.typeName(*f.result) : "void";
+  if (f.requiredBlock[0] > 0) {
+    const auto& b = f.requiredBlock;
+    if (d_.launchBoundsPattern.empty() || b[1] < 1 || b[2] < 1)
+      internal("required block of kernel '" + f.name + "' in dialect " + d_.name);
+    std::string lb =
+        fmt::format(fmt::runtime(d_.launchBoundsPattern), fmt::arg("x", b[0]), fmt::arg("y", b[1]),
+                    fmt::arg("z", b[2]), fmt::arg("threads", b[0] * b[1] * b[2]));
+    if (d_.launchBoundsAfterResult)
+      result += " " + lb;
+    else
+      q += (q.empty() ? "" : " ") + lb;
+  }
   std::string head = (q.empty() ? "" : q + " ") + result + " " + f.name + "(";
   std::string oneLine;
   for (size_t i = 0; i < params.size(); ++i) oneLine += (i ? ", " : "") + params[i];
@@ -502,6 +519,15 @@ std::string Printer::function(const lir::Function& f) {
   }
   for (auto& p : f.params)
     if (p.maybeUnused) out += "  (void)" + p.name + ";\n";
+  for (auto& a : f.shared) {
+    if (d_.sharedArrayPattern.empty()) internal("the dialect " + d_.name + " has no shared memory");
+    std::string t = a.type == CType::Bool && !d_.boolStorageName.empty() ? d_.boolStorageName
+                                                                         : d_.typeName(a.type);
+    out += "  " +
+           fmt::format(fmt::runtime(d_.sharedArrayPattern), fmt::arg("type", t),
+                       fmt::arg("name", a.name), fmt::arg("count", a.count)) +
+           "\n";
+  }
   if (f.body->kind == StmtKind::Block) {
     for (auto& c : f.body->body) stmt(c, 1, out);
   } else {

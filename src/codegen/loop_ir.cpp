@@ -91,6 +91,35 @@ StmtPtr forLoop(std::string var, ExprPtr lo, ExprPtr hi, LoopKind kind, std::vec
   return s;
 }
 
+StmtPtr forStep(std::string var, ExprPtr lo, ExprPtr hi, ExprPtr step, std::vector<StmtPtr> body) {
+  requireIndex(step, "for: step must be an integer expression");
+  require(step->kind != ExprKind::IntLit || step->ival > 0, "for: a literal step must be positive");
+  auto s = std::const_pointer_cast<Stmt>(
+      forLoop(std::move(var), std::move(lo), std::move(hi), LoopKind::Serial, std::move(body)));
+  if (step->kind != ExprKind::IntLit || step->ival != 1) s->step = std::move(step);
+  return s;
+}
+
+SharedArray sharedArray(CType type, std::string name, int64_t count) {
+  require(!name.empty(), "shared array: empty name");
+  require(count >= 1, "shared array: the element count must be at least 1");
+  return {type, std::move(name), count};
+}
+
+int byteSize(CType t) {
+  switch (t) {
+    case CType::Bool:
+      return 1;
+    case CType::Int32:
+    case CType::Float:
+      return 4;
+    case CType::Int64:
+    case CType::Double:
+      return 8;
+  }
+  return 8;
+}
+
 StmtPtr store(std::string buffer, ExprPtr index, ExprPtr value) {
   require(!buffer.empty(), "store: empty buffer name");
   requireIndex(index, "store: index must be an integer expression");

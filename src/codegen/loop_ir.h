@@ -26,6 +26,8 @@
 // the status is an int in device memory, passed to every kernel (Dialect::statusParam).
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,7 +62,7 @@ enum class LoopKind {
 
 enum class StmtKind {
   Block,        // body
-  For,          // var from lo to hi inclusive, loop kind; body
+  For,          // var from lo to hi inclusive, by step (1 when null), loop kind; body
   Store,        // buffer[index] = value
   LocalDecl,    // type name = init (const if isConst); pointer: type* name = (type*)init
   Assign,       // name = value (a LocalDecl'd variable)
@@ -111,6 +113,7 @@ struct Stmt {
   bool status = false;         // Return: returns the module's error status (an Int32)
   LoopKind loop = LoopKind::Serial;
   ExprPtr lo, hi;             // For (inclusive)
+  ExprPtr step;               // For: the increment, a positive integer expression; null: 1
   ExprPtr index;              // Store
   ExprPtr value;              // Store/Assign value, LocalDecl init, If condition, Alloc/Copy count
   std::vector<ExprPtr> args;  // Call
@@ -125,6 +128,9 @@ struct Stmt {
 // Validating factories.
 StmtPtr block(std::vector<StmtPtr> body);
 StmtPtr forLoop(std::string var, ExprPtr lo, ExprPtr hi, LoopKind kind, std::vector<StmtPtr> body);
+/// A serial loop `for (var = lo; var <= hi; var += step)`; step must be positive (a literal
+/// step is checked here). Cooperative loops: lo = the thread's index, step = threads per block.
+StmtPtr forStep(std::string var, ExprPtr lo, ExprPtr hi, ExprPtr step, std::vector<StmtPtr> body);
 StmtPtr store(std::string buffer, ExprPtr index, ExprPtr value);
 StmtPtr localDecl(CType type, std::string name, ExprPtr init, bool isConst = true);
 /// `type* name = (type*)slot;` where slot is an untyped pointer (e.g. load("arrays", 0, ...)).
@@ -169,6 +175,19 @@ enum class Linkage {
   Kernel,    // a GPU kernel (CUDA __global__, OpenCL __kernel): returns nothing
 };
 
+/// A kernel's shared-memory array (CUDA `__shared__`, OpenCL `__local`): one per thread block,
+/// `count` elements of `type`, declared at the top of the kernel's body (OpenCL allows local
+/// variables only at kernel scope). Loads and Stores name it like a buffer.
+struct SharedArray {
+  CType type = CType::Double;
+  std::string name;
+  int64_t count = 1;
+};
+/// A shared array, checked: a name, and 1 <= count.
+SharedArray sharedArray(CType type, std::string name, int64_t count);
+/// Bytes of one element of `t` in device memory (bool: 1).
+int byteSize(CType t);
+
 struct Function {
   std::string name;
   std::string comment;  // printed above the function (may hold several lines)
@@ -176,6 +195,12 @@ struct Function {
   std::vector<Param> params;
   StmtPtr body;                                // a Block
   std::optional<CType> result = std::nullopt;  // the type it returns; none: void
+  /// Kernels: shared-memory arrays of each thread block.
+  std::vector<SharedArray> shared = {};
+  /// Kernels: the exact block shape it is launched with (x, y, z), declared to the compiler
+  /// (CUDA `__launch_bounds__(x*y*z)`, OpenCL `reqd_work_group_size(x, y, z)`); {0, 0, 0}:
+  /// not declared. The host must launch it with this shape.
+  std::array<int, 3> requiredBlock = {0, 0, 0};
 };
 
 /// One generated translation unit.
