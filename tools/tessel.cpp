@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "driver/emit.h"
 #include "driver/gpu_plan.h"
 #include "driver/info.h"
+#include "driver/kernel_report.h"
 #include "driver/load.h"
 #include "driver/params.h"
 #include "driver/resources.h"
@@ -91,6 +93,11 @@ int main(int argc, char** argv) {
   bool json = false;
   info->add_option("--param", infoParams, "NAME=VALUE to evaluate regions at");
   info->add_flag("--json", json, "print JSON instead of text");
+  bool infoKernels = false, noPtxas = false;
+  info->add_flag("--kernels", infoKernels,
+                 "also report each GPU kernel (block, tile, footprint, shared memory, redundancy, "
+                 "loads and stores per point, ptxas registers); implied by any schedule flag");
+  info->add_flag("--no-ptxas", noPtxas, "with the kernel report: do not run nvcc for registers");
 
   // emit
   auto* emit = app.add_subcommand("emit", "Write the generated code for a target");
@@ -209,7 +216,20 @@ int main(int argc, char** argv) {
         j["machine"] = setup->machine.name;
         for (size_t s = 0; s < setup->schedules.size(); ++s)
           j["stencils"][s]["schedule"] = toString(setup->schedules[s]);
-        std::cout << (json ? j.dump(2) + "\n" : infoText(j));
+        bool anyScheduleFlag = std::any_of(scheduleValues.begin(), scheduleValues.end(),
+                                           [](auto& kv) { return !kv.second.empty(); });
+        std::string kernelText;
+        if (infoKernels || anyScheduleFlag) {
+          KernelReportSet ks =
+              reportKernels(prog, gpuLaunchPlan(prog, setup->schedules), !noPtxas);
+          for (auto& n : gpuPlanNotes(prog, setup->schedules)) ks.notes.push_back(n);
+          j["kernels"] = kernelReportsJson(ks.reports);
+          j["kernel_notes"] = ks.notes;
+          kernelText = kernelReportsText(ks.reports, setup->machine.name, ks.ptxasNote);
+          for (auto& n : ks.notes) kernelText += "note: " + n + "\n";
+        }
+        diags.print(std::cerr);
+        std::cout << (json ? j.dump(2) + "\n" : infoText(j) + kernelText);
       } else {
         diags.print(std::cerr);
         std::cout << fmt::format(
