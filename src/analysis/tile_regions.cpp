@@ -1,0 +1,420 @@
+// Tile regions: the backward pass of paper 001's Algorithm 2 over a fused sequence of stages.
+#include "analysis/tile_regions.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace tessel {
+
+FusedSequence fuseCalls(const Program& prog, const std::vector<int>& body, int steps) {
+  if (body.empty()) throw std::invalid_argument("fuseCalls: an empty body");
+  if (steps < 1) throw std::invalid_argument("fuseCalls: steps must be at least 1");
+  for (int c : body)
+    if (c < 0 || c >= static_cast<int>(prog.calls.size()))
+      throw std::invalid_argument(fmt::format("fuseCalls: no call {}", c));
+  FusedSequence s;
+  for (int k = 0; k < steps; ++k) s.calls.push_back(body[static_cast<size_t>(k) % body.size()]);
+  return s;
+}
+
+FusedSequence fuseCallRange(const Program& prog, int first, int count) {
+  if (count < 1 || first < 0 || first + count > static_cast<int>(prog.calls.size()))
+    throw std::invalid_argument(
+        fmt::format("fuseCallRange: calls {}..{} do not exist", first, first + count - 1));
+  FusedSequence s;
+  for (int c = first; c < first + count; ++c) s.calls.push_back(c);
+  return s;
+}
+
+namespace {
+
+/// One access of a stage: the value and, per iterator dimension, its offset (nullopt: the
+/// access does not depend on that dimension: a lower-rank array or a fixed plane).
+struct Access {
+  TileValue value;
+  std::vector<std::optional<int64_t>> off;
+  bool fixedPlane = false;
+};
+
+struct StageAccesses {
+  int step = 0, call = -1, stmt = -1;
+  Access write;
+  std::vector<Access> reads;
+};
+
+TileValue valueOf(ArrayId a, int step) {
+  if (!a.local) return {TileValue::Kind::Global, -1, a.index};
+  return {TileValue::Kind::LocalArray, step, a.index};
+}
+
+Access accessOf(const Expr& ref, int step, int dims) {
+  Access acc;
+  acc.off.assign(static_cast<size_t>(dims), std::nullopt);
+  if (ref.kind == ExprKind::ScalarRef) {
+    acc.value = {TileValue::Kind::LocalScalar, step, ref.index};
+    for (auto& o : acc.off) o = 0;
+    return acc;
+  }
+  acc.value = valueOf(ref.array, step);
+  for (const Subscript& s : ref.subs) {
+    if (s.fixed())
+      acc.fixedPlane = true;
+    else
+      acc.off[static_cast<size_t>(s.iter)] = s.offset;
+  }
+  return acc;
+}
+
+std::vector<StageAccesses> collect(const Program& prog, const FusedSequence& seq) {
+  std::vector<StageAccesses> out;
+  int dims = prog.dims();
+  for (size_t step = 0; step < seq.calls.size(); ++step) {
+    const CallInst& c = prog.calls.at(static_cast<size_t>(seq.calls[step]));
+    for (size_t k = 0; k < c.stmts.size(); ++k) {
+      const Stmt& st = c.stmts[k];
+      StageAccesses sa;
+      sa.step = static_cast<int>(step);
+      sa.call = seq.calls[step];
+      sa.stmt = static_cast<int>(k);
+      sa.write = accessOf(*st.lhs, sa.step, dims);
+      visitExpr(st.rhs, [&](const ExprPtr& e) {
+        if (e->kind == ExprKind::ArrayRef ||
+            (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Local))
+          sa.reads.push_back(accessOf(*e, sa.step, dims));
+      });
+      if (st.op != AssignOp::Set) sa.reads.push_back(sa.write);
+      out.push_back(std::move(sa));
+    }
+  }
+  return out;
+}
+
+Box emptyBox(int dims) {
+  Box b;
+  b.lo.assign(static_cast<size_t>(dims), 0);
+  b.hi.assign(static_cast<size_t>(dims), -1);
+  b.empty = true;
+  return b;
+}
+
+void hullInto(Box& acc, const Box& b) {
+  if (b.empty) return;
+  if (acc.empty) {
+    acc = b;
+    return;
+  }
+  for (size_t d = 0; d < acc.lo.size(); ++d) {
+    acc.lo[d] = std::min(acc.lo[d], b.lo[d]);
+    acc.hi[d] = std::max(acc.hi[d], b.hi[d]);
+  }
+}
+
+/// `b` moved by the access's offsets; dimensions it does not depend on become [0, 0].
+Box shifted(const Box& b, const Access& a, int sign) {
+  Box r = b;
+  for (size_t d = 0; d < r.lo.size(); ++d) {
+    if (a.off[d]) {
+      r.lo[d] += sign * *a.off[d];
+      r.hi[d] += sign * *a.off[d];
+    } else {
+      r.lo[d] = 0;
+      r.hi[d] = 0;
+    }
+  }
+  return r;
+}
+
+/// Points of b, counting one plane along the streamed dimension.
+int64_t planePoints(const Box& b, int streamDim) {
+  if (b.empty) return 0;
+  int64_t n = 1;
+  for (size_t d = 0; d < b.lo.size(); ++d)
+    if (static_cast<int>(d) != streamDim) n *= b.hi[d] - b.lo[d] + 1;
+  return n;
+}
+
+Box intersect(const Box& a, const Box& b) {
+  if (a.empty || b.empty) return emptyBox(static_cast<int>(a.lo.size()));
+  Box r = a;
+  for (size_t d = 0; d < r.lo.size(); ++d) {
+    r.lo[d] = std::max(a.lo[d], b.lo[d]);
+    r.hi[d] = std::min(a.hi[d], b.hi[d]);
+    if (r.hi[d] < r.lo[d]) r.empty = true;
+  }
+  return r;
+}
+
+int elementBytes(ScalarType t) {
+  switch (t) {
+    case ScalarType::Double:
+      return 8;
+    case ScalarType::Float:
+    case ScalarType::Int:
+      return 4;
+    case ScalarType::Bool:
+      return 1;
+  }
+  return 8;
+}
+
+ScalarType typeOf(const Program& prog, const FusedSequence& seq, const TileValue& v) {
+  switch (v.kind) {
+    case TileValue::Kind::Global:
+      return prog.arrays.at(static_cast<size_t>(v.index)).type;
+    case TileValue::Kind::LocalArray:
+      return prog.calls.at(static_cast<size_t>(seq.calls.at(static_cast<size_t>(v.step))))
+          .localArrays.at(static_cast<size_t>(v.index))
+          .type;
+    case TileValue::Kind::LocalScalar:
+      return prog.calls.at(static_cast<size_t>(seq.calls.at(static_cast<size_t>(v.step))))
+          .localScalars.at(static_cast<size_t>(v.index))
+          .type;
+  }
+  return ScalarType::Double;
+}
+
+/// The global array an unproduced read of `v` takes its values from (-1: none).
+int sourceArray(const Program& prog, const FusedSequence& seq, const TileValue& v) {
+  if (v.kind == TileValue::Kind::Global) return v.index;
+  if (v.kind == TileValue::Kind::LocalArray)
+    return prog.calls.at(static_cast<size_t>(seq.calls.at(static_cast<size_t>(v.step))))
+        .localArrays.at(static_cast<size_t>(v.index))
+        .scratchOf;
+  return -1;
+}
+
+/// What one read needs, remembered for the buffer accounting.
+struct ReadNeed {
+  int reader = -1;    // stage
+  int producer = -1;  // latest earlier stage writing the value; -1: read from global memory
+  Access access;
+  Box box;
+};
+
+}  // namespace
+
+TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const TileSpec& spec) {
+  const int dims = prog.dims();
+  if (static_cast<int>(spec.tile.size()) != dims)
+    throw std::invalid_argument(
+        fmt::format("analyzeTile: a tile of {} extents for {} dimensions", spec.tile.size(), dims));
+  if (spec.streamDim >= dims)
+    throw std::invalid_argument("analyzeTile: the streamed dimension does not exist");
+  TileAnalysis a;
+  a.spec = spec;
+  a.seq = seq;
+  Box tile;
+  for (int d = 0; d < dims; ++d) {
+    int64_t e = d == spec.streamDim ? 1 : spec.tile[static_cast<size_t>(d)];
+    if (e < 1) throw std::invalid_argument("analyzeTile: a tile extent below 1");
+    tile.lo.push_back(0);
+    tile.hi.push_back(e - 1);
+  }
+
+  std::vector<StageAccesses> st = collect(prog, seq);
+  // Results: the requested global arrays, or every one a stage writes.
+  std::vector<bool> written(prog.arrays.size(), false);
+  for (auto& s : st)
+    if (s.write.value.kind == TileValue::Kind::Global)
+      written[static_cast<size_t>(s.write.value.index)] = true;
+  if (spec.results) {
+    a.results = *spec.results;
+  } else {
+    for (size_t k = 0; k < written.size(); ++k)
+      if (written[k]) a.results.push_back(static_cast<int>(k));
+  }
+
+  // Reads of values produced in the sequence must be relative to the tile.
+  for (size_t s = 0; s < st.size(); ++s)
+    for (auto& r : st[s].reads) {
+      if (!r.fixedPlane) continue;
+      for (size_t w = 0; w < st.size(); ++w)
+        if (st[w].write.value == r.value && a.supported) {
+          a.supported = false;
+          a.whyNot = fmt::format("a fixed plane of '{}', which the sequence writes, is read",
+                                 valueName(prog, seq, r.value));
+        }
+    }
+
+  // The backward pass: need[v] is the hull of the points of v that must be right.
+  std::map<TileValue, Box> need;
+  for (int r : a.results) need[{TileValue::Kind::Global, -1, r}] = tile;
+  a.stages.resize(st.size());
+  std::vector<ReadNeed> reads;
+  for (size_t s = st.size(); s-- > 0;) {
+    TileStage& out = a.stages[s];
+    out.step = st[s].step;
+    out.call = st[s].call;
+    out.stmt = st[s].stmt;
+    out.writes = st[s].write.value;
+    auto it = need.find(st[s].write.value);
+    out.region = it == need.end() ? emptyBox(dims) : shifted(it->second, st[s].write, -1);
+    if (out.region.empty) continue;  // nothing later needs it: a dead stage
+    for (auto& r : st[s].reads) {
+      ReadNeed rn;
+      rn.reader = static_cast<int>(s);
+      rn.access = r;
+      rn.box = shifted(out.region, r, +1);
+      for (size_t w = s; w-- > 0;)
+        if (st[w].write.value == r.value) {
+          rn.producer = static_cast<int>(w);
+          break;
+        }
+      if (!r.fixedPlane || rn.producer < 0)
+        hullInto(need.try_emplace(r.value, emptyBox(dims)).first->second, rn.box);
+      reads.push_back(rn);
+    }
+  }
+
+  // Per stage counts.
+  a.totals.tilePoints = planePoints(tile, spec.streamDim);
+  for (auto& s : a.stages) {
+    s.points = planePoints(s.region, spec.streamDim);
+    s.redundant = s.points - planePoints(intersect(s.region, tile), spec.streamDim);
+    if (spec.streamDim >= 0 && !s.region.empty)
+      s.lead = s.region.hi[static_cast<size_t>(spec.streamDim)];
+    a.totals.computed += s.points;
+    a.totals.redundant += s.redundant;
+  }
+  for (auto& r : reads)
+    if (r.producer >= 0) a.stages[static_cast<size_t>(r.reader)].readsProduced = true;
+
+  // Inputs: reads with no earlier writer come from global memory.
+  std::map<int, Box> footprint;
+  std::map<TileValue, std::vector<const ReadNeed*>> globalReads;
+  std::map<int, std::vector<const ReadNeed*>> producedReads;
+  for (auto& r : reads) {
+    if (r.producer >= 0) {
+      producedReads[r.producer].push_back(&r);
+      continue;
+    }
+    int src = sourceArray(prog, seq, r.access.value);
+    if (src < 0) continue;  // sema rejects reads of locals before their assignment
+    auto [fp, fresh] = footprint.try_emplace(src, emptyBox(dims));
+    hullInto(fp->second, r.box);
+    globalReads[r.access.value].push_back(&r);
+  }
+  for (auto& [arr, box] : footprint) {
+    TileInput in;
+    in.array = arr;
+    in.footprint = box;
+    in.points = planePoints(box, spec.streamDim);
+    a.inputs.push_back(in);
+    a.totals.loadsPerPoint += static_cast<double>(in.points);
+  }
+  if (a.totals.tilePoints > 0) a.totals.loadsPerPoint /= static_cast<double>(a.totals.tilePoints);
+  int storedResults = 0;
+  for (int r : a.results) storedResults += written[static_cast<size_t>(r)] ? 1 : 0;
+  a.totals.storesPerPoint = storedResults;
+
+  // Buffers: what is read at an offset lives in shared memory, centre-only reads in registers.
+  auto makeBuffer = [&](const TileValue& v, int producer, const Box& box,
+                        const std::vector<const ReadNeed*>& rs) {
+    TileBuffer b;
+    b.value = v;
+    b.producer = producer;
+    b.box = box;
+    b.shared = false;
+    int64_t lo = 0, hi = 0;
+    bool first = true;
+    for (const ReadNeed* r : rs) {
+      for (auto& o : r->access.off)
+        if (o && *o != 0) b.shared = true;
+      if (spec.streamDim >= 0) {
+        int64_t o = r->access.off[static_cast<size_t>(spec.streamDim)].value_or(0);
+        lo = first ? o : std::min(lo, o);
+        hi = first ? o : std::max(hi, o);
+        first = false;
+      }
+    }
+    b.planes = spec.streamDim >= 0 ? hi - lo + 1 : 1;
+    b.elements = planePoints(box, spec.streamDim) * b.planes;
+    if (spec.streamDim < 0) b.elements = box.points();
+    b.bytes = b.shared ? b.elements * elementBytes(typeOf(prog, seq, v)) : 0;
+    a.totals.sharedBytes += b.bytes;
+    a.buffers.push_back(b);
+  };
+  for (auto& [v, rs] : globalReads) {
+    Box box = emptyBox(dims);
+    for (const ReadNeed* r : rs) hullInto(box, r->box);
+    makeBuffer(v, -1, box, rs);
+  }
+  for (auto& [p, rs] : producedReads) {
+    const TileStage& s = a.stages[static_cast<size_t>(p)];
+    makeBuffer(s.writes, p, shifted(s.region, st[static_cast<size_t>(p)].write, +1), rs);
+  }
+
+  // Hulls: one on-chip copy per value the sequence writes.
+  std::map<TileValue, bool> seen;
+  for (auto& s : st) {
+    if (seen[s.write.value]) continue;
+    seen[s.write.value] = true;
+    TileHull h;
+    h.value = s.write.value;
+    auto it = need.find(h.value);
+    h.box = it == need.end() ? emptyBox(dims) : it->second;
+    h.elements = h.box.points();
+    h.bytes = h.elements * elementBytes(typeOf(prog, seq, h.value));
+    a.totals.sharedBytesHulls += h.bytes;
+    a.hulls.push_back(h);
+  }
+  if (a.totals.computed > 0)
+    a.totals.redundancyPercent =
+        100.0 * static_cast<double>(a.totals.redundant) / static_cast<double>(a.totals.computed);
+  return a;
+}
+
+std::vector<int64_t> accumulatedHalo(const Program& prog, const FusedSequence& seq, int streamDim) {
+  TileSpec spec;
+  spec.tile.assign(static_cast<size_t>(prog.dims()), 1);
+  spec.streamDim = streamDim;
+  TileAnalysis a = analyzeTile(prog, seq, spec);
+  std::vector<int64_t> halo(static_cast<size_t>(prog.dims()), 0);
+  for (auto& s : a.stages)
+    if (!s.region.empty)
+      for (size_t d = 0; d < halo.size(); ++d)
+        if (static_cast<int>(d) != streamDim)
+          halo[d] = std::max(halo[d], s.region.hi[d] - s.region.lo[d]);
+  return halo;
+}
+
+std::optional<std::vector<int64_t>> tileForBlock(const Program& prog, const FusedSequence& seq,
+                                                 const std::vector<int64_t>& block, int streamDim) {
+  if (static_cast<int>(block.size()) != prog.dims())
+    throw std::invalid_argument("tileForBlock: one block extent per dimension is needed");
+  std::vector<int64_t> halo = accumulatedHalo(prog, seq, streamDim);
+  std::vector<int64_t> tile(block.size(), 1);
+  for (size_t d = 0; d < block.size(); ++d) {
+    if (static_cast<int>(d) == streamDim) continue;
+    tile[d] = block[d] - halo[d];
+    if (tile[d] < 1) return std::nullopt;
+  }
+  return tile;
+}
+
+std::string valueName(const Program& prog, const FusedSequence& seq, const TileValue& v) {
+  switch (v.kind) {
+    case TileValue::Kind::Global:
+      return prog.arrays.at(static_cast<size_t>(v.index)).name;
+    case TileValue::Kind::LocalArray:
+      return fmt::format(
+          "{} (step {})",
+          prog.calls.at(static_cast<size_t>(seq.calls.at(static_cast<size_t>(v.step))))
+              .localArrays.at(static_cast<size_t>(v.index))
+              .name,
+          v.step + 1);
+    case TileValue::Kind::LocalScalar:
+      return fmt::format(
+          "{} (local scalar, step {})",
+          prog.calls.at(static_cast<size_t>(seq.calls.at(static_cast<size_t>(v.step))))
+              .localScalars.at(static_cast<size_t>(v.index))
+              .name,
+          v.step + 1);
+  }
+  return "?";
+}
+
+}  // namespace tessel

@@ -1,0 +1,156 @@
+// Tile regions of a fused sequence of stages (paper 001, Algorithm 2, generalised).
+//
+// A fused sequence is the statements ("stages") of one call or of several consecutive calls
+// (e.g. T time steps of a ping-pong `iterate` body), run by one thread block for one output tile
+// without global synchronisation. Working backwards from the tile through the stages, the
+// analysis finds the rectangular hull each stage must compute and each value must cover so that
+// every result array is right on the whole tile (overlapped tiling: the halo is recomputed by
+// every block that needs it).
+//
+// Coordinates are relative to the tile: the tile is [0, tile_d - 1] along each dimension d. All
+// offsets in the language are constants, so every region is the tile grown by constants.
+//
+// The rule (a hull, as Algorithm 2): every result array must be right on the tile, so every
+// stage that writes one covers the tile; a stage that reads value v at offset o over its region
+// R needs v right on R + o, so *every* earlier stage that writes v covers R + o (a later writer
+// may skip a point, e.g. at a statement domain's edge, and then an earlier writer's value is the
+// one that is read). Hulls only grow, which is what makes the result safe for any domain.
+//
+// Streaming. With a streamed dimension the tile is one plane along it: regions along that
+// dimension say how many planes ahead of the output plane a stage runs (its lead), and point
+// counts are per plane. Buffers then hold a window of planes: as many as the span of the offsets
+// at which later stages read the value along the streamed dimension (2r+1 for a radius-r star).
+//
+// Values are global arrays, a call's local arrays and a call's per-point local scalars; locals
+// belong to one execution of a call (a step of the sequence), so a repeated call has fresh ones.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/regions.h"
+#include "ir/program.h"
+
+namespace tessel {
+
+/// The calls of a fused sequence, in execution order (a call instance may repeat).
+struct FusedSequence {
+  std::vector<int> calls;  // indices into Program::calls
+};
+
+/// `steps` calls taken cyclically from `body` (a ping-pong body {A, B} with 3 steps: A, B, A).
+FusedSequence fuseCalls(const Program& prog, const std::vector<int>& body, int steps);
+/// The consecutive calls first, first+1, ..., first+count-1.
+FusedSequence fuseCallRange(const Program& prog, int first, int count);
+
+struct TileSpec {
+  /// Output tile extent per iterator dimension (iterator order, slowest first); the streamed
+  /// dimension's entry is ignored (one plane).
+  std::vector<int64_t> tile;
+  int streamDim = -1;  // an iterator dimension excluded from tiling, or -1
+  /// Global arrays (Program::arrays indices) that must be right on the tile afterwards; nullopt:
+  /// every global array a stage writes.
+  std::optional<std::vector<int>> results;
+};
+
+/// A value a fused sequence touches.
+struct TileValue {
+  enum class Kind { Global, LocalArray, LocalScalar };
+  Kind kind = Kind::Global;
+  int step = -1;  // LocalArray, LocalScalar: the step (position in the sequence) that owns it
+  int index = -1;
+  auto operator<=>(const TileValue&) const = default;
+};
+
+/// One stage: statement `stmt` of the call at position `step` of the sequence.
+struct TileStage {
+  int step = 0, call = -1, stmt = -1;
+  TileValue writes;
+  Box region;                  // iteration points, tile coordinates (the hull it computes)
+  int64_t points = 0;          // points of `region` (per plane when streamed)
+  int64_t redundant = 0;       // points of `region` outside the tile (per plane)
+  int64_t lead = 0;            // planes ahead of the output plane along the streamed dimension
+  bool readsProduced = false;  // reads a value an earlier stage wrote
+};
+
+/// A global array read from global memory (not produced earlier in the sequence).
+struct TileInput {
+  int array = -1;
+  Box footprint;       // the hull of its reads from global memory, tile coordinates
+  int64_t points = 0;  // per plane when streamed; dimensions the array lacks count once
+};
+
+/// A buffer of the fused kernel: an input read at offsets, or a stage's result read by later
+/// stages. Shared memory when some read is at a non-zero offset (another thread's point),
+/// registers when every read is at the centre.
+struct TileBuffer {
+  TileValue value;
+  int producer = -1;   // the stage that writes it; -1: an input staged from global memory
+  Box box;             // what it covers (tile coordinates)
+  int64_t planes = 1;  // streamed: planes kept (span of the read offsets along the stream)
+  bool shared = true;
+  int64_t elements = 0;  // per plane x planes
+  int64_t bytes = 0;     // shared ones only; 0 for registers
+};
+
+/// One on-chip copy per value written in the sequence, covering the hull of everything done to
+/// it (paper 001, Algorithm 3: one shared region per sub-grid). This is what an overlapped kernel
+/// that tiles every dimension needs: the stages run one after the other with barriers between,
+/// so a value's successive versions can share one buffer.
+struct TileHull {
+  TileValue value;
+  Box box;
+  int64_t elements = 0;
+  int64_t bytes = 0;
+};
+
+struct TileTotals {
+  int64_t tilePoints = 0;        // output points per tile (per plane when streamed)
+  int64_t computed = 0;          // sum of the stages' points
+  int64_t redundant = 0;         // sum of the stages' redundant points
+  double redundancyPercent = 0;  // 100 * redundant / computed: the share of the work wasted
+  int64_t sharedBytes = 0;       // sum of the shared TileBuffers (the per-stage, streaming model)
+  int64_t sharedBytesHulls = 0;  // sum of the TileHulls (the all-dimensions-tiled kernel;
+                                 // not meaningful when streamed)
+  double loadsPerPoint = 0;      // global elements read per output point: inputs' footprints
+  double storesPerPoint = 0;     // global elements written per output point: results on the tile
+};
+
+struct TileAnalysis {
+  TileSpec spec;
+  FusedSequence seq;
+  bool supported = true;  // false: some read cannot be expressed relative to the tile
+  std::string whyNot;     // why, when not supported
+  std::vector<TileStage> stages;
+  std::vector<TileInput> inputs;
+  std::vector<TileBuffer> buffers;
+  std::vector<TileHull> hulls;
+  std::vector<int> results;  // global arrays right on the tile afterwards
+  TileTotals totals;
+};
+
+/// Regions, footprints, buffers and totals of `seq` for one tile (throws std::invalid_argument
+/// for a tile of the wrong rank or with an extent below 1).
+TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const TileSpec& spec);
+
+/// The largest output tile a thread block of shape `block` (per iterator dimension, iterator
+/// order; the streamed dimension's entry ignored) computes when the block covers the largest
+/// stage region: block minus the accumulated halo. nullopt when the block is not larger than
+/// the halo along some dimension.
+std::optional<std::vector<int64_t>> tileForBlock(const Program& prog, const FusedSequence& seq,
+                                                 const std::vector<int64_t>& block,
+                                                 int streamDim = -1);
+
+/// The halo the stages accumulate: per dimension, the largest stage region minus the tile.
+std::vector<int64_t> accumulatedHalo(const Program& prog, const FusedSequence& seq,
+                                     int streamDim = -1);
+
+/// "in", "lap (step 2)", "r (local scalar, step 1)".
+std::string valueName(const Program& prog, const FusedSequence& seq, const TileValue& v);
+
+/// A readable report: per stage region, points, redundancy and lead; inputs; buffers; totals.
+std::string describe(const TileAnalysis& a, const Program& prog);
+
+}  // namespace tessel
