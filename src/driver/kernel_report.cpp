@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/staging.h"
 #include "driver/resources.h"
 
 namespace tessel {
@@ -75,7 +76,8 @@ KernelReport directReport(const Program& prog, const GpuKernelInfo& k) {
       span[a.name];  // read at the thread's own point
       continue;
     }
-    auto [it, fresh] = span.try_emplace(a.name, a.subs.size(), std::make_pair(INT64_MAX, INT64_MIN));
+    auto [it, fresh] =
+        span.try_emplace(a.name, a.subs.size(), std::make_pair(INT64_MAX, INT64_MIN));
     if (fresh) {
       order.push_back(a.name);
       for (auto& s : a.subs) dimIter[a.name].push_back(s.iter);
@@ -113,11 +115,92 @@ KernelReport directReport(const Program& prog, const GpuKernelInfo& k) {
   return r;
 }
 
+/// The staged families (shared, stream), from the staging analysis the lowering used: a staged
+/// group's footprint is loaded once per block (per plane when streamed: the leading plane, and
+/// for a chunk its first planes; a shared plane the register chain holds loads only its halo),
+/// a group read at its centre once per point.
+KernelReport stagedReport(const Program& prog, const GpuKernelInfo& k) {
+  KernelReport r;
+  r.info = k;
+  r.computes = stmtText(prog, k.call, k.stmt);
+  r.sharedBytes = k.sharedBytes;
+  r.storesPerPoint = 1;
+  int n = prog.dims();
+  std::vector<int64_t> tile(n, 1);
+  int64_t points = 1;  // output points per block (per plane when streamed)
+  for (size_t gd = 0; gd < k.gridIters.size(); ++gd) {
+    tile[k.gridIters[gd]] = static_cast<int64_t>(k.block[gd]) * k.unroll[gd];
+    points *= tile[k.gridIters[gd]];
+  }
+  std::string swept = k.chunk == 0 ? std::string("all") : std::to_string(k.chunk);
+  for (int d = 0; d < n; ++d) r.tile.push_back(d == k.streamIter ? swept : std::to_string(tile[d]));
+  const CallInst& call = prog.calls.at(k.call);
+  const Stmt& st = call.stmts.at(k.stmt);
+  StmtStaging staging = planStaging(prog, call, st, tile, k.streamIter);
+  // Planes swept per block, over which a chunk's first planes and once-loaded tiles spread (a
+  // serial sweep's are left out: its extent is not known here).
+  double planes = k.streamIter >= 0 && k.chunk > 0 ? k.chunk : 0;
+  double loads = 0;  // per block and plane
+  for (const StagePlan& p : staging.groups) {
+    ArrayFootprint f;
+    f.array = p.group.name;
+    const StageGroup& g = p.group;
+    for (size_t q = 0; q < g.iters.size(); ++q) {
+      if (g.iters[q] < 0) {
+        f.extents.push_back("1");
+      } else if (static_cast<int>(q) == p.streamPos) {
+        int64_t halo = g.hi[q] - g.lo[q];
+        f.extents.push_back(halo ? fmt::format("{}+{}", swept, halo) : swept);
+      } else {
+        f.extents.push_back(
+            std::to_string(p.kind == StageKind::Global ? tile[g.iters[q]] : p.extent[q]));
+      }
+    }
+    switch (p.kind) {
+      case StageKind::Global:
+        f.points = points;
+        loads += static_cast<double>(points);
+        break;
+      case StageKind::Tile:
+        f.points = p.tileElements();
+        loads += k.streamIter < 0 ? static_cast<double>(f.points)
+                 : planes > 0     ? static_cast<double>(f.points) / planes
+                                  : 0.0;
+        break;
+      case StageKind::Planes: {
+        bool own = p.registerPlanes() > 0 && p.regLo <= p.sharedHi && p.sharedHi <= p.regHi;
+        double shared = p.sharedPlanes() > 0 ? static_cast<double>(p.tileElements()) : 0.0;
+        double regs = p.registerPlanes() > 0 ? static_cast<double>(points) : 0.0;
+        f.points = p.sharedPlanes() > 0 ? p.tileElements() : points;
+        loads += regs + shared - (own ? static_cast<double>(points) : 0.0);
+        if (planes > 0)
+          loads += (shared * static_cast<double>(p.sharedPlanes() - 1) +
+                    regs * static_cast<double>(p.registerPlanes() - 1)) /
+                   planes;
+        break;
+      }
+    }
+    r.footprints.push_back(f);
+  }
+  // Per-point local scalars and a compound assignment's left side: one element per point.
+  for (auto& a : readsOf(prog, call, st)) {
+    if (!a.scalarBuffer) continue;
+    r.footprints.push_back({a.name, r.tile, points});
+    loads += static_cast<double>(points);
+  }
+  if (st.op != AssignOp::Set) loads += static_cast<double>(points);
+  r.loadsPerPoint = loads / static_cast<double>(points);
+  return r;
+}
+
 }  // namespace
 
 std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu) {
   std::vector<KernelReport> out;
-  for (auto& k : gpu.kernels) out.push_back(directReport(prog, k));
+  for (auto& k : gpu.kernels)
+    out.push_back(k.family == GpuFamily::Shared || k.family == GpuFamily::Stream
+                      ? stagedReport(prog, k)
+                      : directReport(prog, k));
   return out;
 }
 
@@ -167,8 +250,8 @@ nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
   return out;
 }
 
-std::string kernelReportsText(const std::vector<KernelReport>& reports,
-                              const std::string& machine, const std::string& ptxasNote) {
+std::string kernelReportsText(const std::vector<KernelReport>& reports, const std::string& machine,
+                              const std::string& ptxasNote) {
   std::string out = fmt::format(
       "GPU kernels (for {}; per block; loads and stores are global-memory elements per output "
       "point, caches ignored)\n",
@@ -180,12 +263,12 @@ std::string kernelReportsText(const std::vector<KernelReport>& reports,
     out += fmt::format("    computes   {}\n", r.computes);
     out += fmt::format("    tile       {}\n", fmt::join(r.tile, " x "));
     for (auto& f : r.footprints)
-      out += fmt::format("    reads      {:<8} {} ({} points{})\n", f.array,
-                         fmt::join(f.extents, " x "), f.points,
-                         k.streamIter >= 0 ? " per plane" : "");
-    out += fmt::format(
-        "    shared {} B, redundant {:.1f}%, {:.4g} loads and {:.4g} stores per point", r.sharedBytes,
-        r.redundancyPercent, r.loadsPerPoint, r.storesPerPoint);
+      out +=
+          fmt::format("    reads      {:<8} {} ({} points{})\n", f.array,
+                      fmt::join(f.extents, " x "), f.points, k.streamIter >= 0 ? " per plane" : "");
+    out +=
+        fmt::format("    shared {} B, redundant {:.1f}%, {:.4g} loads and {:.4g} stores per point",
+                    r.sharedBytes, r.redundancyPercent, r.loadsPerPoint, r.storesPerPoint);
     if (r.ptxas)
       out += fmt::format(", {} registers ({} B spilled)", r.ptxas->registers,
                          r.ptxas->spillStores + r.ptxas->spillLoads);

@@ -1,6 +1,7 @@
 // `tessel info` with a schedule: the per-kernel report (block, tile, footprint, shared memory,
 // redundancy, loads and stores per output point, ptxas registers when nvcc is present).
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "codegen/cuda_resources.h"
@@ -63,16 +64,40 @@ TEST(CliInfoKernels, GlobalStreamSweepsAndCountsPerPlane) {
       << r.output;
 }
 
+TEST(CliInfoKernels, StagedFamiliesCountLoadsFromTheStagingAnalysis) {
+  // stream (the file's `stream k`, chunk 16, block 32x16): k-1 and k+1 in registers, plane k in
+  // one shared plane of 18 x 34, its own points from the register chain: per plane 1 register
+  // load + 612 - 512 halo elements per 512 points, and per chunk of 16 planes two prologue
+  // register loads: (512 + 100 + 2 * 512 / 16) / 512 = 1.32 loads per point.
+  auto r = runCommand(tesselBinary() + " info --no-ptxas --kernels " + bench("j3d7pt"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "call0_j3d7pt_s0  stream, block 32x16x1")) << r.output;
+  EXPECT_TRUE(has(r.output, "tile       16 x 16 x 32")) << r.output;
+  EXPECT_TRUE(has(r.output, "reads      in       16+2 x 18 x 34 (612 points per plane)"))
+      << r.output;
+  EXPECT_TRUE(has(r.output, "shared 4896 B, redundant 0.0%, 1.32 loads and 1 stores per point"))
+      << r.output;
+  // shared, 32x4x4: a 6 x 6 x 34 tile per 512 points: 1224 / 512 = 2.391 loads per point.
+  auto s =
+      runCommand(tesselBinary() + " info --no-ptxas " + bench("j3d27pt") + " --schedule shared");
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+  EXPECT_TRUE(has(s.output, "reads      in       6 x 6 x 34 (1224 points)")) << s.output;
+  EXPECT_TRUE(has(s.output, "shared 9792 B, redundant 0.0%, 2.391 loads and 1 stores per point"))
+      << s.output;
+}
+
 TEST(CliInfoKernels, PtxasRegistersWhenNvccIsPresent) {
   if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
-  auto r = runCommand(tesselBinary() + " info --json " + bench("heat") + " --schedule global");
-  ASSERT_EQ(r.exitCode, 0) << r.output;
-  auto j = nlohmann::json::parse(r.output);
-  ASSERT_FALSE(j["kernels"].empty());
-  for (auto& k : j["kernels"]) {
-    ASSERT_TRUE(k.contains("registers")) << k;
-    EXPECT_GT(k["registers"].get<int>(), 0);
-    EXPECT_EQ(k["ptxas_shared_bytes"], k["shared_bytes"]) << "the report's shared memory is "
-                                                             "what ptxas allocates";
+  for (const char* family : {"global", "shared", "stream"}) {
+    auto r = runCommand(tesselBinary() + " info --json " + bench("heat") + " --schedule " + family);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto j = nlohmann::json::parse(r.output);
+    ASSERT_FALSE(j["kernels"].empty());
+    for (auto& k : j["kernels"]) {
+      ASSERT_TRUE(k.contains("registers")) << k;
+      EXPECT_GT(k["registers"].get<int>(), 0);
+      EXPECT_EQ(k["ptxas_shared_bytes"], k["shared_bytes"])
+          << family << ": the report's shared memory is what ptxas allocates";
+    }
   }
 }
