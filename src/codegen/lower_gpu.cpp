@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -52,8 +51,6 @@ ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args) {
 }
 
 namespace {
-
-
 
 /// The language type whose Var has C type t (ints of either width are Int).
 ScalarType scalarOf(CType t) {
@@ -277,52 +274,34 @@ Function CallGpu::kernel(size_t k, const std::string& name, const std::vector<st
   staged_ = nullptr;
 
   Function f;
+  std::vector<StmtPtr> kb;
   if (staged) {
-    std::vector<StmtPtr> kb = staged->body(body);
-    use_ = nullptr;
+    // Staged families: the builder maps threads, stages, synchronises and guards.
+    kb = staged->body(body);
     std::string how = staged->describe();
     if (!how.empty()) text += "\n" + how;
-    f.shared = staged->sharedArrays();
-    f.requiredBlock = {1, 1, 1};
-    int threads = 1;
-    for (size_t gd = 0; gd < grid_.iters.size(); ++gd) {
-      f.requiredBlock[gd] = grid_.block[gd];
-      threads *= grid_.block[gd];
-    }
-    // At least half of a multiprocessor's 2048 threads resident: on CUDA, registers are capped
-    // at 64 per thread for 256-thread blocks, as without launch bounds (a block size alone
-    // lets ptxas pick a tighter cap, and spill). At most 16 blocks: every GPU since Kepler
-    // holds that many per multiprocessor (ptxas ignores a larger value, with a warning).
-    f.minBlocksPerSm = std::clamp(1024 / threads, 1, 16);
+    staged->declare(f);
     info.sharedBytes = staged->staging().sharedBytes;
     info.staging = how;
-    f.name = name;
-    f.linkage = Linkage::Kernel;
-    f.comment = std::move(text);
-    f.params = kernelParams(use, lo, hi);
-    f.params.push_back({kDeviceStatusParam, CType::Int32, true});
-    f.params.back().maybeUnused = !usesStatusHelper(value) && !usesStatusHelper(idx);
-    f.body = block(std::move(kb));
-    return f;
+  } else {
+    // Each thread: one point of the grid's dimensions, looping over the streaming one.
+    if (grid_.stream >= 0) {
+      int s = grid_.stream;
+      body = {forLoop(g_.iters[s], var(lo[s], ScalarType::Int), var(hi[s], ScalarType::Int),
+                      LoopKind::Serial, body)};
+    }
+    ExprPtr guard;
+    for (size_t gd = 0; gd < grid_.iters.size(); ++gd) {
+      int it = grid_.iters[gd];
+      ExprPtr id = intrinsic(Intrinsic::GlobalId, static_cast<int>(gd));
+      kb.push_back(
+          localDecl(CType::Int64, g_.iters[it], indexAdd(var(lo[it], ScalarType::Int), id)));
+      guard = allOf(
+          guard, binary(Op::Le, var(g_.iters[it], ScalarType::Int), var(hi[it], ScalarType::Int)));
+    }
+    kb.push_back(comment("Guard: the grid is rounded up to whole blocks."));
+    kb.push_back(ifThen(guard, body));
   }
-
-  // Each thread: one point of the grid's dimensions, looping over the streaming one.
-  if (grid_.stream >= 0) {
-    int s = grid_.stream;
-    body = {forLoop(g_.iters[s], var(lo[s], ScalarType::Int), var(hi[s], ScalarType::Int),
-                    LoopKind::Serial, body)};
-  }
-  std::vector<StmtPtr> kb;
-  ExprPtr guard;
-  for (size_t gd = 0; gd < grid_.iters.size(); ++gd) {
-    int it = grid_.iters[gd];
-    ExprPtr id = intrinsic(Intrinsic::GlobalId, static_cast<int>(gd));
-    kb.push_back(localDecl(CType::Int64, g_.iters[it], indexAdd(var(lo[it], ScalarType::Int), id)));
-    guard = allOf(guard,
-                  binary(Op::Le, var(g_.iters[it], ScalarType::Int), var(hi[it], ScalarType::Int)));
-  }
-  kb.push_back(comment("Guard: the grid is rounded up to whole blocks."));
-  kb.push_back(ifThen(guard, body));
   use_ = nullptr;
 
   f.name = name;
@@ -378,8 +357,8 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
 
   int id = static_cast<int>(out_.kernels.size());
   std::string name = g_.namer.take(fmt::format("call{}_{}_s{}", index_, call_.name, k));
-  std::string kc =
-      fmt::format("Call {} ({}), statement {}: {}", index_, call_.name, k + 1, statementText(prog_, call_, st));
+  std::string kc = fmt::format("Call {} ({}), statement {}: {}", index_, call_.name, k + 1,
+                               statementText(prog_, call_, st));
   kc += "\n" + text.substr(text.find("\nRegion: ") + 1);
   std::string mapping;
   for (size_t gd = 0; gd < grid_.iters.size(); ++gd)

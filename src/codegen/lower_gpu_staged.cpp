@@ -213,14 +213,19 @@ ExprPtr StagedKernel::read(const Expr& ref) const {
               ref.type);
 }
 
-std::vector<SharedArray> StagedKernel::sharedArrays() const {
-  std::vector<SharedArray> out;
+void StagedKernel::declare(Function& f) const {
   for (size_t i = 0; i < staging_.groups.size(); ++i) {
     const StagePlan& p = staging_.groups[i];
     if (p.sharedElements() > 0)
-      out.push_back(sharedArray(ctypeOf(p.group.type), names_[i].shared, p.sharedElements()));
+      f.shared.push_back(sharedArray(ctypeOf(p.group.type), names_[i].shared, p.sharedElements()));
   }
-  return out;
+  f.requiredBlock = {1, 1, 1};
+  for (size_t gd = 0; gd < grid_.iters.size(); ++gd) f.requiredBlock[gd] = grid_.block[gd];
+  // At least half of a multiprocessor's 2048 threads resident: on CUDA, registers are capped
+  // at 64 per thread for 256-thread blocks, as without launch bounds (a block size alone
+  // lets ptxas pick a tighter cap, and spill). At most 16 blocks: every GPU since Kepler
+  // holds that many per multiprocessor (ptxas ignores a larger value, with a warning).
+  f.minBlocksPerSm = std::clamp(1024 / threads_, 1, 16);
 }
 
 ExprPtr StagedKernel::guard() const {

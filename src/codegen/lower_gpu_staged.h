@@ -27,8 +27,9 @@ class StagedKernel {
   /// The kernel's body around `compute` (statements for the point the iterator variables name;
   /// this body declares them and guards them against the region's upper bounds).
   std::vector<lir::StmtPtr> body(const std::vector<lir::StmtPtr>& compute);
-  /// The shared arrays the body uses.
-  std::vector<lir::SharedArray> sharedArrays() const;
+  /// Declares on kernel `f` the shared arrays the body uses and the block shape it assumes
+  /// (its staging loops stride by the block's thread count).
+  void declare(lir::Function& f) const;
   const StmtStaging& staging() const { return staging_; }
   /// One line per staged group: what lives where ("in: tile 34x10 in shared memory").
   std::string describe() const;
