@@ -50,7 +50,7 @@ bool parsePairs(const std::vector<std::string>& items, const char* opt,
 }
 
 const char* scheduleHelp(const std::string& flag) {
-  if (flag == "--schedule") return "schedule family: global or global-stream (GPU backends)";
+  if (flag == "--schedule") return "schedule family: global, global-stream or overlapped (GPU backends)";
   if (flag == "--block") return "thread-block shape X[,Y[,Z]], e.g. 32,8";
   if (flag == "--stream") return "stream (serially sweep) along this iterator, in chunks";
   if (flag == "--full-stream") return "stream along this iterator, one block sweeps it all";

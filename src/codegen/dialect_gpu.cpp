@@ -91,7 +91,9 @@ Dialect cudaDialect() {
   };
   d.barrier = "__syncthreads();";
   d.sharedArrayPattern = "__shared__ {type} {name}[{count}];";
-  d.launchBoundsPattern = "__launch_bounds__({threads})";
+  // At least 1 block per SM: ptxas may use the registers one block of this size allows instead
+  // of spilling to fit more blocks (it spilled the overlapped kernels with the bare form).
+  d.launchBoundsPattern = "__launch_bounds__({threads}, 1)";
   d.launchBoundsAfterResult = true;
   d.statusName = "tessel_device_status";
   d.statusParam = "int* {name}";

@@ -15,12 +15,21 @@ namespace tessel {
 using namespace lir;  // the loop IR's types and factories
 
 const char* gpuFamilyName(GpuFamily f) {
-  return f == GpuFamily::Global ? "global" : "global-stream";
+  switch (f) {
+    case GpuFamily::Global:
+      return "global";
+    case GpuFamily::GlobalStream:
+      return "global-stream";
+    case GpuFamily::Overlapped:
+      return "overlapped";
+  }
+  return "?";
 }
 
 std::optional<GpuFamily> parseGpuFamily(std::string_view name) {
   if (name == "global") return GpuFamily::Global;
   if (name == "global-stream") return GpuFamily::GlobalStream;
+  if (name == "overlapped") return GpuFamily::Overlapped;
   return std::nullopt;
 }
 

@@ -34,8 +34,8 @@
 
 namespace tessel {
 
-enum class GpuFamily { Global, GlobalStream };
-/// "global", "global-stream".
+enum class GpuFamily { Global, GlobalStream, Overlapped };
+/// "global", "global-stream", "overlapped".
 const char* gpuFamilyName(GpuFamily f);
 std::optional<GpuFamily> parseGpuFamily(std::string_view name);
 
@@ -49,6 +49,12 @@ struct GpuLaunchConfig {
   /// global-stream: the iterator dimension each thread loops over (0 = the slowest); -1: the
   /// slowest.
   int streamDim = -1;
+  /// overlapped: time steps (calls) fused per kernel, 1 to 8, and elements per thread along
+  /// grid x, y, z (0 means 1). The block's threads times the elements per thread cover the
+  /// largest stage region; the output tile is that minus the accumulated halo
+  /// (lower_gpu_overlapped.cpp). Blocks default to 256; 32x16; 16x8x4.
+  int timeTile = 1;
+  std::array<int, 3> unroll = {1, 1, 1};
 };
 
 /// The configuration of every stencil: perStencil[s] for Program::stencils[s] where given,
@@ -72,6 +78,11 @@ struct GpuKernelInfo {
   std::vector<int> gridIters;            // the iterator dimension of grid x, y, z (1 to 3)
   std::array<int, 3> block = {1, 1, 1};  // threads per block, x first
   int streamIter = -1;                   // the iterator each thread loops over; -1: none
+  // overlapped: the fused calls (call = the first, stmt = -1), the output tile per iterator
+  // dimension, and the shared memory of its buffers.
+  std::vector<int> fusedCalls;
+  std::vector<int64_t> tile;
+  int64_t sharedBytes = 0;
 };
 
 struct GpuProgram {

@@ -9,10 +9,15 @@ GpuLaunchPlan gpuLaunchPlan(const Program& prog, const std::vector<Schedule>& sc
   for (const Schedule& s : schedules) {
     GpuLaunchConfig c;
     c.family = s.family.value == ScheduleFamily::GlobalStream ? GpuFamily::GlobalStream
+               : s.family.value == ScheduleFamily::Overlapped ? GpuFamily::Overlapped
                                                               : GpuFamily::Global;
     auto b = s.blockShape();
     for (size_t d = 0; d < 3; ++d) c.block[d] = static_cast<int>(b[d]);
     c.streamDim = streamDim(s, prog);
+    c.timeTile = static_cast<int>(s.timeTile.value);
+    auto grid = gridDims(s, prog);
+    for (size_t gd = 0; gd < grid.size() && gd < 3; ++gd)
+      c.unroll[gd] = static_cast<int>(s.unrollFactor(prog.iterators[grid[gd]].name));
     plan.perStencil.push_back(c);
   }
   return plan;
@@ -28,10 +33,11 @@ std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Sch
       notes.push_back(fmt::format("stencil '{}': {} ({}) is recorded but not applied yet", who,
                                   clause, describe(o)));
     };
-    bool unrolled = false;
+    bool unrolled = false, overlapped = s.family.value == ScheduleFamily::Overlapped;
     for (auto& [it, f] : s.unroll.value.factors) unrolled = unrolled || f != 1;
-    if (unrolled) note("unroll", s.unroll.origin);
-    if (s.timeTile.value > 1) note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
+    if (unrolled && !overlapped) note("unroll", s.unroll.origin);
+    if (s.timeTile.value > 1 && !overlapped)
+      note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
     if (s.prefetch.value) note("prefetch", s.prefetch.origin);
     if (s.retime.value) note("retime", s.retime.origin);
     if (s.fold.value) note("fold", s.fold.origin);

@@ -11,12 +11,21 @@
 namespace tessel {
 
 const char* familyName(ScheduleFamily f) {
-  return f == ScheduleFamily::Global ? "global" : "global-stream";
+  switch (f) {
+    case ScheduleFamily::Global:
+      return "global";
+    case ScheduleFamily::GlobalStream:
+      return "global-stream";
+    case ScheduleFamily::Overlapped:
+      return "overlapped";
+  }
+  return "?";
 }
 
 std::optional<ScheduleFamily> parseFamily(std::string_view s) {
   if (s == "global") return ScheduleFamily::Global;
   if (s == "global-stream") return ScheduleFamily::GlobalStream;
+  if (s == "overlapped") return ScheduleFamily::Overlapped;
   return std::nullopt;
 }
 
@@ -124,7 +133,9 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
   };
   if (flag == "--schedule") {
     auto f = parseFamily(value);
-    if (!f) return bad("unknown schedule family", "the families are 'global' and 'global-stream'");
+    if (!f)
+      return bad("unknown schedule family",
+                 "the families are 'global', 'global-stream' and 'overlapped'");
     opts.family = *f;
   } else if (flag == "--block") {
     std::vector<int64_t> b;
@@ -252,12 +263,13 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
   if (opts.family) {
     s.family = {*opts.family,
                 Origin::commandLine(fmt::format("--schedule {}", familyName(*opts.family)))};
-    if (*opts.family == ScheduleFamily::Global && cliStream)
+    if (*opts.family != ScheduleFamily::GlobalStream && cliStream)
       diags.report(DiagId::bad_schedule, {},
-                   fmt::format("{} needs the 'global-stream' schedule, but --schedule global was "
+                   fmt::format("{} needs the 'global-stream' schedule, but --schedule {} was "
                                "given",
-                               cliStream->origin.flag),
-                   "drop --schedule global, or give --schedule global-stream");
+                               cliStream->origin.flag, familyName(*opts.family)),
+                   fmt::format("drop --schedule {}, or give --schedule global-stream",
+                               familyName(*opts.family)));
   } else if (cliStream) {
     s.family = {ScheduleFamily::GlobalStream, cliStream->origin};
   } else if (fileStream) {
@@ -283,6 +295,9 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
   if (s.block.value.empty()) {
     size_t grid = gridDims(s, prog).size();
     s.block.value = grid <= 1 ? std::vector<int64_t>{256} : std::vector<int64_t>{32, 8, 1};
+    // overlapped: the block covers the tile and its halo: 32x16 in 2-D, 16x8x4 in 3-D.
+    if (s.family.value == ScheduleFamily::Overlapped && grid == 2) s.block.value = {32, 16};
+    if (s.family.value == ScheduleFamily::Overlapped && grid == 3) s.block.value = {16, 8, 4};
   }
   return s;
 }
@@ -297,6 +312,7 @@ std::optional<std::vector<Schedule>> buildSchedules(const Program& prog,
     out.push_back(buildSchedule(prog, i, opts, diags));
     ok = validate(out.back(), prog, m, diags) && ok && diags.errorCount() == before;
   }
+  if (ok) ok = validateFusion(out, prog, m, diags);
   if (!ok) return std::nullopt;
   return out;
 }

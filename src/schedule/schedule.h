@@ -10,7 +10,11 @@
 //   global-stream  a grid over every iterator but the streamed one (by default the slowest);
 //                  each thread sweeps the streamed iterator. Block x <-> the fastest remaining
 //                  iterator, y <-> the next. It needs a 2-D or 3-D program.
-// The other clauses (unroll, time_tile, prefetch, ...) are recorded for later passes.
+// and one tiling family:
+//   overlapped     time_tile T consecutive calls (or the statements of one call, T = 1) fused
+//                  into one kernel per output tile, intermediates in shared memory, the halo
+//                  recomputed (paper 001); unroll gives elements per thread. Grid as global.
+// The other clauses (prefetch, ...) are recorded for later passes.
 #pragma once
 
 #include <array>
@@ -21,14 +25,15 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/fusion_plan.h"
 #include "ir/program.h"
 #include "model/machine.h"
 #include "support/diagnostics.h"
 
 namespace tessel {
 
-enum class ScheduleFamily { Global, GlobalStream };
-const char* familyName(ScheduleFamily f);  // "global", "global-stream"
+enum class ScheduleFamily { Global, GlobalStream, Overlapped };
+const char* familyName(ScheduleFamily f);  // "global", "global-stream", "overlapped"
 std::optional<ScheduleFamily> parseFamily(std::string_view s);
 
 /// Where a setting came from: a default, a clause in the program file (`#pragma`, `#assign`, a
@@ -101,7 +106,7 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog);
 
 /// Command-line options that override the hints of every stencil. Each mirrors a clause.
 struct ScheduleOptions {
-  std::optional<ScheduleFamily> family;       // --schedule global|global-stream
+  std::optional<ScheduleFamily> family;       // --schedule global|global-stream|overlapped
   std::optional<std::vector<int64_t>> block;  // --block 32,8[,1]
   std::optional<std::string> stream;          // --stream k
   std::optional<std::string> fullStream;      // --full-stream k
@@ -136,8 +141,18 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
 bool validate(const Schedule& s, const Program& prog, const MachineDesc& m,
               DiagnosticEngine& diags);
 
-/// buildSchedule() and validate() for every stencil, in Program::stencils order; nullopt after
-/// any error.
+/// The overlapped family's view of a schedule: on for the overlapped family, its time tile, and
+/// the points a block covers per iterator dimension (block extent times unroll factor).
+FusionConfig fusionConfig(const Schedule& s, const Program& prog);
+
+/// Refuses overlapped schedules whose fused kernels cannot run: a block that leaves no tile
+/// after the halo of T fused steps, or shared memory beyond the machine's per-block limit
+/// (saying how many bytes are needed and allowed). `schedules` in Program::stencils order.
+bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
+                    const MachineDesc& m, DiagnosticEngine& diags);
+
+/// buildSchedule() and validate() for every stencil, and validateFusion(), in
+/// Program::stencils order; nullopt after any error.
 std::optional<std::vector<Schedule>> buildSchedules(const Program& prog,
                                                     const ScheduleOptions& opts,
                                                     const MachineDesc& m, DiagnosticEngine& diags);

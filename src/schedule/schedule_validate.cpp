@@ -63,11 +63,12 @@ struct Checker {
 
   // A global-stream schedule streams one iterator that exists and is not the unit-stride one.
   void checkStream() {
-    if (s.family.value == ScheduleFamily::Global) {
+    if (s.family.value != ScheduleFamily::GlobalStream) {
       if (s.stream)
         error(s.stream->origin,
-              fmt::format("{}: streaming needs the 'global-stream' schedule, not 'global'",
-                          subject(s.stream->origin, "stream " + s.stream->value.iterator)));
+              fmt::format("{}: streaming needs the 'global-stream' schedule, not '{}'",
+                          subject(s.stream->origin, "stream " + s.stream->value.iterator),
+                          familyName(s.family.value)));
       return;
     }
     if (prog.dims() < 2) {
@@ -180,6 +181,12 @@ struct Checker {
             fmt::format("{}: time_tile must be at least 1 (1: no time tiling), not {}",
                         subject(s.timeTile.origin, fmt::format("time_tile {}", s.timeTile.value)),
                         s.timeTile.value));
+    if (s.family.value == ScheduleFamily::Overlapped && s.timeTile.value > 8)
+      error(s.timeTile.origin,
+            fmt::format("{}: the overlapped family fuses at most 8 time steps, not {}",
+                        subject(s.timeTile.origin, fmt::format("time_tile {}", s.timeTile.value)),
+                        s.timeTile.value),
+            "the halo and the shared memory grow with every fused step; use 1 to 8");
     if (s.occupancy && !(s.occupancy->value > 0 && s.occupancy->value <= 1))
       error(s.occupancy->origin,
             fmt::format(

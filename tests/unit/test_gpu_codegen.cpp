@@ -140,7 +140,7 @@ TEST(GpuIr, SharedArraysStepLoopsAndLaunchBounds) {
   m.functions = {k};
   std::string cu = CLikeEmitter(cudaDialect()).emitModule(m);
   expectLines(
-      cu, {"extern \"C\" __global__ void __launch_bounds__(256) tile(",
+      cu, {"extern \"C\" __global__ void __launch_bounds__(256, 1) tile(",
            "  __shared__ double s_in[340];\n  __shared__ bool s_flag[4];\n",
            "for (long long t = (long long)threadIdx.x; t <= 339; t += 256) {", "s_in[t] = in[t];",
            "__syncthreads();", "out[(long long)threadIdx.x] = s_in[(long long)threadIdx.x + 1];"});
