@@ -95,8 +95,8 @@ class Planner {
         auto halo = accumulatedHalo(prog_, v.seq);
         g.fused = false;
         g.note = fmt::format(
-            "a block covering {} points leaves no tile after the halo of {} fused steps ({})",
-            fmt::join(cfg.coverage, "x"), t, fmt::join(halo, "x"));
+            "a block covering {} points leaves no tile after the halo ({}) of {} fused steps",
+            fmt::join(cfg.coverage, "x"), fmt::join(halo, "x"), t);
         break;
       }
       v.tile = *tile;

@@ -365,7 +365,9 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   info.name = name;
   info.call = index_;
   info.stmt = static_cast<int>(k);
-  info.family = grid_.family;
+  // As applied: an overlapped stencil's per-statement kernels (remaining steps, fallbacks) are
+  // global ones.
+  info.family = grid_.family == GpuFamily::Overlapped ? GpuFamily::Global : grid_.family;
   info.gridIters = grid_.iters;
   info.block = grid_.block;
   info.streamIter = grid_.stream;
