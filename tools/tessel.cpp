@@ -14,6 +14,7 @@
 #include "driver/emit.h"
 #include "driver/gpu_plan.h"
 #include "driver/info.h"
+#include "driver/info_overlapped.h"
 #include "driver/load.h"
 #include "driver/params.h"
 #include "driver/resources.h"
@@ -50,7 +51,8 @@ bool parsePairs(const std::vector<std::string>& items, const char* opt,
 }
 
 const char* scheduleHelp(const std::string& flag) {
-  if (flag == "--schedule") return "schedule family: global, global-stream or overlapped (GPU backends)";
+  if (flag == "--schedule")
+    return "schedule family: global, global-stream or overlapped (GPU backends)";
   if (flag == "--block") return "thread-block shape X[,Y[,Z]], e.g. 32,8";
   if (flag == "--stream") return "stream (serially sweep) along this iterator, in chunks";
   if (flag == "--full-stream") return "stream along this iterator, one block sweeps it all";
@@ -190,7 +192,9 @@ int main(int argc, char** argv) {
         j["machine"] = setup->machine.name;
         for (size_t s = 0; s < setup->schedules.size(); ++s)
           j["stencils"][s]["schedule"] = toString(setup->schedules[s]);
-        std::cout << (json ? j.dump(2) + "\n" : infoText(j));
+        auto fused = fusedKernelsJson(prog, setup->schedules);
+        if (!fused.empty()) j["fused_kernels"] = fused;
+        std::cout << (json ? j.dump(2) + "\n" : infoText(j) + fusedKernelsText(fused));
       } else {
         diags.print(std::cerr);
         std::cout << fmt::format(

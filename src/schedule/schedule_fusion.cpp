@@ -54,7 +54,7 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
     auto loc = [](const Origin& o) { return o.kind == Origin::Kind::File ? o.loc : SourceLoc{}; };
     if (!g.fused && g.note.find("leaves no tile") != std::string::npos) {
       std::string block;
-      for (int64_t b : s.block.value) block += (block.empty() ? "" : "x") + std::to_string(b);
+      for (int64_t b : s.block.value) block += (block.empty() ? "" : ", ") + std::to_string(b);
       diags.report(
           DiagId::bad_schedule, loc(where),
           fmt::format("stencil '{}', overlapped with time_tile {}: {}: {}", who, g.timeTile,

@@ -38,3 +38,19 @@ TEST(CliOverlapped, ImpossibleSchedulesAreUserErrors) {
     EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
   }
 }
+
+// j2d5pt, T = 3, the default 32x16 block covering stage 1: tile (16 - 2*2) x (32 - 2*2) = 12x28.
+// Stages 16x32 + 14x30 + 12x28 = 512 + 420 + 336 = 1268 points, 1268 - 3*336 = 260 redundant
+// (20.5%); buffers: in over the footprint 18x34 = 612 and out over 16x32 = 512 elements:
+// (612 + 512) * 8 = 8992 bytes. Two variants: the body {out=f(in), in=f(out)} starts at 0 or 1.
+TEST(CliOverlapped, InfoShowsEachFusedKernel) {
+  auto r = runCommand(tesselBinary() + " info " + bench("j2d5pt") +
+                      " --schedule overlapped --time-tile 3");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  for (const char* want :
+       {"calls 0, 1, 0 (time_tile 3): block 32x16x1, tile 12x28, 8992 bytes of shared memory, "
+        "20.5% of the computed points redundant",
+        "calls 1, 0, 1 (time_tile 3)", "1268 points computed for 336 outputs, 260 redundant",
+        "input in: footprint j -3..14, i -3..30 = 612 points"})
+    EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+}
