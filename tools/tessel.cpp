@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 
 #include "analysis/bounds.h"
 #include "driver/backend.h"
@@ -15,6 +17,7 @@
 #include "driver/gpu_plan.h"
 #include "driver/info.h"
 #include "driver/info_overlapped.h"
+#include "driver/kernel_report.h"
 #include "driver/load.h"
 #include "driver/params.h"
 #include "driver/resources.h"
@@ -92,6 +95,11 @@ int main(int argc, char** argv) {
   bool json = false;
   info->add_option("--param", infoParams, "NAME=VALUE to evaluate regions at");
   info->add_flag("--json", json, "print JSON instead of text");
+  bool infoKernels = false, noPtxas = false;
+  info->add_flag("--kernels", infoKernels,
+                 "also report each GPU kernel (block, tile, footprint, shared memory, redundancy, "
+                 "loads and stores per point, ptxas registers); implied by any schedule flag");
+  info->add_flag("--no-ptxas", noPtxas, "with the kernel report: do not run nvcc for registers");
 
   // emit
   auto* emit = app.add_subcommand("emit", "Write the generated code for a target");
@@ -103,8 +111,19 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember(emitTargets()));
   emit->add_option("-o,--output", eo.directory, "directory to write into")->required();
-  emit->add_option("--arch", eo.cudaArch, "cuda: the CMakeLists' default GPU architecture")
-      ->capture_default_str();
+  // A CUDA architecture as nvcc spells it: sm_90, sm_80, compute_90, sm_90a.
+  const CLI::Validator cudaArch(
+      [](std::string& s) {
+        static const std::regex re("(sm|compute)_[0-9]+[a-z]?");
+        return std::regex_match(s, re)
+                   ? std::string()
+                   : "'" + s + "' is not a CUDA architecture (expected e.g. sm_90 or sm_80)";
+      },
+      "ARCH");
+  CLI::Option* emitArch =
+      emit->add_option("--arch", eo.cudaArch, "cuda: the CMakeLists' default GPU architecture")
+          ->capture_default_str()
+          ->check(cudaArch);
 
   // resources
   auto* res = app.add_subcommand(
@@ -114,7 +133,9 @@ int main(int argc, char** argv) {
   res->add_option("FILE", file, "stencil program (.sten)")->required();
   std::string arch = "sm_90";
   bool resJson = false;
-  res->add_option("--arch", arch, "GPU architecture for nvcc -arch")->capture_default_str();
+  res->add_option("--arch", arch, "GPU architecture for nvcc -arch")
+      ->capture_default_str()
+      ->check(cudaArch);
   res->add_flag("--json", resJson, "print JSON instead of a table");
 
   // run
@@ -161,6 +182,11 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : kExitUserError;
   }
+  if (emit->parsed() && emitArch->count() > 0 && eo.target != "cuda") {
+    std::cerr << "tessel: error: --arch applies to --target cuda only (the target is '" << eo.target
+              << "')\n";
+    return kExitUserError;
+  }
 
   DiagnosticEngine diags;
   try {
@@ -192,9 +218,21 @@ int main(int argc, char** argv) {
         j["machine"] = setup->machine.name;
         for (size_t s = 0; s < setup->schedules.size(); ++s)
           j["stencils"][s]["schedule"] = toString(setup->schedules[s]);
+        bool anyScheduleFlag = std::any_of(scheduleValues.begin(), scheduleValues.end(),
+                                           [](auto& kv) { return !kv.second.empty(); });
+        std::string kernelText;
+        if (infoKernels || anyScheduleFlag) {
+          KernelReportSet ks = reportKernels(prog, gpuLaunchPlan(prog, setup->schedules), !noPtxas);
+          for (auto& n : gpuPlanNotes(prog, setup->schedules)) ks.notes.push_back(n);
+          j["kernels"] = kernelReportsJson(ks.reports);
+          j["kernel_notes"] = ks.notes;
+          kernelText = kernelReportsText(ks.reports, setup->machine.name, ks.ptxasNote);
+          for (auto& n : ks.notes) kernelText += "note: " + n + "\n";
+        }
         auto fused = fusedKernelsJson(prog, setup->schedules);
         if (!fused.empty()) j["fused_kernels"] = fused;
-        std::cout << (json ? j.dump(2) + "\n" : infoText(j) + fusedKernelsText(fused));
+        diags.print(std::cerr);
+        std::cout << (json ? j.dump(2) + "\n" : infoText(j) + kernelText + fusedKernelsText(fused));
       } else {
         diags.print(std::cerr);
         std::cout << fmt::format(

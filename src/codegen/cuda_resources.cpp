@@ -125,6 +125,11 @@ CudaResourceReport cudaResources(const std::string& cuSource, const CudaResource
     fs::rename(tmpLog, log);
     if (status == 126 || status == 127)
       throw EnvironmentError(fmt::format("nvcc ('{}') cannot be run: {}", nvcc, r.output));
+    if (status != 0 && r.output.find("Unsupported gpu architecture") != std::string::npos)
+      throw EnvironmentError(fmt::format(
+          "this nvcc does not support --arch {} (CUDA 13 dropped sm_70 and older); try sm_75, "
+          "sm_80 or sm_90\n{}",
+          opts.arch, firstLines(r.output, 3)));
     if (status != 0)
       throw std::runtime_error(
           fmt::format("nvcc failed (exit status {}) on the generated CUDA in {}\ncommand: {}\n{}",

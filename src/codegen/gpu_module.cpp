@@ -46,6 +46,10 @@ F symbol(void* handle, const char* name, const fs::path& lib) {
   if (cl && text.find("-lOpenCL") != std::string::npos)
     throw EnvironmentError(fmt::format(
         "the OpenCL ICD loader is missing (see {}); install ocl-icd-opencl-dev", log.string()));
+  if (!cl && text.find("Unsupported gpu architecture") != std::string::npos)
+    throw EnvironmentError(fmt::format(
+        "this nvcc does not support the GPU architecture {} (see {}); try sm_75, sm_80 or sm_90",
+        opts.cudaArch, log.string()));
   throw std::runtime_error(fmt::format(
       "compiling the generated {} host code failed (exit status {}); the compiler's output is in "
       "{}\ncommand: {}\n{}",

@@ -41,10 +41,7 @@ ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args) {
   return n;
 }
 
-std::string stmtText(const tessel::Stmt& st, const std::vector<std::string>& iters) {
-  return fmt::format("{} {} {}", toString(st.lhs, iters), assignOpSpelling(st.op),
-                     toString(st.rhs, iters));
-}
+
 
 std::string domainText(const Domain& d, const std::vector<std::string>& iters) {
   std::string s;
@@ -185,7 +182,7 @@ void CallLowering::statement(size_t k, const StmtRegion& reg, std::vector<StmtPt
   auto iters = prog_.iteratorNames();
   std::string text = fmt::format("Statement {}", k + 1);
   if (st.loc.valid()) text += fmt::format(" (line {})", st.loc.line());
-  text += ": " + stmtText(st, iters) + "\nRegion: ";
+  text += ": " + statementText(prog_, call_, st) + "\nRegion: ";
   for (size_t d = 0; d < reg.iter.size(); ++d)
     text += fmt::format("{}{} in {}", d ? ", " : "", iters[d], reg.iter[d].str());
   if (reg.iter.empty()) text += "a single point";

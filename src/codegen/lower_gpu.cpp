@@ -49,10 +49,7 @@ ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args) {
 
 namespace {
 
-std::string stmtText(const tessel::Stmt& st, const std::vector<std::string>& iters) {
-  return fmt::format("{} {} {}", toString(st.lhs, iters), assignOpSpelling(st.op),
-                     toString(st.rhs, iters));
-}
+
 
 /// The language type whose Var has C type t (ints of either width are Int).
 ScalarType scalarOf(CType t) {
@@ -294,7 +291,7 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   auto iters = prog_.iteratorNames();
   std::string text = fmt::format("Statement {}", k + 1);
   if (st.loc.valid()) text += fmt::format(" (line {})", st.loc.line());
-  text += ": " + stmtText(st, iters) + "\nRegion: ";
+  text += ": " + statementText(prog_, call_, st) + "\nRegion: ";
   for (size_t d = 0; d < reg.iter.size(); ++d)
     text += fmt::format("{}{} in {}", d ? ", " : "", iters[d], reg.iter[d].str());
   out.push_back(comment(text));
@@ -333,7 +330,7 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   int id = static_cast<int>(out_.kernels.size());
   std::string name = g_.namer.take(fmt::format("call{}_{}_s{}", index_, call_.name, k));
   std::string kc =
-      fmt::format("Call {} ({}), statement {}: {}", index_, call_.name, k + 1, stmtText(st, iters));
+      fmt::format("Call {} ({}), statement {}: {}", index_, call_.name, k + 1, statementText(prog_, call_, st));
   kc += "\n" + text.substr(text.find("\nRegion: ") + 1);
   std::string mapping;
   for (size_t gd = 0; gd < grid_.iters.size(); ++gd)

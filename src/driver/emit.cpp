@@ -48,9 +48,9 @@ std::string emitProgram(const Program& prog, const EmitOptions& opts) {
   out += buildLine(d);
   if (api == GpuApi::Cuda)
     out += fmt::format(
-        "  (it builds {1} for {0}; for another GPU add -DCMAKE_CUDA_ARCHITECTURES=80, for "
+        "  (it builds {1} for {0}; for another GPU add -DCMAKE_CUDA_ARCHITECTURES={2}, for "
         "example, to the first cmake)\n",
-        opts.cudaArch, kGpuLibraryName);
+        opts.cudaArch, kGpuLibraryName, opts.cudaArch == "sm_80" ? "90" : "80");
   else
     out += fmt::format(
         "  (it builds {}; the kernels are compiled by the OpenCL driver when the device is "

@@ -23,13 +23,6 @@ static std::string dataFlags(const DataFlags& f) {
 }
 
 // The expression with every array named as the call sees it (actual arguments, not formals).
-static ExprPtr withActualNames(const Program& prog, const CallInst& c, const ExprPtr& e) {
-  auto copy = std::make_shared<Expr>(*e);
-  if (e->kind == ExprKind::ArrayRef) copy->name = prog.arrayName(c, e->array);
-  for (auto& a : copy->args) a = withActualNames(prog, c, a);
-  return copy;
-}
-
 static json execJson(const std::vector<ExecNode>& nodes, const std::vector<std::string>& iters) {
   json arr = json::array();
   for (auto& n : nodes) {
@@ -132,9 +125,7 @@ json infoJson(const Program& prog, const std::optional<ParamValues>& params) {
     for (size_t s = 0; s < c.stmts.size(); ++s) {
       const Stmt& st = c.stmts[s];
       json stj;
-      stj["text"] = toString(withActualNames(prog, c, st.lhs), iters) + " " +
-                    assignOpSpelling(st.op) + " " +
-                    toString(withActualNames(prog, c, st.rhs), iters);
+      stj["text"] = statementText(prog, c, st);
       stj["line"] = st.loc.line();
       stj["flops"] = stmtFlops(st);
       json region;

@@ -135,4 +135,17 @@ int64_t elementCount(const std::vector<ExprPtr>& extents, const ParamValues& p) 
   return n;
 }
 
+ExprPtr withActualNames(const Program& prog, const CallInst& call, const ExprPtr& e) {
+  auto copy = std::make_shared<Expr>(*e);
+  if (e->kind == ExprKind::ArrayRef) copy->name = prog.arrayName(call, e->array);
+  for (auto& a : copy->args) a = withActualNames(prog, call, a);
+  return copy;
+}
+
+std::string statementText(const Program& prog, const CallInst& call, const Stmt& st) {
+  auto iters = prog.iteratorNames();
+  return toString(withActualNames(prog, call, st.lhs), iters) + " " + assignOpSpelling(st.op) +
+         " " + toString(withActualNames(prog, call, st.rhs), iters);
+}
+
 }  // namespace tessel

@@ -168,6 +168,12 @@ struct Program {
   const std::string& arrayName(const CallInst& c, ArrayId a) const;
 };
 
+/// Copy of `e` whose array references carry the call's actual array names (a CallInst's
+/// expressions keep the stencil's formal names for messages inside the stencil).
+ExprPtr withActualNames(const Program& prog, const CallInst& call, const ExprPtr& e);
+/// "out[k][j][i] = c0 * in[k][j][i] + ..." with the call's actual array names.
+std::string statementText(const Program& prog, const CallInst& call, const Stmt& st);
+
 /// Values of every parameter, indexed like Program::params.
 using ParamValues = std::vector<int64_t>;
 

@@ -161,3 +161,30 @@ TEST(CliGpu, ResourcesRejectsABadSchedule) {
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_TRUE(has(r.output, "2048 threads")) << r.output;
 }
+
+TEST(CliGpu, ArchIsCheckedAndOnlyForCuda) {
+  // Not an architecture: refused by the option parser, before anything is compiled.
+  auto bad = runCommand(tesselBinary() + " resources " + bench("heat") + " --arch volta");
+  EXPECT_EQ(bad.exitCode, 1) << bad.output;
+  EXPECT_TRUE(has(bad.output, "'volta' is not a CUDA architecture")) << bad.output;
+  // --arch means nothing for the OpenCL and C++ targets: an error, not silently ignored.
+  auto cl = runCommand(tesselBinary() + " emit " + bench("heat") + " --target opencl --arch sm_80" +
+                       " -o " + freshDir("arch-cl").string());
+  EXPECT_EQ(cl.exitCode, 1) << cl.output;
+  EXPECT_TRUE(has(cl.output, "--arch applies to --target cuda only")) << cl.output;
+  // The build hint names another architecture than the one asked for.
+  auto cu = runCommand(tesselBinary() + " emit " + bench("heat") + " --target cuda --arch sm_80" +
+                       " -o " + freshDir("arch-cu").string());
+  ASSERT_EQ(cu.exitCode, 0) << cu.output;
+  EXPECT_TRUE(has(cu.output, "it builds libtessel_program.so for sm_80")) << cu.output;
+  EXPECT_TRUE(has(cu.output, "-DCMAKE_CUDA_ARCHITECTURES=90")) << cu.output;
+}
+
+TEST(CliGpu, ResourcesForAnArchitectureNvccDropped) {
+  REQUIRE_NVCC();
+  // CUDA 13 no longer compiles for sm_35: a user error that says so, not an internal error.
+  auto r = runCommand(tesselBinary() + " resources " + bench("heat") + " --arch sm_35");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_TRUE(has(r.output, "does not support --arch sm_35")) << r.output;
+  EXPECT_FALSE(has(r.output, "internal error")) << r.output;
+}

@@ -1,0 +1,199 @@
+#include "driver/kernel_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "driver/resources.h"
+
+namespace tessel {
+
+namespace {
+
+/// Every global-memory read of a statement: (array, subscripts), each distinct access once.
+/// Per-point local scalars live in device buffers too; global scalars and initialised locals
+/// are kernel arguments (no loads).
+struct Access {
+  std::string name;
+  ArrayId array;
+  bool scalarBuffer = false;
+  std::vector<Subscript> subs;
+  auto key() const { return std::make_tuple(name, subs.size(), subs); }
+};
+
+std::vector<Access> readsOf(const Program& prog, const CallInst& call, const Stmt& st) {
+  std::vector<Access> out;
+  std::set<std::pair<std::string, std::vector<std::pair<int, int64_t>>>> seen;
+  auto add = [&](const ExprPtr& e) {
+    if (e->kind == ExprKind::ArrayRef) {
+      Access a{prog.arrayName(call, e->array), e->array, false, e->subs};
+      std::vector<std::pair<int, int64_t>> k;
+      for (auto& s : e->subs) k.emplace_back(s.iter, s.offset);
+      if (seen.insert({a.name, k}).second) out.push_back(a);
+    } else if (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Local) {
+      Access a{call.localScalars.at(e->index).name, {}, true, {}};
+      if (seen.insert({"$" + a.name, {}}).second) out.push_back(a);
+    }
+  };
+  visitExpr(st.rhs, add);
+  if (st.op != AssignOp::Set) add(st.lhs);  // a compound assignment reads its left side
+  return out;
+}
+
+std::string stmtText(const Program& prog, int callIndex, int stmt) {
+  const CallInst& c = prog.calls.at(callIndex);
+  const Stmt& st = c.stmts.at(stmt);
+  return fmt::format("call {} ({}), statement {}: {}", callIndex, c.name, stmt + 1,
+                     statementText(prog, c, st));
+}
+
+/// The families that give each thread its own points and read everything from global memory:
+/// global (one point per thread) and global-stream (one column per thread).
+KernelReport directReport(const Program& prog, const GpuKernelInfo& k) {
+  KernelReport r;
+  r.info = k;
+  r.computes = stmtText(prog, k.call, k.stmt);
+  int n = prog.dims();
+  std::vector<int64_t> tile(n, 1);
+  for (size_t gd = 0; gd < k.gridIters.size(); ++gd) tile[k.gridIters[gd]] = k.block[gd];
+  for (int d = 0; d < n; ++d)
+    r.tile.push_back(d == k.streamIter ? std::string("all") : std::to_string(tile[d]));
+
+  const CallInst& call = prog.calls.at(k.call);
+  std::vector<Access> reads = readsOf(prog, call, call.stmts.at(k.stmt));
+  r.loadsPerPoint = static_cast<double>(reads.size());
+  r.storesPerPoint = 1;
+  // Footprint per array: the tile grown by the span of the offsets it is read at.
+  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> span;  // per array dimension
+  std::map<std::string, std::vector<int>> dimIter;
+  std::vector<std::string> order;
+  for (auto& a : reads) {
+    if (a.scalarBuffer) {
+      if (!span.count(a.name)) order.push_back(a.name);
+      span[a.name];  // read at the thread's own point
+      continue;
+    }
+    auto [it, fresh] = span.try_emplace(a.name, a.subs.size(), std::make_pair(INT64_MAX, INT64_MIN));
+    if (fresh) {
+      order.push_back(a.name);
+      for (auto& s : a.subs) dimIter[a.name].push_back(s.iter);
+    }
+    for (size_t d = 0; d < a.subs.size(); ++d) {
+      it->second[d].first = std::min(it->second[d].first, a.subs[d].offset);
+      it->second[d].second = std::max(it->second[d].second, a.subs[d].offset);
+    }
+  }
+  for (auto& name : order) {
+    ArrayFootprint f;
+    f.array = name;
+    f.points = 1;
+    const auto& sp = span[name];
+    if (sp.empty()) {  // a per-point local scalar: one element per point of the tile
+      for (int d = 0; d < n; ++d) {
+        f.extents.push_back(r.tile[d]);
+        if (d != k.streamIter) f.points *= tile[d];
+      }
+    }
+    for (size_t d = 0; d < sp.size(); ++d) {
+      int iter = dimIter[name][d];
+      int64_t halo = sp[d].second - sp[d].first;
+      if (iter < 0) {
+        f.extents.push_back("1");  // a fixed plane
+      } else if (iter == k.streamIter) {
+        f.extents.push_back(halo ? fmt::format("all+{}", halo) : "all");
+      } else {
+        f.extents.push_back(std::to_string(tile[iter] + halo));
+        f.points *= tile[iter] + halo;
+      }
+    }
+    r.footprints.push_back(f);
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu) {
+  std::vector<KernelReport> out;
+  for (auto& k : gpu.kernels)
+    out.push_back(k.fusedCalls.empty() ? directReport(prog, k) : fusedKernelReport(prog, k));
+  return out;
+}
+
+KernelReportSet reportKernels(const Program& prog, const GpuLaunchPlan& plan, bool ptxas) {
+  KernelReportSet out;
+  GpuProgram gpu = lowerToGpu(prog, plan);
+  out.reports = kernelReports(prog, gpu);
+  out.notes = gpu.notes;
+  if (!ptxas) return out;
+  if (findNvcc().empty()) {
+    out.ptxasNote = "nvcc not found (install the CUDA toolkit or set NVCC to see them)";
+    return out;
+  }
+  ResourcesResult r = programResources(prog, plan, "sm_90");
+  addPtxas(out.reports, r.report);
+  out.ptxasNote = "ptxas for sm_90";
+  return out;
+}
+
+void addPtxas(std::vector<KernelReport>& reports, const CudaResourceReport& rep) {
+  for (auto& r : reports)
+    if (const KernelResources* k = rep.find(r.info.name)) r.ptxas = *k;
+}
+
+nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
+  nlohmann::json out = nlohmann::json::array();
+  for (auto& r : reports) {
+    nlohmann::json j = {{"name", r.info.name},
+                        {"family", gpuFamilyName(r.info.family)},
+                        {"block", r.info.block},
+                        {"computes", r.computes},
+                        {"tile", r.tile},
+                        {"shared_bytes", r.sharedBytes},
+                        {"redundancy_percent", r.redundancyPercent},
+                        {"loads_per_point", r.loadsPerPoint},
+                        {"stores_per_point", r.storesPerPoint}};
+    j["footprints"] = nlohmann::json::array();
+    for (auto& f : r.footprints)
+      j["footprints"].push_back({{"array", f.array}, {"extents", f.extents}, {"points", f.points}});
+    if (r.ptxas) {
+      j["registers"] = r.ptxas->registers;
+      j["ptxas_shared_bytes"] = r.ptxas->sharedBytes;
+      j["spill_bytes"] = r.ptxas->spillStores + r.ptxas->spillLoads;
+    }
+    out.push_back(j);
+  }
+  return out;
+}
+
+std::string kernelReportsText(const std::vector<KernelReport>& reports,
+                              const std::string& machine, const std::string& ptxasNote) {
+  std::string out = fmt::format(
+      "GPU kernels (for {}; per block; loads and stores are global-memory elements per output "
+      "point, caches ignored)\n",
+      machine);
+  for (auto& r : reports) {
+    const GpuKernelInfo& k = r.info;
+    out += fmt::format("  {}  {}, block {}x{}x{}\n", k.name, gpuFamilyName(k.family), k.block[0],
+                       k.block[1], k.block[2]);
+    out += fmt::format("    computes   {}\n", r.computes);
+    out += fmt::format("    tile       {}\n", fmt::join(r.tile, " x "));
+    for (auto& f : r.footprints)
+      out += fmt::format("    reads      {:<8} {} ({} points{})\n", f.array,
+                         fmt::join(f.extents, " x "), f.points,
+                         k.streamIter >= 0 ? " per plane" : "");
+    out += fmt::format(
+        "    shared {} B, redundant {:.1f}%, {:.4g} loads and {:.4g} stores per point", r.sharedBytes,
+        r.redundancyPercent, r.loadsPerPoint, r.storesPerPoint);
+    if (r.ptxas)
+      out += fmt::format(", {} registers ({} B spilled)", r.ptxas->registers,
+                         r.ptxas->spillStores + r.ptxas->spillLoads);
+    out += "\n";
+  }
+  if (!ptxasNote.empty()) out += "  registers: " + ptxasNote + "\n";
+  return out;
+}
+
+}  // namespace tessel

@@ -1,0 +1,71 @@
+// `tessel info --schedule ...`: what each generated GPU kernel does per block, for people
+// choosing a schedule (issue 4): its block shape, the output tile a block computes and the
+// footprint it reads, shared memory, redundant computation, global loads and stores per output
+// point, and (when nvcc is present) the registers ptxas gives it.
+//
+// The figures are counted from the kernels the lowering generates (lowerToGpu) and the
+// statements they compute; they are per block and ignore hardware caches: a load is one element
+// a thread reads from global memory, so a family that stages a tile in shared memory loads each
+// footprint element once per block, while `global` loads every element each thread reads.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/cuda_resources.h"
+#include "codegen/lower_gpu.h"
+#include "ir/program.h"
+
+namespace tessel {
+
+/// The box of one array a block reads from global memory.
+struct ArrayFootprint {
+  std::string array;
+  /// Extent per dimension of the array; "all+2": the whole swept extent plus 2 halo planes.
+  std::vector<std::string> extents;
+  int64_t points = 0;  // per block (per plane along a swept dimension)
+};
+
+struct KernelReport {
+  GpuKernelInfo info;
+  std::string computes;  // "call 0 (j3d7pt), statement 1: out[k][j][i] = ..."
+  /// Output tile per iterator (iterator order): a number, or "all" for a dimension each thread
+  /// sweeps.
+  std::vector<std::string> tile;
+  std::vector<ArrayFootprint> footprints;
+  int64_t sharedBytes = 0;       // per block
+  double redundancyPercent = 0;  // points computed beyond the tile, % of all computed
+  double loadsPerPoint = 0;      // global elements read per output point
+  double storesPerPoint = 0;     // global elements written per output point
+  std::optional<KernelResources> ptxas;
+};
+
+/// The report of an overlapped kernel (info.fusedCalls non-empty), from the tile-region
+/// analysis of its fused calls (kernel_report_overlapped.cpp).
+KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k);
+
+/// One report per kernel of `gpu` (the lowering of `prog`), in launch order.
+std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu);
+
+/// Fills `ptxas` of each report from nvcc's report (matched by kernel name).
+void addPtxas(std::vector<KernelReport>& reports, const CudaResourceReport& rep);
+
+struct KernelReportSet {
+  std::vector<KernelReport> reports;
+  std::string ptxasNote;           // why registers are missing, when they are
+  std::vector<std::string> notes;  // the lowering's notes (fallbacks)
+};
+
+/// Lowers `prog` with `plan` and reports its kernels; with `ptxas`, also compiles the CUDA with
+/// nvcc for sm_90 (cached, as `tessel resources`) when nvcc is found.
+KernelReportSet reportKernels(const Program& prog, const GpuLaunchPlan& plan, bool ptxas);
+
+nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports);
+/// A table, one block of lines per kernel; `ptxasNote` says why registers are missing, if they
+/// are.
+std::string kernelReportsText(const std::vector<KernelReport>& reports, const std::string& machine,
+                              const std::string& ptxasNote);
+
+}  // namespace tessel

@@ -1,0 +1,78 @@
+// `tessel info` with a schedule: the per-kernel report (block, tile, footprint, shared memory,
+// redundancy, loads and stores per output point, ptxas registers when nvcc is present).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "codegen/cuda_resources.h"
+#include "support/command.h"
+
+using namespace tessel::testing;
+
+namespace {
+std::string bench(const std::string& b) { return sourceDir() + "/benchmarks/" + b + ".sten"; }
+bool has(const std::string& s, const std::string& w) { return s.find(w) != std::string::npos; }
+}  // namespace
+
+TEST(CliInfoKernels, OnlyWithAScheduleFlagOrKernels) {
+  auto plain = runCommand(tesselBinary() + " info " + bench("j2d5pt"));
+  ASSERT_EQ(plain.exitCode, 0) << plain.output;
+  EXPECT_FALSE(has(plain.output, "GPU kernels")) << plain.output;
+  auto k = runCommand(tesselBinary() + " info --kernels --no-ptxas " + bench("j2d5pt"));
+  ASSERT_EQ(k.exitCode, 0) << k.output;
+  EXPECT_TRUE(has(k.output, "GPU kernels (for NVIDIA H100")) << k.output;
+}
+
+TEST(CliInfoKernels, GlobalFamilyCountsEveryRead) {
+  // j2d5pt reads in at 5 offsets (-1..+1 along j and i): a 64x4 block's 4x64 tile reads a
+  // (4+2) x (64+2) = 396-point footprint; every thread loads its 5 points, stores 1.
+  auto r = runCommand(tesselBinary() + " info --json --no-ptxas " + bench("j2d5pt") +
+                      " --schedule global --block 64,4");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  ASSERT_EQ(j["kernels"].size(), 2u) << r.output;
+  auto& k0 = j["kernels"][0];
+  EXPECT_EQ(k0["name"], "call0_j2d5pt_s0");
+  EXPECT_EQ(k0["family"], "global");
+  EXPECT_EQ(k0["block"], nlohmann::json::array({64, 4, 1}));
+  EXPECT_EQ(k0["tile"], nlohmann::json::array({"4", "64"}));
+  ASSERT_EQ(k0["footprints"].size(), 1u);
+  EXPECT_EQ(k0["footprints"][0]["array"], "in");
+  EXPECT_EQ(k0["footprints"][0]["extents"], nlohmann::json::array({"6", "66"}));
+  EXPECT_EQ(k0["footprints"][0]["points"], 396);
+  EXPECT_EQ(k0["shared_bytes"], 0);
+  EXPECT_EQ(k0["redundancy_percent"], 0.0);
+  EXPECT_EQ(k0["loads_per_point"], 5.0);
+  EXPECT_EQ(k0["stores_per_point"], 1.0);
+  // The second call of the ping-pong reads `out`: actual names, not the stencil's formals.
+  EXPECT_EQ(j["kernels"][1]["footprints"][0]["array"], "out");
+  EXPECT_TRUE(has(j["kernels"][1]["computes"].get<std::string>(), "in[j][i] = (5.1 * out[j-1][i]"))
+      << j["kernels"][1]["computes"];
+}
+
+TEST(CliInfoKernels, GlobalStreamSweepsAndCountsPerPlane) {
+  // j3d7pt streamed along k with a 32x16 block: each thread sweeps k; per plane the block
+  // reads (16+2) x (32+2) = 612 points of in, and 7 loads per point (no reuse in this family).
+  auto r = runCommand(tesselBinary() + " info --no-ptxas " + bench("j3d7pt") +
+                      " --schedule global-stream --stream k --block 32,16");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "call0_j3d7pt_s0  global-stream, block 32x16x1")) << r.output;
+  EXPECT_TRUE(has(r.output, "tile       all x 16 x 32")) << r.output;
+  EXPECT_TRUE(has(r.output, "reads      in       all+2 x 18 x 34 (612 points per plane)"))
+      << r.output;
+  EXPECT_TRUE(has(r.output, "shared 0 B, redundant 0.0%, 7 loads and 1 stores per point"))
+      << r.output;
+}
+
+TEST(CliInfoKernels, PtxasRegistersWhenNvccIsPresent) {
+  if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
+  auto r = runCommand(tesselBinary() + " info --json " + bench("heat") + " --schedule global");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  ASSERT_FALSE(j["kernels"].empty());
+  for (auto& k : j["kernels"]) {
+    ASSERT_TRUE(k.contains("registers")) << k;
+    EXPECT_GT(k["registers"].get<int>(), 0);
+    EXPECT_EQ(k["ptxas_shared_bytes"], k["shared_bytes"]) << "the report's shared memory is "
+                                                             "what ptxas allocates";
+  }
+}
