@@ -45,6 +45,13 @@ std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Sch
     if (s.perspective) note("perspective", s.perspective->origin);
     for (const PlacementSpec& p : s.placements)
       note(fmt::format("the placement of '{}'", p.array), p.origin);
+    if (overlapped)
+      for (auto& c : prog.stencils[s.stencil].hints.clauses)
+        if (c.name == "stream" || c.name == "full_stream")
+          notes.push_back(fmt::format(
+              "stencil '{}': {} {} ({}) does not apply to the overlapped family (it tiles every "
+              "dimension)",
+              who, c.name, c.words.empty() ? "" : c.words[0], describe(Origin::file(c.loc))));
     if (s.stream && !s.stream->value.full)
       notes.push_back(fmt::format(
           "stencil '{}': stream {} ({}) runs as full_stream: each thread sweeps the whole extent",
