@@ -477,12 +477,18 @@ Function FusedGpu::build() {
   std::vector<ExprPtr> args;
   for (auto& p : ps) args.push_back(var(p.name, p.pointer ? ScalarType::Int : scalarOfC(p.type)));
   int id = static_cast<int>(out_.device.functions.size());
-  body.push_back(launch(name_, id, grid, blockExt, ps, args));
-  body.push_back(
-      comment("The new values are in the second buffers: swap (paper 001, Algorithm 5)."));
+  std::vector<StmtPtr> run = {
+      launch(name_, id, grid, blockExt, ps, args),
+      comment("The new values are in the second buffers: swap (paper 001, Algorithm 5).")};
   for (int a : written_)
-    body.push_back(callFn("tessel_swap", {var(g_.arrays[a], prog_.arrays[a].type),
-                                          var(g_.shadows[a], prog_.arrays[a].type)}));
+    run.push_back(callFn("tessel_swap", {var(g_.arrays[a], prog_.arrays[a].type),
+                                         var(g_.shadows[a], prog_.arrays[a].type)}));
+  ExprPtr any;  // an array with no elements: nothing to compute
+  for (auto& gx : grid) {
+    ExprPtr pos = binary(Op::Gt, gx, intLit(0));
+    any = any ? binary(Op::And, any, pos) : pos;
+  }
+  body.push_back(ifThen(any, run));
   out_.device.functions.push_back(std::move(k));
 
   Function f;

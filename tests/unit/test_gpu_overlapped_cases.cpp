@@ -168,3 +168,18 @@ copyout A;
 }
 
 }  // namespace
+
+namespace {
+
+// The brief's example: j2d5pt with its iterate parameter T = 3 runs 6 calls; a time tile of 4
+// runs one fused kernel (steps 1-4) and the 2 remaining steps per statement.
+TEST(OverlappedCases, J2d5ptSixCallsTimeTile4) {
+  TESSEL_REQUIRE_OPENCL();
+  Parsed p = parseFile(fs::path(TESSEL_SOURCE_DIR) / "benchmarks" / "j2d5pt.sten");
+  ASSERT_TRUE(p.prog);
+  OpenclModule m(*p.prog, overlapped(4, {16, 12, 1}), testOptions());
+  expectAgrees(*p.prog, m, {23, 45, 3}, 9, "T=4, 6 calls");
+  expectAgrees(*p.prog, m, {23, 45, 1}, 9, "T=4, 2 calls (all remaining)");
+}
+
+}  // namespace
