@@ -10,6 +10,12 @@
 //       global-stream  a grid over every dimension but the streaming one (by default the
 //                      slowest), each thread looping over the streaming dimension; a 1-D program
 //                      has nothing to stream over and gets `global` (with a note).
+//       overlapped     calls grouped by analysis/fusion_plan.h run as one kernel per fused
+//                      group of T calls (lower_gpu_overlapped.cpp): stages in shared memory,
+//                      results to each written array's second buffer, swapped by the host; the
+//                      remaining steps and the calls that cannot be fused use per-statement
+//                      `global` kernels. Shared memory is not checked here against a machine:
+//                      Schedule validation (validateFusion) refuses what does not fit.
 //     Region bounds are kernel arguments, computed by the host from the symbolic regions. The
 //     last parameter of every kernel is the device error status (an int; lir::Status).
 //   - host code (target-neutral C++ over the generated host runtime, gpu_host_runtime.h): one

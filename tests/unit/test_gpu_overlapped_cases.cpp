@@ -183,3 +183,54 @@ TEST(OverlappedCases, J2d5ptSixCallsTimeTile4) {
 }
 
 }  // namespace
+
+namespace {
+
+// bool and int values written and read at offsets in shared memory.
+TEST(OverlappedCases, BoolAndIntValuesInSharedMemory) {
+  TESSEL_REQUIRE_OPENCL();
+  Parsed p = parse(R"(
+parameter M=20, N=24;
+iterator j, i;
+double in[M,N], out[M,N];
+bool m[M,N];
+int c[M,N];
+copyin in;
+stencil s (out, m, c, in) {
+  m[j][i] = in[j][i] > 0.0;
+  c[j][i] = select(m[j][i], 3, -2) * (i - j);
+  out[j][i] = select(m[j][i-1] & m[j+1][i], in[j][i] + c[j-1][i], 0.5 * c[j][i+1]);
+}
+s (out, m, c, in);
+copyout out, m, c;
+)");
+  ASSERT_TRUE(p.prog);
+  OpenclModule m(*p.prog, overlapped(1, {8, 4, 1}), testOptions());
+  expectAgrees(*p.prog, m, {20, 24});
+  expectAgrees(*p.prog, m, {3, 50});
+}
+
+// The key lines of a fused kernel and its host code, in both dialects: shared buffers, the
+// declared block, barriers between stages, the write-back to the second buffer and the swap.
+TEST(OverlappedCases, KeyLinesInBothDialects) {
+  Parsed p = parseFile(fs::path(TESSEL_SOURCE_DIR) / "benchmarks" / "j2d5pt.sten");
+  ASSERT_TRUE(p.prog);
+  GpuSources cl = generateGpu(*p.prog, GpuApi::OpenCL, overlapped(2));
+  GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda, overlapped(2));
+  // Block 32x16 covers stage 1 (tile + 1 each side): tile 14x30; `in` over tile + 2 = 18x34.
+  for (const char* want :
+       {"__kernel __attribute__((reqd_work_group_size(32, 16, 1))) void fused0_p0_j2d5pt(",
+        "__local double sh_in[612];", "__local double sh_out[512];",
+        "const long t0_j = (long)get_group_id(1) * 14;",
+        "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+        "in_next[j * N + i] = sh_in[(j - (t0_j - 2)) * 34 + (i - (t0_i - 2))];"})
+    EXPECT_TRUE(contains(cl.kernelSource, want)) << want << "\n" << cl.kernelSource;
+  for (const char* want : {"__global__ void __launch_bounds__(512, 1) fused0_p0_j2d5pt(",
+                           "__shared__ double sh_in[612];", "__syncthreads();",
+                           "tessel_swap(in, in_next);", "tessel_swap(out, out_next);"})
+    EXPECT_TRUE(contains(cu.hostSource, want)) << want;
+  // 8 calls, T = 2: four fused launches and no remaining step, in a loop over the fused kernels.
+  EXPECT_TRUE(contains(cu.hostSource, "const int64_t fused_kernels = steps / 2;")) << cu.hostSource;
+}
+
+}  // namespace
