@@ -241,6 +241,26 @@ std::vector<StmtPtr> FusedGpu::loadHull(const TileHull& h) {
                         binary(Op::Lt, ivar(x), extent(src, d)));
     inside = inside ? binary(Op::And, inside, in) : in;
   }
+  // Points the value's first writer overwrites before anything reads them are not loaded.
+  if (h.firstWriter >= 0) {
+    const TileStage& w = a_.stages.at(static_cast<size_t>(h.firstWriter));
+    const tessel::Stmt& ws = callAt(w.step).stmts.at(static_cast<size_t>(w.stmt));
+    const auto& bnd = bounds_.at({w.call, w.stmt});
+    std::vector<int64_t> off(static_cast<size_t>(dims_), 0);
+    if (!ws.lhsIsScalar())
+      for (const Subscript& sub : ws.lhs->subs) off[static_cast<size_t>(sub.iter)] = sub.offset;
+    ExprPtr outside;  // outside the box the first writer writes
+    for (int d = 0; d < dims_; ++d) {
+      size_t k = static_cast<size_t>(d);
+      ExprPtr lo = indexAddConst(
+          indexMax(indexAddConst(ivar(t0_[k]), w.region.lo[k]), ivar(bnd[k].first)), off[k]);
+      ExprPtr hi = indexAddConst(
+          indexMin(indexAddConst(ivar(t0_[k]), w.region.hi[k]), ivar(bnd[k].second)), off[k]);
+      ExprPtr out = binary(Op::Or, binary(Op::Lt, at[k], lo), binary(Op::Gt, at[k], hi));
+      outside = outside ? binary(Op::Or, outside, out) : out;
+    }
+    inside = binary(Op::And, inside, outside);
+  }
   ScalarType t = prog_.arrays.at(static_cast<size_t>(src)).type;
   // Row-major in the source array, which has every dimension (it is written).
   ExprPtr gi;

@@ -19,7 +19,8 @@ KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k) {
                            a.stages.size(), a.stages.size() == 1 ? "" : "s");
   for (int64_t t : k.tile) r.tile.push_back(std::to_string(t));
   // What the kernel really loads: the hull of every global array it writes (so that points no
-  // stage writes keep their values) and the footprint of every array it only reads.
+  // stage writes keep their values), less the points its first writer overwrites unread, and
+  // the footprint of every array it only reads.
   std::set<int> loaded;
   double loads = 0;
   auto add = [&](int array, const Box& box, int64_t points) {
@@ -39,7 +40,8 @@ KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k) {
                   .localArrays.at(static_cast<size_t>(h.value.index))
                   .scratchOf
             : -1;
-    if (src >= 0 && loaded.insert(src).second) add(src, h.box, h.elements);
+    // Interior loads: the hull minus what the value's first writer overwrites unread.
+    if (src >= 0 && loaded.insert(src).second && h.loads > 0) add(src, h.box, h.loads);
   }
   for (const TileInput& in : a.inputs)
     if (loaded.insert(in.array).second) add(in.array, in.footprint, in.points);
