@@ -16,6 +16,7 @@
 #include "driver/emit.h"
 #include "driver/gpu_plan.h"
 #include "driver/info.h"
+#include "driver/info_overlapped.h"
 #include "driver/kernel_report.h"
 #include "driver/load.h"
 #include "driver/params.h"
@@ -54,7 +55,7 @@ bool parsePairs(const std::vector<std::string>& items, const char* opt,
 
 const char* scheduleHelp(const std::string& flag) {
   if (flag == "--schedule")
-    return "schedule family: global, global-stream, shared or stream (GPU backends)";
+    return "schedule family: global, global-stream, shared, stream or overlapped (GPU backends)";
   if (flag == "--block") return "thread-block shape X[,Y[,Z]], e.g. 32,8";
   if (flag == "--stream") return "stream along this iterator, each block a chunk of planes";
   if (flag == "--full-stream") return "stream along this iterator, one block sweeps it all";
@@ -183,8 +184,8 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : kExitUserError;
   }
   if (emit->parsed() && emitArch->count() > 0 && eo.target != "cuda") {
-    std::cerr << "tessel: error: --arch applies to --target cuda only (the target is '"
-              << eo.target << "')\n";
+    std::cerr << "tessel: error: --arch applies to --target cuda only (the target is '" << eo.target
+              << "')\n";
     return kExitUserError;
   }
 
@@ -222,16 +223,17 @@ int main(int argc, char** argv) {
                                            [](auto& kv) { return !kv.second.empty(); });
         std::string kernelText;
         if (infoKernels || anyScheduleFlag) {
-          KernelReportSet ks =
-              reportKernels(prog, gpuLaunchPlan(prog, setup->schedules), !noPtxas);
+          KernelReportSet ks = reportKernels(prog, gpuLaunchPlan(prog, setup->schedules), !noPtxas);
           for (auto& n : gpuPlanNotes(prog, setup->schedules)) ks.notes.push_back(n);
           j["kernels"] = kernelReportsJson(ks.reports);
           j["kernel_notes"] = ks.notes;
           kernelText = kernelReportsText(ks.reports, setup->machine.name, ks.ptxasNote);
           for (auto& n : ks.notes) kernelText += "note: " + n + "\n";
         }
+        auto fused = fusedKernelsJson(prog, setup->schedules);
+        if (!fused.empty()) j["fused_kernels"] = fused;
         diags.print(std::cerr);
-        std::cout << (json ? j.dump(2) + "\n" : infoText(j) + kernelText);
+        std::cout << (json ? j.dump(2) + "\n" : infoText(j) + kernelText + fusedKernelsText(fused));
       } else {
         diags.print(std::cerr);
         std::cout << fmt::format(

@@ -108,7 +108,7 @@ bool arrayExtents(const std::string& name, SourceLoc loc, const std::vector<Expr
 
 // Every iterate bound must be computable (the loops are entered with these values).
 static bool checkIterateBounds(const std::vector<ExecNode>& nodes, const ParamValues& params,
-                        DiagnosticEngine& diags) {
+                               DiagnosticEngine& diags) {
   bool ok = true;
   for (auto& n : nodes) {
     if (n.kind != ExecNode::Kind::Iterate) continue;

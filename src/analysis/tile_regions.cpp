@@ -358,6 +358,20 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     h.box = it == need.end() ? emptyBox(dims) : it->second;
     h.elements = h.box.points();
     h.bytes = h.elements * elementBytes(typeOf(prog, seq, h.value));
+    for (size_t k = 0; k < st.size() && h.firstWriter < 0; ++k) {
+      if (a.stages[k].region.empty) continue;  // a dead stage accesses nothing
+      bool readsIt = false;
+      for (auto& r : st[k].reads) readsIt = readsIt || r.value == h.value;
+      if (readsIt) break;
+      if (st[k].write.value == h.value) h.firstWriter = static_cast<int>(k);
+    }
+    if (sourceArray(prog, seq, h.value) >= 0) {
+      h.loads = h.elements;
+      if (h.firstWriter >= 0)
+        h.loads -= intersect(h.box, shifted(a.stages[static_cast<size_t>(h.firstWriter)].region,
+                                            st[static_cast<size_t>(h.firstWriter)].write, +1))
+                       .points();
+    }
     a.totals.sharedBytesHulls += h.bytes;
     a.hulls.push_back(h);
   }

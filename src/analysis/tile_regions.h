@@ -104,6 +104,14 @@ struct TileHull {
   Box box;
   int64_t elements = 0;
   int64_t bytes = 0;
+  /// The stage whose write comes first among the live stages' accesses of the value, when that
+  /// stage does not read it: the points it writes need not be loaded (they are overwritten
+  /// before anything reads them). -1: none.
+  int firstWriter = -1;
+  /// Elements a kernel loads from global memory into the buffer in the interior (the hull minus
+  /// firstWriter's written box); 0 for values without a global source (local arrays that are
+  /// not scratch copies, local scalars).
+  int64_t loads = 0;
 };
 
 struct TileTotals {

@@ -91,7 +91,10 @@ Dialect cudaDialect() {
   };
   d.barrier = "__syncthreads();";
   d.sharedArrayPattern = "__shared__ {type} {name}[{count}];";
-  d.launchBoundsPattern = "__launch_bounds__({threads})";
+  // At least 1 block per SM: ptxas may use the registers one block of this size allows instead
+  // of spilling to fit more blocks (it spilled the overlapped kernels with the bare form).
+  d.launchBoundsPattern = "__launch_bounds__({threads}, 1)";
+  // With Function::minBlocksPerSm (the staged families: half a multiprocessor's threads).
   d.launchBoundsMinBlocksPattern = "__launch_bounds__({threads}, {minBlocks})";
   d.launchBoundsAfterResult = true;
   d.statusName = "tessel_device_status";

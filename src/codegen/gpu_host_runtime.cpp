@@ -101,6 +101,7 @@ const std::vector<std::string>& gpuHostRuntimeNames() {
       "tessel_copy_out",
       "tessel_zero",
       "tessel_copy",
+      "tessel_swap",
       "tessel_set_arg",
       "tessel_launch",
       "tessel_gpu",

@@ -194,6 +194,13 @@ static void tessel_copy(tessel_runtime& rt, tessel_device_buffer& dst, tessel_de
   rt.stop_timing(e);
 }
 
+// Exchanges the device memory of two buffers of the same size (overlapped tiling writes a new
+// version of an array to its second buffer, then swaps: paper 001, Algorithm 5).
+[[maybe_unused]]
+static void tessel_swap(tessel_device_buffer& a, tessel_device_buffer& b) {
+  std::swap(a.handle, b.handle);
+}
+
 // Launches kernel `id` over gx*gy*gz blocks of bx*by*bz threads; the arguments are passed as
 // they are (each has its kernel parameter's type), then the error status.
 template <class... A>

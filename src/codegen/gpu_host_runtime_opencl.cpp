@@ -16,6 +16,7 @@ const char* openclIncludes() {
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 )RT";
 }
@@ -307,6 +308,13 @@ template <class T>
 static void tessel_set_arg(cl_kernel k, cl_uint i, const T& v, const char* kernel) {
   tessel_check(clSetKernelArg(k, i, sizeof(T), &v), "clSetKernelArg",
                std::string(kernel) + ", argument " + std::to_string(i));
+}
+
+// Exchanges the device memory of two buffers of the same size (overlapped tiling writes a new
+// version of an array to its second buffer, then swaps: paper 001, Algorithm 5).
+[[maybe_unused]]
+static void tessel_swap(tessel_device_buffer& a, tessel_device_buffer& b) {
+  std::swap(a.handle, b.handle);
 }
 
 // Launches kernel `id` over gx*gy*gz blocks of bx*by*bz threads; the arguments are passed as

@@ -25,13 +25,15 @@ const char* gpuFamilyName(GpuFamily f) {
       return "shared";
     case GpuFamily::Stream:
       return "stream";
+    case GpuFamily::Overlapped:
+      return "overlapped";
   }
   return "?";
 }
 
 std::optional<GpuFamily> parseGpuFamily(std::string_view name) {
-  for (GpuFamily f :
-       {GpuFamily::Global, GpuFamily::GlobalStream, GpuFamily::Shared, GpuFamily::Stream})
+  for (GpuFamily f : {GpuFamily::Global, GpuFamily::GlobalStream, GpuFamily::Shared,
+                      GpuFamily::Stream, GpuFamily::Overlapped})
     if (name == gpuFamilyName(f)) return f;
   return std::nullopt;
 }
@@ -366,6 +368,7 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   switch (grid_.family) {
     case GpuFamily::Global:
     case GpuFamily::GlobalStream:
+    case GpuFamily::Overlapped:  // the statements it does not fuse run as `global`
       kc += "\nOne thread per point: " + mapping;
       if (grid_.stream >= 0) kc += fmt::format("; each thread loops over {}", iters[grid_.stream]);
       break;
@@ -421,7 +424,9 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   info.name = name;
   info.call = index_;
   info.stmt = static_cast<int>(k);
-  info.family = grid_.family;
+  // As applied: an overlapped stencil's per-statement kernels (remaining steps, fallbacks) are
+  // global ones.
+  info.family = grid_.family == GpuFamily::Overlapped ? GpuFamily::Global : grid_.family;
   info.gridIters = grid_.iters;
   info.block = grid_.block;
   info.streamIter = grid_.stream;

@@ -19,6 +19,12 @@
 //                      of planes per input: centre-only planes in registers, the others in a ring
 //                      of shared planes (STENCILGEN's Algorithm 1; analysis/staging.h);
 //                      a 1-D program gets `shared` (with a note).
+//       overlapped     calls grouped by analysis/fusion_plan.h run as one kernel per fused
+//                      group of T calls (lower_gpu_overlapped.cpp): stages in shared memory,
+//                      results to each written array's second buffer, swapped by the host; the
+//                      remaining steps and the calls that cannot be fused use per-statement
+//                      `global` kernels. Shared memory is not checked here against a machine:
+//                      Schedule validation (validateFusion) refuses what does not fit.
 //     Region bounds are kernel arguments, computed by the host from the symbolic regions. The
 //     last parameter of every kernel is the device error status (an int; lir::Status).
 //   - host code (target-neutral C++ over the generated host runtime, gpu_host_runtime.h): one
@@ -44,8 +50,8 @@
 
 namespace tessel {
 
-enum class GpuFamily { Global, GlobalStream, Shared, Stream };
-/// "global", "global-stream", "shared", "stream".
+enum class GpuFamily { Global, GlobalStream, Shared, Stream, Overlapped };
+/// "global", "global-stream", "shared", "stream", "overlapped".
 const char* gpuFamilyName(GpuFamily f);
 std::optional<GpuFamily> parseGpuFamily(std::string_view name);
 
@@ -61,8 +67,13 @@ struct GpuLaunchConfig {
   /// stream: planes per block (concurrent streaming); 0: one block sweeps the whole extent
   /// (serial streaming, `full_stream`).
   int chunk = 16;
-  /// shared: points per thread along each iterator dimension (0 = the slowest; missing: 1),
-  /// consecutive (blocked) or a block's extent apart (cyclic).
+  /// overlapped: time steps (calls) fused per kernel, 1 to 8 (lower_gpu_overlapped.cpp).
+  int timeTile = 1;
+  /// shared and overlapped: elements per thread along grid x, y, z (0 means 1). shared: a
+  /// thread's points are consecutive (blocked) or a block's extent apart (cyclic); the tile is
+  /// block x unroll. overlapped: the block's threads times the elements per thread cover the
+  /// largest stage region; the output tile is that minus the accumulated halo. Overlapped
+  /// blocks default to 256; 32x16; 16x8x4.
   std::array<int, 3> unroll = {1, 1, 1};
   bool cyclic = false;
 };
@@ -90,8 +101,12 @@ struct GpuKernelInfo {
   int streamIter = -1;                    // the iterator each thread loops over; -1: none
   int chunk = 0;                          // stream: planes per block; 0: the whole extent
   std::array<int, 3> unroll = {1, 1, 1};  // shared: points per thread along grid x, y, z
-  int64_t sharedBytes = 0;                // shared memory per block
   std::string staging;                    // shared, stream: what is staged where
+  // overlapped: the fused calls (call = the first, stmt = -1), the output tile per iterator
+  // dimension.
+  std::vector<int> fusedCalls;
+  std::vector<int64_t> tile;
+  int64_t sharedBytes = 0;  // shared memory per block (shared, stream, overlapped)
 };
 
 struct GpuProgram {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/fusion_plan.h"
 #include "codegen/loop_ir.h"
 #include "codegen/lower_gpu.h"
 #include "codegen/namer.h"
@@ -24,6 +25,9 @@ inline constexpr const char* kDeviceStatusParam = "tessel_device_status";
 struct GlobalNames {
   Namer namer;  // everything taken at file scope (also avoided inside functions)
   std::vector<std::string> arrays, scalars, params, iters, callFns;
+  /// overlapped: the second device buffer of each global array a fused kernel writes (its
+  /// results go there and the host swaps the two, paper 001 Algorithm 5); "" for the others.
+  std::vector<std::string> shadows;
 };
 
 /// How a statement's points map onto the grid (the same for every statement of a program).
@@ -61,5 +65,13 @@ ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args);
 /// function; `args` receives what tessel_program passes to it.
 lir::Function lowerCall(const Program& prog, int index, GlobalNames& g, const GridShape& grid,
                         GpuProgram& out, std::vector<ExprPtr>& args);
+
+/// Lowers one variant of a fused group (lower_gpu_overlapped.cpp): appends its kernel to
+/// out.device and out.kernels and returns the host function that launches it and swaps the
+/// written arrays with their shadows; `args` receives what tessel_program passes to it.
+/// `block`: threads per block along x, y, z.
+lir::Function lowerFused(const Program& prog, const FusedVariant& v, const std::string& name,
+                         GlobalNames& g, const std::array<int, 3>& block, GpuProgram& out,
+                         std::vector<ExprPtr>& args);
 
 }  // namespace tessel::gpu

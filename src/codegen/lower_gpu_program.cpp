@@ -2,6 +2,8 @@
 // buffers for the global arrays, the call sequence, copy-out). Calls: lower_gpu.cpp.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
 #include <stdexcept>
 
 #include "codegen/dialect.h"
@@ -24,6 +26,8 @@ GridShape gridShape(const Program& prog, const GpuLaunchConfig& cfg, const std::
   int n = prog.dims();
   GridShape g;
   g.family = cfg.family;
+  if (g.family == GpuFamily::Overlapped && cfg.timeTile < 1)
+    throw std::invalid_argument(fmt::format("{}: time tile {} is below 1", who, cfg.timeTile));
   bool streams = g.family == GpuFamily::GlobalStream || g.family == GpuFamily::Stream;
   if (streams && n == 1) {
     GpuFamily to = g.family == GpuFamily::Stream ? GpuFamily::Shared : GpuFamily::Global;
@@ -54,7 +58,7 @@ GridShape gridShape(const Program& prog, const GpuLaunchConfig& cfg, const std::
   size_t gd = g.iters.size();
   if (g.family == GpuFamily::Shared) {
     for (size_t k = 0; k < gd; ++k) {
-      int u = cfg.unroll.at(static_cast<size_t>(g.iters[k]));
+      int u = cfg.unroll[k] == 0 ? 1 : cfg.unroll[k];
       if (u < 1) throw std::invalid_argument(fmt::format("{}: unroll {} is below 1", who, u));
       g.unroll[k] = u;
     }
@@ -64,8 +68,10 @@ GridShape gridShape(const Program& prog, const GpuLaunchConfig& cfg, const std::
     if (b < 0) throw std::invalid_argument(fmt::format("{}: block extent {} is negative", who, b));
   if (cfg.block[0] == 0) {
     static const std::array<int, 3> kDefaults[] = {{256, 1, 1}, {32, 8, 1}, {32, 4, 2}};
-    g.block =
-        g.family == GpuFamily::Shared && gd == 3 ? std::array<int, 3>{32, 4, 4} : kDefaults[gd - 1];
+    static const std::array<int, 3> kOverlapped[] = {{256, 1, 1}, {32, 16, 1}, {16, 8, 4}};
+    g.block = g.family == GpuFamily::Overlapped          ? kOverlapped[gd - 1]
+              : g.family == GpuFamily::Shared && gd == 3 ? std::array<int, 3>{32, 4, 4}
+                                                         : kDefaults[gd - 1];
     return g;
   }
   for (size_t k = 0; k < 3; ++k) {
@@ -89,22 +95,129 @@ ExprPtr paramsToVars(const ExprPtr& e, const GlobalNames& g) {
   return gpu::withArgs(e, std::move(args));
 }
 
+/// What tessel_program needs to run the fused groups: per group, the host function and its
+/// arguments for each variant (by starting phase).
+struct FusedCalls {
+  std::map<const ExecNode*, const FusionGroup*> loops;
+  std::map<std::pair<const std::vector<ExecNode>*, size_t>, const FusionGroup*> runs;
+  std::map<const FusionGroup*, std::map<int, std::pair<std::string, std::vector<ExprPtr>>>> fns;
+};
+
 std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>& nodes,
-                               GlobalNames& g, const std::vector<std::vector<ExprPtr>>& args) {
+                               GlobalNames& g, const std::vector<std::vector<ExprPtr>>& args,
+                               const FusedCalls& fused);
+
+StmtPtr ordinaryCall(const Program& prog, int call, GlobalNames& g,
+                     const std::vector<std::vector<ExprPtr>>& args) {
+  return callFn(g.callFns.at(static_cast<size_t>(call)), args.at(static_cast<size_t>(call)));
+}
+
+/// A straight run of k calls: floor(k/T) fused kernels, then the rest one statement at a time.
+void lowerRun(const Program& prog, const FusionGroup& grp, GlobalNames& g,
+              const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused,
+              std::vector<StmtPtr>& out) {
+  static const std::map<int, std::pair<std::string, std::vector<ExprPtr>>> kNone;
+  auto found = fused.fns.find(&grp);
+  const auto& fns = found == fused.fns.end() ? kNone : found->second;  // none: T > k
+  int n = static_cast<int>(grp.body.size()), t = grp.timeTile, p = 0;
+  for (; p + t <= n; p += t) {
+    const auto& [fn, a] = fns.at(p);
+    out.push_back(comment(fmt::format("calls {}..{} fused (overlapped, {} step{})", grp.body[p],
+                                      grp.body[p + t - 1], t, t == 1 ? "" : "s")));
+    out.push_back(callFn(fn, a));
+  }
+  for (; p < n; ++p) {
+    const CallInst& c = prog.calls.at(static_cast<size_t>(grp.body[p]));
+    out.push_back(comment(fmt::format("{}({}): a remaining step, per statement", c.name,
+                                      fmt::join(c.actualNames, ", "))));
+    out.push_back(ordinaryCall(prog, grp.body[p], g, args));
+  }
+}
+
+/// An iterate loop of n calls: S = n * iterations steps; floor(S/T) fused kernels, each the
+/// variant for its starting body position, then the S mod T remaining steps per statement.
+StmtPtr lowerLoop(const Program& prog, const ExecNode& loop, const FusionGroup& grp, GlobalNames& g,
+                  const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused) {
+  auto iters = prog.iteratorNames();
+  const auto& fns = fused.fns.at(&grp);
+  int64_t n = static_cast<int64_t>(grp.body.size()), t = grp.timeTile;
+  std::string steps = g.namer.take("steps"), full = g.namer.take("fused_kernels");
+  std::string k = g.namer.take("t"), s = g.namer.take("step"), ph = g.namer.take("phase");
+  ExprPtr iterations = indexMax(
+      intLit(0), indexAddConst(indexSub(paramsToVars(loop.hi, g), paramsToVars(loop.lo, g)), 1));
+  std::vector<StmtPtr> b = {
+      comment(fmt::format("iterate {}:{} (inclusive): {} call{} per iteration, fused {} at a time "
+                          "(overlapped)",
+                          toString(loop.lo, iters), toString(loop.hi, iters), n, n == 1 ? "" : "s",
+                          t)),
+      localDecl(CType::Int64, steps, indexMul(intLit(n), iterations)),
+      localDecl(CType::Int64, full, binary(Op::Div, var(steps, ScalarType::Int), intLit(t)))};
+  auto byPhase = [&](ExprPtr phase, auto&& each) {
+    std::vector<StmtPtr> body;
+    for (int64_t p = 0; p < n; ++p) {
+      std::vector<StmtPtr> c = each(static_cast<int>(p));
+      if (c.empty()) continue;
+      body.push_back(ifThen(binary(Op::Eq, phase, intLit(p)), c));
+    }
+    return body;
+  };
+  std::vector<StmtPtr> fusedBody;
+  if (fns.size() == 1) {
+    fusedBody.push_back(callFn(fns.begin()->second.first, fns.begin()->second.second));
+  } else {
+    fusedBody.push_back(
+        localDecl(CType::Int64, ph,
+                  binary(Op::Mod, indexMul(var(k, ScalarType::Int), intLit(t)), intLit(n))));
+    for (auto& x : byPhase(var(ph, ScalarType::Int), [&](int p) -> std::vector<StmtPtr> {
+           auto it = fns.find(p);
+           if (it == fns.end()) return {};
+           return {callFn(it->second.first, it->second.second)};
+         }))
+      fusedBody.push_back(x);
+  }
+  b.push_back(forLoop(k, intLit(0), indexAddConst(var(full, ScalarType::Int), -1), LoopKind::Serial,
+                      fusedBody));
+  std::vector<StmtPtr> rest = {
+      localDecl(CType::Int64, ph, binary(Op::Mod, var(s, ScalarType::Int), intLit(n)))};
+  for (auto& x : byPhase(var(ph, ScalarType::Int), [&](int p) -> std::vector<StmtPtr> {
+         return {ordinaryCall(prog, grp.body[static_cast<size_t>(p)], g, args)};
+       }))
+    rest.push_back(x);
+  b.push_back(comment("The remaining steps (S mod T), per statement."));
+  b.push_back(forLoop(s, indexMul(var(full, ScalarType::Int), intLit(t)),
+                      indexAddConst(var(steps, ScalarType::Int), -1), LoopKind::Serial, rest));
+  return block(std::move(b));
+}
+
+std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>& nodes,
+                               GlobalNames& g, const std::vector<std::vector<ExprPtr>>& args,
+                               const FusedCalls& fused) {
   std::vector<StmtPtr> out;
   auto iters = prog.iteratorNames();
-  for (auto& n : nodes) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ExecNode& n = nodes[i];
+    auto run = fused.runs.find({&nodes, i});
+    if (run != fused.runs.end()) {
+      lowerRun(prog, *run->second, g, args, fused, out);
+      i += run->second->count - 1;
+      continue;
+    }
     if (n.kind == ExecNode::Kind::Call) {
       const CallInst& c = prog.calls.at(n.call);
       out.push_back(comment(fmt::format("{}({})", c.name, fmt::join(c.actualNames, ", "))));
-      out.push_back(callFn(g.callFns.at(n.call), args.at(n.call)));
-    } else {
-      std::string t = g.namer.take("t");
-      out.push_back(comment(
-          fmt::format("iterate {}:{} (inclusive)", toString(n.lo, iters), toString(n.hi, iters))));
-      out.push_back(forLoop(t, paramsToVars(n.lo, g), paramsToVars(n.hi, g), LoopKind::Serial,
-                            lowerExec(prog, n.body, g, args)));
+      out.push_back(ordinaryCall(prog, n.call, g, args));
+      continue;
     }
+    auto loop = fused.loops.find(&n);
+    if (loop != fused.loops.end()) {
+      out.push_back(lowerLoop(prog, n, *loop->second, g, args, fused));
+      continue;
+    }
+    std::string t = g.namer.take("t");
+    out.push_back(comment(
+        fmt::format("iterate {}:{} (inclusive)", toString(n.lo, iters), toString(n.hi, iters))));
+    out.push_back(forLoop(t, paramsToVars(n.lo, g), paramsToVars(n.hi, g), LoopKind::Serial,
+                          lowerExec(prog, n.body, g, args, fused)));
   }
   return out;
 }
@@ -124,7 +237,7 @@ std::vector<bool> copiedOut(const Program& prog) {
 }
 
 Function programFunction(const Program& prog, GlobalNames& g,
-                         const std::vector<std::vector<ExprPtr>>& args) {
+                         const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused) {
   Function f;
   f.name = "tessel_program";
   f.linkage = Linkage::Internal;
@@ -170,9 +283,15 @@ Function programFunction(const Program& prog, GlobalNames& g,
       b.push_back(callFn("tessel_copy_in", {rtv, dev, host}));
     else
       b.push_back(callFn("tessel_zero", {rtv, dev}));
+    if (!g.shadows[a].empty()) {
+      b.push_back(
+          comment(fmt::format("The second buffer of '{}' (overlapped kernels write it).", d.name)));
+      b.push_back(alloc(ctypeOf(d.type), g.shadows[a], n));
+      b.push_back(callFn("tessel_zero", {rtv, var(g.shadows[a], d.type)}));
+    }
   }
   b.push_back(comment(""));
-  for (auto& s : lowerExec(prog, prog.body, g, args)) b.push_back(s);
+  for (auto& s : lowerExec(prog, prog.body, g, args, fused)) b.push_back(s);
   b.push_back(comment(""));
   b.push_back(comment("Results back to the host."));
   for (size_t a = 0; a < prog.arrays.size(); ++a)
@@ -214,11 +333,63 @@ GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan) {
   for (auto& p : prog.params) g.params.push_back(g.namer.take(p.name));
   for (auto& it : prog.iterators) g.iters.push_back(g.namer.take(it.name));
 
+  // Overlapped: the fused groups, their second buffers and kernels.
+  std::vector<FusionConfig> configs;
+  for (size_t s = 0; s < prog.stencils.size(); ++s) {
+    const GpuLaunchConfig& cfg = plan.of(static_cast<int>(s));
+    FusionConfig fc;
+    fc.overlapped = grids[s].family == GpuFamily::Overlapped;
+    fc.timeTile = cfg.timeTile;
+    for (int d = 0; d < prog.dims(); ++d) {
+      size_t gd = static_cast<size_t>(prog.dims() - 1 - d);
+      fc.coverage.push_back(static_cast<int64_t>(grids[s].block[gd]) * std::max(1, cfg.unroll[gd]));
+    }
+    configs.push_back(fc);
+  }
+  std::vector<FusionGroup> groups = planFusion(prog, configs);
+  // The per-statement kernels of every call that runs unfused: all but the calls of straight
+  // runs that fused kernels cover (a loop's remaining steps may be any of its calls).
+  std::vector<bool> ordinary(prog.calls.size(), true);
+  for (auto& grp : groups)
+    if (grp.fused && !grp.iterate)
+      for (size_t k = 0; k + grp.timeTile <= grp.body.size(); k += grp.timeTile)
+        for (size_t j = k; j < k + grp.timeTile; ++j) ordinary[grp.body[j]] = false;
   std::vector<std::vector<ExprPtr>> args(prog.calls.size());
   for (size_t c = 0; c < prog.calls.size(); ++c)
-    out.host.functions.push_back(gpu::lowerCall(prog, static_cast<int>(c), g,
-                                                grids.at(prog.calls[c].stencil), out, args[c]));
-  out.host.functions.push_back(programFunction(prog, g, args));
+    if (ordinary[c])
+      out.host.functions.push_back(gpu::lowerCall(prog, static_cast<int>(c), g,
+                                                  grids.at(prog.calls[c].stencil), out, args[c]));
+
+  FusedCalls fused;
+  g.shadows.assign(prog.arrays.size(), "");
+  for (auto& grp : groups) {
+    if (!grp.fused) {
+      out.notes.push_back(fmt::format("stencil '{}': overlapped: calls {} run per statement: {}",
+                                      prog.stencils[grp.stencil].name, fmt::join(grp.body, ", "),
+                                      grp.note));
+      continue;
+    }
+    for (auto& v : grp.variants)
+      for (int r : v.analysis.results)
+        if (g.shadows[r].empty()) g.shadows[r] = g.namer.take(prog.arrays[r].name + "_next");
+  }
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const FusionGroup& grp = groups[k];
+    if (!grp.fused) continue;
+    if (grp.iterate)
+      fused.loops[grp.iterate] = &grp;
+    else
+      fused.runs[{grp.parent, grp.first}] = &grp;
+    for (auto& v : grp.variants) {
+      std::vector<ExprPtr> a;
+      Function f = gpu::lowerFused(
+          prog, v, fmt::format("fused{}_p{}_{}", k, v.phase, prog.calls[v.seq.calls[0]].name), g,
+          grids.at(grp.stencil).block, out, a);
+      fused.fns[&grp][v.phase] = {f.name, a};
+      out.host.functions.push_back(std::move(f));
+    }
+  }
+  out.host.functions.push_back(programFunction(prog, g, args, fused));
   return out;
 }
 

@@ -16,6 +16,8 @@ GpuFamily gpuFamily(ScheduleFamily f) {
       return GpuFamily::Shared;
     case ScheduleFamily::Stream:
       return GpuFamily::Stream;
+    case ScheduleFamily::Overlapped:
+      return GpuFamily::Overlapped;
   }
   return GpuFamily::Global;
 }
@@ -31,8 +33,10 @@ GpuLaunchPlan gpuLaunchPlan(const Program& prog, const std::vector<Schedule>& sc
     for (size_t d = 0; d < 3; ++d) c.block[d] = static_cast<int>(b[d]);
     c.streamDim = streamDim(s, prog);
     c.chunk = s.stream && s.stream->value.full ? 0 : static_cast<int>(s.chunk.value);
-    for (int d = 0; d < prog.dims() && d < 3; ++d)
-      c.unroll[d] = static_cast<int>(s.unrollFactor(prog.iterators[d].name));
+    c.timeTile = static_cast<int>(s.timeTile.value);
+    auto grid = gridDims(s, prog);
+    for (size_t gd = 0; gd < grid.size() && gd < 3; ++gd)
+      c.unroll[gd] = static_cast<int>(s.unrollFactor(prog.iterators[grid[gd]].name));
     c.cyclic = s.unroll.value.distribution == UnrollDistribution::Cyclic;
     plan.perStencil.push_back(c);
   }
@@ -46,20 +50,22 @@ std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Sch
                                 ? prog.stencils[s.stencil].name
                                 : "?";
     ScheduleFamily f = s.family.value;
+    bool overlapped = f == ScheduleFamily::Overlapped;
     auto note = [&](const std::string& clause, const Origin& o) {
       notes.push_back(fmt::format("stencil '{}': {} ({}) is recorded but not applied yet", who,
                                   clause, describe(o)));
     };
     bool unrolled = false;
     for (auto& [it, n] : s.unroll.value.factors) unrolled = unrolled || n != 1;
-    // `shared` (and `stream` on a 1-D program, which runs as `shared`) applies unroll.
+    // `shared` (and `stream` on a 1-D program, which runs as `shared`) and `overlapped` apply
+    // unroll.
     bool sharedRuns = f == ScheduleFamily::Shared || (f == ScheduleFamily::Stream && !s.stream);
-    if (unrolled && !sharedRuns)
+    if (unrolled && !sharedRuns && !overlapped)
       notes.push_back(
           fmt::format("stencil '{}': unroll ({}) is not applied by the '{}' schedule "
-                      "(only 'shared' gives a thread several points)",
+                      "(only 'shared' and 'overlapped' give a thread several points)",
                       who, describe(s.unroll.origin), familyName(f)));
-    if (s.timeTile.value > 1)
+    if (s.timeTile.value > 1 && !overlapped)
       note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
     if (s.prefetch.value) note("prefetch", s.prefetch.origin);
     if (s.retime.value) note("retime", s.retime.origin);
@@ -68,6 +74,14 @@ std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Sch
     if (s.perspective) note("perspective", s.perspective->origin);
     for (const PlacementSpec& p : s.placements)
       note(fmt::format("the placement of '{}'", p.array), p.origin);
+    if (overlapped || f == ScheduleFamily::Shared)
+      for (auto& c : prog.stencils[s.stencil].hints.clauses)
+        if (c.name == "stream" || c.name == "full_stream")
+          notes.push_back(fmt::format(
+              "stencil '{}': {} {} ({}) does not apply to the {} family (it tiles every "
+              "dimension)",
+              who, c.name, c.words.empty() ? "" : c.words[0], describe(Origin::file(c.loc)),
+              familyName(f)));
     if (f == ScheduleFamily::GlobalStream && s.stream && !s.stream->value.full)
       notes.push_back(fmt::format(
           "stencil '{}': stream {} ({}) runs as full_stream under 'global-stream': each thread "

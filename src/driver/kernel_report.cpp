@@ -198,7 +198,8 @@ KernelReport stagedReport(const Program& prog, const GpuKernelInfo& k) {
 std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu) {
   std::vector<KernelReport> out;
   for (auto& k : gpu.kernels)
-    out.push_back(k.family == GpuFamily::Shared || k.family == GpuFamily::Stream
+    out.push_back(!k.fusedCalls.empty() ? fusedKernelReport(prog, k)
+                  : k.family == GpuFamily::Shared || k.family == GpuFamily::Stream
                       ? stagedReport(prog, k)
                       : directReport(prog, k));
   return out;

@@ -42,6 +42,10 @@ struct KernelReport {
   std::optional<KernelResources> ptxas;
 };
 
+/// The report of an overlapped kernel (info.fusedCalls non-empty), from the tile-region
+/// analysis of its fused calls (kernel_report_overlapped.cpp).
+KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k);
+
 /// One report per kernel of `gpu` (the lowering of `prog`), in launch order.
 std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu);
 
@@ -61,7 +65,7 @@ KernelReportSet reportKernels(const Program& prog, const GpuLaunchPlan& plan, bo
 nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports);
 /// A table, one block of lines per kernel; `ptxasNote` says why registers are missing, if they
 /// are.
-std::string kernelReportsText(const std::vector<KernelReport>& reports,
-                              const std::string& machine, const std::string& ptxasNote);
+std::string kernelReportsText(const std::vector<KernelReport>& reports, const std::string& machine,
+                              const std::string& ptxasNote);
 
 }  // namespace tessel

@@ -20,13 +20,16 @@ const char* familyName(ScheduleFamily f) {
       return "shared";
     case ScheduleFamily::Stream:
       return "stream";
+    case ScheduleFamily::Overlapped:
+      return "overlapped";
   }
   return "?";
 }
 
 std::optional<ScheduleFamily> parseFamily(std::string_view s) {
-  for (ScheduleFamily f : {ScheduleFamily::Global, ScheduleFamily::GlobalStream,
-                           ScheduleFamily::Shared, ScheduleFamily::Stream})
+  for (ScheduleFamily f :
+       {ScheduleFamily::Global, ScheduleFamily::GlobalStream, ScheduleFamily::Shared,
+        ScheduleFamily::Stream, ScheduleFamily::Overlapped})
     if (s == familyName(f)) return f;
   return std::nullopt;
 }
@@ -142,7 +145,8 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
     auto f = parseFamily(value);
     if (!f)
       return bad("unknown schedule family",
-                 "the families are 'global', 'global-stream', 'shared' and 'stream'");
+                 "the families are 'global', 'global-stream', 'shared', 'stream' and "
+                 "'overlapped'");
     opts.family = *f;
   } else if (flag == "--block") {
     std::vector<int64_t> b;
@@ -314,6 +318,9 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
                     : grid == 3 && s.family.value == ScheduleFamily::Shared
                         ? std::vector<int64_t>{32, 4, 4}
                         : std::vector<int64_t>{32, 8, 1};
+    // overlapped: the block covers the tile and its halo: 32x16 in 2-D, 16x8x4 in 3-D.
+    if (s.family.value == ScheduleFamily::Overlapped && grid == 2) s.block.value = {32, 16};
+    if (s.family.value == ScheduleFamily::Overlapped && grid == 3) s.block.value = {16, 8, 4};
   }
   return s;
 }
@@ -328,6 +335,7 @@ std::optional<std::vector<Schedule>> buildSchedules(const Program& prog,
     out.push_back(buildSchedule(prog, i, opts, diags));
     ok = validate(out.back(), prog, m, diags) && ok && diags.errorCount() == before;
   }
+  if (ok) ok = validateFusion(out, prog, m, diags);
   if (!ok) return std::nullopt;
   return out;
 }

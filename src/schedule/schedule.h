@@ -16,9 +16,13 @@
 //                  `chunk` planes (`stream ITER`) or every plane (`full_stream ITER`), with
 //                  rotating planes in registers and shared memory. `stream`/`full_stream` clauses
 //                  select it; on a 1-D program a plain `--schedule stream` runs `shared`.
-// validate() checks the shared memory and threads per block each kernel of a staged family
-// needs against the machine. The other clauses (time_tile, prefetch, ...) are recorded for later
-// passes.
+// and one time-tiling family:
+//   overlapped     time_tile T consecutive calls (or the statements of one call, T = 1) fused
+//                  into one kernel per output tile, intermediates in shared memory, the halo
+//                  recomputed (paper 001); unroll gives elements per thread. Grid as global.
+// validate() checks the shared memory and threads per block each kernel of shared and stream
+// needs against the machine (validateFusion() those of overlapped). The other clauses
+// (prefetch, ...) are recorded for later passes.
 #pragma once
 
 #include <array>
@@ -29,14 +33,16 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/fusion_plan.h"
 #include "ir/program.h"
 #include "model/machine.h"
 #include "support/diagnostics.h"
 
 namespace tessel {
 
-enum class ScheduleFamily { Global, GlobalStream, Shared, Stream };
-const char* familyName(ScheduleFamily f);  // "global", "global-stream", "shared", "stream"
+enum class ScheduleFamily { Global, GlobalStream, Shared, Stream, Overlapped };
+/// "global", "global-stream", "shared", "stream", "overlapped"
+const char* familyName(ScheduleFamily f);
 /// global-stream and stream: a family that sweeps an iterator.
 bool streams(ScheduleFamily f);
 std::optional<ScheduleFamily> parseFamily(std::string_view s);
@@ -114,7 +120,7 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog);
 
 /// Command-line options that override the hints of every stencil. Each mirrors a clause.
 struct ScheduleOptions {
-  std::optional<ScheduleFamily> family;       // --schedule global|global-stream|shared|stream
+  std::optional<ScheduleFamily> family;       // --schedule global|...|stream|overlapped
   std::optional<std::vector<int64_t>> block;  // --block 32,8[,1]
   std::optional<std::string> stream;          // --stream k
   std::optional<std::string> fullStream;      // --full-stream k
@@ -160,12 +166,22 @@ struct KernelNeeds {
   int64_t sharedBytes = 0, threads = 0;
   std::string staged;  // the staged arrays, "in (36x12 double), c (36 double)"
 };
-/// The needs of every kernel of stencil s.stencil under its (staged) family; empty for the
-/// global families.
+/// The needs of every kernel of stencil s.stencil under shared or stream; empty for the other
+/// families.
 std::vector<KernelNeeds> kernelNeeds(const Schedule& s, const Program& prog);
 
-/// buildSchedule() and validate() for every stencil, in Program::stencils order; nullopt after
-/// any error.
+/// The overlapped family's view of a schedule: on for the overlapped family, its time tile, and
+/// the points a block covers per iterator dimension (block extent times unroll factor).
+FusionConfig fusionConfig(const Schedule& s, const Program& prog);
+
+/// Refuses overlapped schedules whose fused kernels cannot run: a block that leaves no tile
+/// after the halo of T fused steps, or shared memory beyond the machine's per-block limit
+/// (saying how many bytes are needed and allowed). `schedules` in Program::stencils order.
+bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
+                    const MachineDesc& m, DiagnosticEngine& diags);
+
+/// buildSchedule() and validate() for every stencil, and validateFusion(), in
+/// Program::stencils order; nullopt after any error.
 std::optional<std::vector<Schedule>> buildSchedules(const Program& prog,
                                                     const ScheduleOptions& opts,
                                                     const MachineDesc& m, DiagnosticEngine& diags);

@@ -81,10 +81,9 @@ std::vector<Setting> settings(int dims) {
         {std::move(label), c,
          block[0] == 0 && chunk == 16 && unroll[0] == 1 && unroll[1] == 1 && unroll[2] == 1});
   };
-  int fast = dims - 1;  // the unit-stride iterator
-  std::array<int, 3> unrollFast = {1, 1, 1}, unrollSlow = {1, 1, 1};
-  unrollFast[fast] = 2;
-  unrollSlow[0] = 3;
+  // Unroll factors are per grid dimension: x (the unit-stride iterator) first.
+  std::array<int, 3> unrollFast = {2, 1, 1}, unrollSlow = {1, 1, 1};
+  unrollSlow[dims - 1] = 3;
   add("shared default", GpuFamily::Shared, {0, 0, 0}, 16);
   add("shared 5x3x2 unroll fastest 2", GpuFamily::Shared, {5, 3, 2}, 16, unrollFast);
   add("shared 16x4x2 unroll slowest 3 cyclic", GpuFamily::Shared, {16, 4, 2}, 16, unrollSlow, true);

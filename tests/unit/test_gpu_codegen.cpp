@@ -140,7 +140,7 @@ TEST(GpuIr, SharedArraysStepLoopsAndLaunchBounds) {
   m.functions = {k};
   std::string cu = CLikeEmitter(cudaDialect()).emitModule(m);
   expectLines(
-      cu, {"extern \"C\" __global__ void __launch_bounds__(256) tile(",
+      cu, {"extern \"C\" __global__ void __launch_bounds__(256, 1) tile(",
            "  __shared__ double s_in[340];\n  __shared__ bool s_flag[4];\n",
            "for (long long t = (long long)threadIdx.x; t <= 339; t += 256) {", "s_in[t] = in[t];",
            "__syncthreads();", "out[(long long)threadIdx.x] = s_in[(long long)threadIdx.x + 1];"});
@@ -264,7 +264,7 @@ TEST(GpuGolden, SharedStagesTheTileThenSynchronises) {
        "  if ((i <= hi_i) && (j <= hi_j)) {",
        "    out[j * N + i] = (5.1 * s_in[(j - t0_j) * 34 + (i - t0_i + 1)] + 12.1"});
   // Two points per thread along i: a 64x8 tile, 64 + 2 wide; blocks of 64 along x on the host.
-  c.unroll = {1, 2, 1};
+  c.unroll = {2, 1, 1};  // grid x = i
   GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda, c);
   expectLines(cu.kernelSource,
               {"extern \"C\" __global__ void __launch_bounds__(256, 4) call0_j2d5pt_s0(",
@@ -511,8 +511,11 @@ TEST(GpuLowering, PlanFromSchedules) {
   sh.unroll = UnrollSpec{{{"i", 2}}, UnrollDistribution::Cyclic};
   schedules = buildSchedules(*p.prog, sh, *machine, diags);
   ASSERT_TRUE(schedules);
-  EXPECT_EQ(gpuPlanNotes(*p.prog, *schedules).size(), 1u);  // the placement only
-  EXPECT_EQ(gpuLaunchPlan(*p.prog, *schedules).of(0).unroll, (std::array<int, 3>{1, 1, 2}));
+  notes = gpuPlanNotes(*p.prog, *schedules);  // the placement, and the file's stream clause
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_TRUE(contains(notes[1], "heat.sten:13:9) does not apply to the shared family"))
+      << notes[1];
+  EXPECT_EQ(gpuLaunchPlan(*p.prog, *schedules).of(0).unroll, (std::array<int, 3>{2, 1, 1}));
   EXPECT_TRUE(gpuLaunchPlan(*p.prog, *schedules).of(0).cyclic);
   sh.family = ScheduleFamily::Stream;
   schedules = buildSchedules(*p.prog, sh, *machine, diags);

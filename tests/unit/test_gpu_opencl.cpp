@@ -29,7 +29,8 @@ GpuLaunchConfig staged(GpuFamily f, std::array<int, 3> block, int chunk,
 }
 
 /// Every family, with the default block and odd ones; the staged families with odd blocks and
-/// several points per thread (shared, blocked and cyclic) or chunks of 3 and all planes (stream).
+/// several points per thread along grid x, y, z (shared, blocked and cyclic) or chunks of 3 and
+/// all planes (stream).
 /// (Their defaults run on every benchmark: tests/e2e/test_gpu_staged_benchmarks.cpp.)
 std::vector<GpuLaunchConfig> configs() {
   return {family(GpuFamily::Global),

@@ -117,6 +117,16 @@ TEST(TileRegions, Paper004ThreeDimensionalTwoSteps) {
   EXPECT_EQ(a.totals.sharedBytes, 21824);
   EXPECT_NEAR(a.totals.loadsPerPoint, 1728.0 / 512.0, 1e-12);
   EXPECT_EQ(a.totals.storesPerPoint, 2);  // in and out are both results
+  // One buffer per value: in over 12^3 (read by step 1 before step 2 writes it: all loaded),
+  // out over 10^3, which step 1 writes before anything reads it: nothing to load.
+  ASSERT_EQ(a.hulls.size(), 2u);
+  EXPECT_EQ(a.hulls[0].elements, 1000);  // out, written first
+  EXPECT_EQ(a.hulls[0].firstWriter, 0);
+  EXPECT_EQ(a.hulls[0].loads, 0);
+  EXPECT_EQ(a.hulls[1].elements, 1728);
+  EXPECT_EQ(a.hulls[1].firstWriter, -1);
+  EXPECT_EQ(a.hulls[1].loads, 1728);
+  EXPECT_EQ(a.totals.sharedBytesHulls, 21824);
 }
 
 // j3d7pt (benchmarks/j3d7pt.sten): ping-pong, order-1 star, 32x32 tile in (j, i), k streamed,

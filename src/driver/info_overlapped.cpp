@@ -1,0 +1,76 @@
+#include "driver/info_overlapped.h"
+
+#include <fmt/format.h>
+
+#include "analysis/fusion_plan.h"
+
+namespace tessel {
+
+nlohmann::json fusedKernelsJson(const Program& prog, const std::vector<Schedule>& schedules) {
+  std::vector<FusionConfig> configs;
+  bool any = false;
+  for (const Schedule& s : schedules) {
+    configs.push_back(fusionConfig(s, prog));
+    any = any || configs.back().overlapped;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  if (!any) return out;
+  for (const FusionGroup& g : planFusion(prog, configs)) {
+    const Schedule& s = schedules.at(static_cast<size_t>(g.stencil));
+    if (!g.fused) {
+      out.push_back({{"calls", g.body}, {"fused", false}, {"why", g.note}});
+      continue;
+    }
+    for (const FusedVariant& v : g.variants) {
+      const TileTotals& t = v.analysis.totals;
+      auto block = s.blockShape();
+      out.push_back({{"calls", v.seq.calls},
+                     {"fused", true},
+                     {"time_tile", g.timeTile},
+                     {"phase", v.phase},
+                     {"block", {block[0], block[1], block[2]}},
+                     {"tile", v.tile},
+                     {"points_computed", t.computed},
+                     {"points_redundant", t.redundant},
+                     {"redundancy_percent", t.redundancyPercent},
+                     {"shared_bytes", t.sharedBytesHulls},
+                     {"loads_per_point", t.loadsPerPoint},
+                     {"stores_per_point", t.storesPerPoint},
+                     {"regions", describe(v.analysis, prog)}});
+    }
+  }
+  return out;
+}
+
+std::string fusedKernelsText(const nlohmann::json& kernels) {
+  if (kernels.empty()) return {};
+  std::string out = "overlapped kernels (tile regions: docs/adr/0004-tile-regions.md)\n";
+  for (auto& k : kernels) {
+    std::string calls;
+    for (auto& c : k["calls"]) calls += (calls.empty() ? "" : ", ") + std::to_string(c.get<int>());
+    if (!k["fused"].get<bool>()) {
+      out += fmt::format("  calls {}: per statement: {}\n", calls, k["why"].get<std::string>());
+      continue;
+    }
+    std::string tile, block;
+    for (auto& x : k["tile"]) tile += (tile.empty() ? "" : "x") + std::to_string(x.get<int64_t>());
+    for (auto& x : k["block"])
+      block += (block.empty() ? "" : "x") + std::to_string(x.get<int64_t>());
+    out += fmt::format(
+        "  calls {} (time_tile {}): block {}, tile {}, {} bytes of shared memory, {:.1f}% of "
+        "the computed points redundant\n",
+        calls, k["time_tile"].get<int>(), block, tile, k["shared_bytes"].get<int64_t>(),
+        k["redundancy_percent"].get<double>());
+    std::string r = k["regions"].get<std::string>();
+    size_t p = 0;
+    while (p < r.size()) {
+      size_t e = r.find('\n', p);
+      if (e == std::string::npos) e = r.size();
+      out += "    " + r.substr(p, e - p) + "\n";
+      p = e + 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace tessel

@@ -1,0 +1,55 @@
+// The kernel report of an overlapped kernel: its fused calls' tile-region analysis.
+#include <fmt/format.h>
+
+#include <set>
+
+#include "analysis/tile_regions.h"
+#include "driver/kernel_report.h"
+
+namespace tessel {
+
+KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k) {
+  KernelReport r;
+  r.info = k;
+  FusedSequence seq{k.fusedCalls};
+  TileAnalysis a = analyzeTile(prog, seq, {k.tile, -1, std::nullopt});
+  std::vector<std::string> calls;
+  for (int c : k.fusedCalls) calls.push_back(fmt::format("{} ({})", c, prog.calls.at(c).name));
+  r.computes = fmt::format("calls {} fused: {} stage{} in shared memory", fmt::join(calls, ", "),
+                           a.stages.size(), a.stages.size() == 1 ? "" : "s");
+  for (int64_t t : k.tile) r.tile.push_back(std::to_string(t));
+  // What the kernel really loads: the hull of every global array it writes (so that points no
+  // stage writes keep their values), less the points its first writer overwrites unread, and
+  // the footprint of every array it only reads.
+  std::set<int> loaded;
+  double loads = 0;
+  auto add = [&](int array, const Box& box, int64_t points) {
+    ArrayFootprint f;
+    f.array = prog.arrays.at(static_cast<size_t>(array)).name;
+    for (size_t d = 0; d < box.lo.size(); ++d)
+      f.extents.push_back(std::to_string(box.hi[d] - box.lo[d] + 1));
+    f.points = points;
+    loads += static_cast<double>(points);
+    r.footprints.push_back(f);
+  };
+  for (const TileHull& h : a.hulls) {
+    int src =
+        h.value.kind == TileValue::Kind::Global ? h.value.index
+        : h.value.kind == TileValue::Kind::LocalArray
+            ? prog.calls.at(static_cast<size_t>(k.fusedCalls.at(static_cast<size_t>(h.value.step))))
+                  .localArrays.at(static_cast<size_t>(h.value.index))
+                  .scratchOf
+            : -1;
+    // Interior loads: the hull minus what the value's first writer overwrites unread.
+    if (src >= 0 && loaded.insert(src).second && h.loads > 0) add(src, h.box, h.loads);
+  }
+  for (const TileInput& in : a.inputs)
+    if (loaded.insert(in.array).second) add(in.array, in.footprint, in.points);
+  r.sharedBytes = k.sharedBytes;
+  r.redundancyPercent = a.totals.redundancyPercent;
+  r.loadsPerPoint = a.totals.tilePoints > 0 ? loads / static_cast<double>(a.totals.tilePoints) : 0;
+  r.storesPerPoint = a.totals.storesPerPoint;
+  return r;
+}
+
+}  // namespace tessel

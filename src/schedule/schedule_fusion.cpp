@@ -1,0 +1,87 @@
+// The overlapped family against the machine: every fused kernel must leave a tile after its
+// halo and fit its shared buffers into one block's shared memory.
+#include <fmt/format.h>
+
+#include "schedule/schedule.h"
+
+namespace tessel {
+
+FusionConfig fusionConfig(const Schedule& s, const Program& prog) {
+  FusionConfig c;
+  c.overlapped = s.family.value == ScheduleFamily::Overlapped;
+  c.timeTile = static_cast<int>(s.timeTile.value);
+  c.coverage.assign(static_cast<size_t>(prog.dims()), 1);
+  auto block = s.blockShape();
+  auto grid = gridDims(s, prog);  // fastest first: block x, y, z
+  for (size_t gd = 0; gd < grid.size() && gd < 3; ++gd) {
+    size_t d = static_cast<size_t>(grid[gd]);
+    c.coverage[d] = block[gd] * s.unrollFactor(prog.iterators[d].name);
+  }
+  return c;
+}
+
+namespace {
+
+std::string originText(const Origin& o, const std::string& clause) {
+  switch (o.kind) {
+    case Origin::Kind::CommandLine:
+      return o.flag;
+    case Origin::Kind::File:
+      return "'" + clause + "'";
+    case Origin::Kind::Default:
+      break;
+  }
+  return "the default " + clause;
+}
+
+}  // namespace
+
+bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
+                    const MachineDesc& m, DiagnosticEngine& diags) {
+  std::vector<FusionConfig> configs;
+  bool any = false;
+  for (const Schedule& s : schedules) {
+    configs.push_back(fusionConfig(s, prog));
+    any = any || configs.back().overlapped;
+  }
+  if (!any) return true;
+  bool ok = true;
+  for (const FusionGroup& g : planFusion(prog, configs)) {
+    const Schedule& s = schedules.at(static_cast<size_t>(g.stencil));
+    const std::string who = prog.stencils.at(static_cast<size_t>(g.stencil)).name;
+    const Origin& where =
+        s.block.origin.kind != Origin::Kind::Default ? s.block.origin : s.timeTile.origin;
+    auto loc = [](const Origin& o) { return o.kind == Origin::Kind::File ? o.loc : SourceLoc{}; };
+    if (!g.fused && g.note.find("leaves no tile") != std::string::npos) {
+      std::string block;
+      for (int64_t b : s.block.value) block += (block.empty() ? "" : ", ") + std::to_string(b);
+      diags.report(
+          DiagId::bad_schedule, loc(where),
+          fmt::format("stencil '{}', overlapped with time_tile {}: {}: {}", who, g.timeTile,
+                      originText(s.block.origin, "block (" + block + ")"), g.note),
+          "give a larger block (--block), more elements per thread (--unroll) or a "
+          "smaller time tile (--time-tile)");
+      ok = false;
+      continue;
+    }
+    for (const FusedVariant& v : g.variants) {
+      int64_t bytes = v.analysis.totals.sharedBytesHulls;
+      if (bytes <= m.sharedPerBlock) continue;
+      std::string tile;
+      for (int64_t t : v.tile) tile += (tile.empty() ? "" : "x") + std::to_string(t);
+      diags.report(
+          DiagId::bad_schedule, loc(where),
+          fmt::format("stencil '{}', overlapped with time_tile {}: the fused kernel of calls {} "
+                      "(tile {}) needs {} bytes of shared memory per block, more than the {} "
+                      "bytes that {} ({}) allows",
+                      who, g.timeTile, fmt::join(v.seq.calls, ", "), tile, bytes, m.sharedPerBlock,
+                      m.name, m.id),
+          "give a smaller block (--block) or a smaller time tile (--time-tile)");
+      ok = false;
+      break;
+    }
+  }
+  return ok;
+}
+
+}  // namespace tessel
