@@ -308,6 +308,18 @@ TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
        "    // Rotate the register planes.\n    r_in_m1 = r_in_0;\n    r_in_0 = r_in_p1;\n  }"});
   expectLines(cu.hostSource, {"      const int64_t chunks = (hi_k - lo_k + 16) / 16;",
                               "tessel_launch(rt, 0, 3, blocks_x, blocks_y, chunks, 32, 8, 1,"});
+  // The same kernel in OpenCL: local memory, work-group barriers, the same rotation.
+  GpuSources cl7 = generateGpu(*p.prog, GpuApi::OpenCL, c);
+  expectLines(
+      cl7.kernelSource,
+      {"__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void call0_j3d7pt_s0(",
+       "  __local double s_in[340];", "  const long first_k = lo_k + (long)get_group_id(2) * 16;",
+       "  const long last_k = min(first_k + 15, hi_k);",
+       "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
+       "    if ((0 <= k + 1) && (k + 1 < L) && (0 <= j) && (j < M) && (0 <= i) && (i < N)) {\n"
+       "      r_in_p1 = in[((k + 1) * M + j) * N + i];",
+       "    s_in[(j - t0_j + 1) * 34 + (i - t0_i + 1)] = r_in_0;",
+       "    r_in_m1 = r_in_0;\n    r_in_0 = r_in_p1;\n  }"});
   // j3d27pt: every plane read off centre: a ring of three shared planes, slot = plane mod 3.
   Parsed q = parseFile(bench("j3d27pt"));
   ASSERT_TRUE(q.prog);
