@@ -61,24 +61,26 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
     auto loc = [](const Origin& o) { return o.kind == Origin::Kind::File ? o.loc : SourceLoc{}; };
     const std::string family =
         g.streamDim >= 0
-            ? fmt::format("stream {} with time_tile {}", prog.iterators.at(static_cast<size_t>(g.streamDim)).name, g.timeTile)
+            ? fmt::format("stream {} with time_tile {}",
+                          prog.iterators.at(static_cast<size_t>(g.streamDim)).name, g.timeTile)
             : fmt::format("overlapped with time_tile {}", g.timeTile);
     if (!g.fused && g.note.find("leaves no tile") != std::string::npos) {
       std::string block;
       for (int64_t b : s.block.value) block += (block.empty() ? "" : ", ") + std::to_string(b);
-      diags.report(
-          DiagId::bad_schedule, loc(where),
-          fmt::format("stencil '{}', {}: {}: {}", who, family,
-                      originText(s.block.origin, "block (" + block + ")"), g.note),
-          "give a larger block (--block), more elements per thread (--unroll) or a "
-          "smaller time tile (--time-tile)");
+      diags.report(DiagId::bad_schedule, loc(where),
+                   fmt::format("stencil '{}', {}: {}: {}", who, family,
+                               originText(s.block.origin, "block (" + block + ")"), g.note),
+                   g.streamDim >= 0
+                       ? "give a larger block (--block) or a smaller time tile (--time-tile)"
+                       : "give a larger block (--block), more elements per thread (--unroll) "
+                         "or a smaller time tile (--time-tile)");
       ok = false;
       continue;
     }
     for (const FusedVariant& v : g.variants) {
       // Streamed: rings of planes per stage; tiled: one hull per value.
-      int64_t bytes = g.streamDim >= 0 ? v.analysis.totals.sharedBytes
-                                       : v.analysis.totals.sharedBytesHulls;
+      int64_t bytes =
+          g.streamDim >= 0 ? v.analysis.totals.sharedBytes : v.analysis.totals.sharedBytesHulls;
       if (bytes <= m.sharedPerBlock || (g.streamDim >= 0 && !refuseStreamedExcess)) continue;
       std::string tile;
       for (int64_t t : v.tile) tile += (tile.empty() ? "" : "x") + std::to_string(t);
