@@ -111,11 +111,11 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
     if (s.region.empty) continue;
     if (s.writes.kind == TileValue::Kind::LocalArray)
       refuse(fmt::format("the local array '{}' has no ring of planes", name(s.writes)));
-    const Stmt& st = prog.calls.at(static_cast<size_t>(s.call)).stmts.at(static_cast<size_t>(s.stmt));
+    const Stmt& st =
+        prog.calls.at(static_cast<size_t>(s.call)).stmts.at(static_cast<size_t>(s.stmt));
     if (!st.lhsIsScalar())
       for (const Subscript& sub : st.lhs->subs)
-        if (sub.offset != 0)
-          refuse(fmt::format("'{}' is written at an offset", name(s.writes)));
+        if (sub.offset != 0) refuse(fmt::format("'{}' is written at an offset", name(s.writes)));
     if (s.lead != s.region.hi[k]) refuse("a stage's lead is not its last plane");
   }
   std::vector<StreamRead> reads = readsOf(prog, a);

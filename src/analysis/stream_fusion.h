@@ -28,7 +28,7 @@ namespace tessel {
 struct StreamSource {
   enum class Kind { Global, Ring, Register, Missing };
   Kind kind = Kind::Global;
-  int buffer = -1;  // Ring, Register: the index in TileAnalysis::buffers
+  int buffer = -1;    // Ring, Register: the index in TileAnalysis::buffers
   int producer = -1;  // the stage that wrote it; -1: global memory or the input ring
   // Missing: the producer keeps its result in no buffer (a previous-value register may hold it).
 };

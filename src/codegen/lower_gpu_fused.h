@@ -123,14 +123,14 @@ class FusedGpu {
     int64_t planes = 1, planeElems = 1;
   };
   StreamedPlan plan_;
-  std::map<int, Ring> rings_;                  // TileAnalysis::buffers index -> shared ring
-  std::map<int, std::string> regs_;            // producing stage -> its result's register
-  std::vector<std::string> point_;             // per dimension: the thread's point (not sd_)
-  std::string q_, chunkLo_, chunkHi_;          // the step, the block's first and last plane
-  int64_t ringBias_ = 0;                       // keeps ring slots of early planes non-negative
-  int stage_ = -1;                             // the stage being lowered
-  std::vector<int> inPlane() const;            // iterator dimensions but sd_, slowest first
-  ExprPtr streamExtent();                      // planes along sd_: the written arrays' largest
+  std::map<int, Ring> rings_;          // TileAnalysis::buffers index -> shared ring
+  std::map<int, std::string> regs_;    // producing stage -> its result's register
+  std::vector<std::string> point_;     // per dimension: the thread's point (not sd_)
+  std::string q_, chunkLo_, chunkHi_;  // the step, the block's first and last plane
+  int64_t ringBias_ = 0;               // keeps ring slots of early planes non-negative
+  int stage_ = -1;                     // the stage being lowered
+  std::vector<int> inPlane() const;    // iterator dimensions but sd_, slowest first
+  ExprPtr streamExtent();              // planes along sd_: the written arrays' largest
   ExprPtr ringIndex(int buffer, const ExprPtr& plane, const std::vector<ExprPtr>& at);
   ExprPtr streamRead(const TileValue& v, const std::vector<int64_t>& off, ScalarType t);
   std::vector<StmtPtr> loadRing(int buffer);

@@ -481,8 +481,8 @@ using namespace lir;
 using fused::FusedGpu;
 
 Function lowerFused(const Program& prog, const FusedVariant& v, const std::string& name,
-                    GlobalNames& g, const std::array<int, 3>& block, int chunk,
-                    GpuProgram& out, std::vector<ExprPtr>& args) {
+                    GlobalNames& g, const std::array<int, 3>& block, int chunk, GpuProgram& out,
+                    std::vector<ExprPtr>& args) {
   std::string kernelName = g.namer.take(name);
   std::string hostName = g.namer.take(name + "_run");
   FusedGpu fg(prog, v, kernelName, hostName, g, block, chunk, out);

@@ -73,9 +73,10 @@ ExprPtr FusedGpu::streamRead(const TileValue& v, const std::vector<int64_t>& off
   if (src.kind != StreamSource::Kind::Ring) internal("a streamed read without a buffer");
   std::vector<ExprPtr> at = iterVars();
   for (int d = 0; d < dims_; ++d)
-    at[static_cast<size_t>(d)] = indexAddConst(at[static_cast<size_t>(d)], off[static_cast<size_t>(d)]);
-  return load(rings_.at(src.buffer).name,
-              ringIndex(src.buffer, at[static_cast<size_t>(sd_)], at), t);
+    at[static_cast<size_t>(d)] =
+        indexAddConst(at[static_cast<size_t>(d)], off[static_cast<size_t>(d)]);
+  return load(rings_.at(src.buffer).name, ringIndex(src.buffer, at[static_cast<size_t>(sd_)], at),
+              t);
 }
 
 // Cooperative: thread t of n loads elements t, t+n, ... of the ring's newest plane.
@@ -101,7 +102,8 @@ std::vector<StmtPtr> FusedGpu::loadRing(int buffer) {
     ExprPtr off = n == 0 ? rest : binary(Op::Mod, rest, intLit(ext));
     if (n > 0) rest = binary(Op::Div, rest, intLit(ext));
     std::string x = scope.take("x_" + g_.iters[k]);
-    body.push_back(localDecl(CType::Int64, x, indexAdd(indexAddConst(ivar(t0_[k]), b.box.lo[k]), off)));
+    body.push_back(
+        localDecl(CType::Int64, x, indexAdd(indexAddConst(ivar(t0_[k]), b.box.lo[k]), off)));
     at[k] = ivar(x);
     inside = binary(Op::And, inside,
                     binary(Op::And, binary(Op::Ge, ivar(x), intLit(0)),
@@ -115,11 +117,14 @@ std::vector<StmtPtr> FusedGpu::loadRing(int buffer) {
                                        load(g_.arrays.at(static_cast<size_t>(src)), gi, t))}));
   ExprPtr linear;
   for (int d : dims)
-    linear = linear ? indexAdd(indexMul(linear, intLit(threads(d))), ivar(lid_[static_cast<size_t>(d)]))
-                    : ivar(lid_[static_cast<size_t>(d)]);
+    linear =
+        linear ? indexAdd(indexMul(linear, intLit(threads(d))), ivar(lid_[static_cast<size_t>(d)]))
+               : ivar(lid_[static_cast<size_t>(d)]);
   std::vector<StmtPtr> loop = {
-      localDecl(CType::Int64, z, indexAddConst(ivar(q_), plan_.bufferLead[static_cast<size_t>(buffer)])),
-      forStep(e, linear, intLit(r.planeElems - 1), intLit(block_[0] * block_[1] * block_[2]), body)};
+      localDecl(CType::Int64, z,
+                indexAddConst(ivar(q_), plan_.bufferLead[static_cast<size_t>(buffer)])),
+      forStep(e, linear, intLit(r.planeElems - 1), intLit(block_[0] * block_[1] * block_[2]),
+              body)};
   return {comment(fmt::format("The newest plane of {} ({} elements) into its ring.",
                               valueName(prog_, v_.seq, b.value), r.planeElems)),
           ifThen(boolLit(true), loop)};
@@ -150,9 +155,10 @@ std::vector<StmtPtr> FusedGpu::streamStage(size_t s) {
   body.push_back(localDecl(CType::Int64, g_.iters[k], indexAddConst(ivar(q_), ts.lead)));
   if (global)
     for (int d = 0; d < dims_; ++d)
-      active = allOf(active, binary(Op::And, binary(Op::Ge, ivar(g_.iters[static_cast<size_t>(d)]), intLit(0)),
-                                    binary(Op::Lt, ivar(g_.iters[static_cast<size_t>(d)]),
-                                           extent(lv.index, d))));
+      active = allOf(
+          active,
+          binary(Op::And, binary(Op::Ge, ivar(g_.iters[static_cast<size_t>(d)]), intLit(0)),
+                 binary(Op::Lt, ivar(g_.iters[static_cast<size_t>(d)]), extent(lv.index, d))));
   ExprPtr inStmt;
   for (int d = 0; d < dims_; ++d) {
     size_t x = static_cast<size_t>(d);
@@ -188,8 +194,8 @@ std::vector<StmtPtr> FusedGpu::streamStage(size_t s) {
   }
   int rb = plan_.resultBuffer[s];
   if (rb >= 0 && rings_.count(rb))
-    compute.push_back(store(rings_.at(rb).name, ringIndex(rb, ivar(g_.iters[k]), iterVars()),
-                            var(val, lt)));
+    compute.push_back(
+        store(rings_.at(rb).name, ringIndex(rb, ivar(g_.iters[k]), iterVars()), var(val, lt)));
   if (regs_.count(static_cast<int>(s)))
     compute.push_back(assign(regs_.at(static_cast<int>(s)), var(val, lt)));
   int fin = plan_.finalWriteOf[s];
@@ -197,9 +203,9 @@ std::vector<StmtPtr> FusedGpu::streamStage(size_t s) {
     ExprPtr own = within(ivar(g_.iters[k]), ivar(chunkLo_), ivar(chunkHi_));
     for (int d : inPlane()) {
       size_t x = static_cast<size_t>(d);
-      own = binary(Op::And, own,
-                   within(ivar(g_.iters[x]), ivar(t0_[x]),
-                          indexAddConst(ivar(t0_[x]), v_.tile[x] - 1)));
+      own = binary(
+          Op::And, own,
+          within(ivar(g_.iters[x]), ivar(t0_[x]), indexAddConst(ivar(t0_[x]), v_.tile[x] - 1)));
     }
     ExprPtr gi;
     for (int d = 0; d < dims_; ++d)
@@ -210,10 +216,10 @@ std::vector<StmtPtr> FusedGpu::streamStage(size_t s) {
   }
   body.push_back(ifThen(active ? active : boolLit(true), compute));
   auto iters = prog_.iteratorNames();
-  std::string text = fmt::format(
-      "Stage {} (step {}, statement {}), {} plane{} ahead: {} {} {}", s + 1, ts.step + 1,
-      ts.stmt + 1, ts.lead, ts.lead == 1 ? "" : "s", toString(st.lhs, iters),
-      assignOpSpelling(st.op), toString(st.rhs, iters));
+  std::string text =
+      fmt::format("Stage {} (step {}, statement {}), {} plane{} ahead: {} {} {}", s + 1,
+                  ts.step + 1, ts.stmt + 1, ts.lead, ts.lead == 1 ? "" : "s",
+                  toString(st.lhs, iters), assignOpSpelling(st.op), toString(st.rhs, iters));
   step_ = -1;
   stage_ = -1;
   return {comment(text), ifThen(boolLit(true), body), barrier()};
@@ -241,9 +247,11 @@ Function FusedGpu::streamKernel() {
         first = false;
       }
     kb.push_back(localDecl(CType::Int64, lid_[k], intrinsic(Intrinsic::LocalId, gridDim(d))));
-    kb.push_back(localDecl(CType::Int64, t0_[k],
-                           indexMul(intrinsic(Intrinsic::GroupId, gridDim(d)), intLit(v_.tile[k]))));
-    kb.push_back(localDecl(CType::Int64, point_[k], indexAdd(indexAddConst(ivar(t0_[k]), lo), ivar(lid_[k]))));
+    kb.push_back(
+        localDecl(CType::Int64, t0_[k],
+                  indexMul(intrinsic(Intrinsic::GroupId, gridDim(d)), intLit(v_.tile[k]))));
+    kb.push_back(localDecl(CType::Int64, point_[k],
+                           indexAdd(indexAddConst(ivar(t0_[k]), lo), ivar(lid_[k]))));
   }
   // The block's planes: a chunk, or all of them.
   chunkLo_ = names_.take("plane_lo");
@@ -252,8 +260,9 @@ Function FusedGpu::streamKernel() {
   if (chunk_ > 0) {
     kb.push_back(localDecl(CType::Int64, chunkLo_,
                            indexMul(intrinsic(Intrinsic::GroupId, chunkDim), intLit(chunk_))));
-    kb.push_back(localDecl(CType::Int64, chunkHi_,
-                           indexAddConst(indexMin(indexAddConst(ivar(chunkLo_), chunk_), streamExtent()), -1)));
+    kb.push_back(localDecl(
+        CType::Int64, chunkHi_,
+        indexAddConst(indexMin(indexAddConst(ivar(chunkLo_), chunk_), streamExtent()), -1)));
   } else {
     kb.push_back(localDecl(CType::Int64, chunkLo_, intLit(0)));
     kb.push_back(localDecl(CType::Int64, chunkHi_, indexAddConst(streamExtent(), -1)));
@@ -309,8 +318,8 @@ Function FusedGpu::streamKernel() {
     for (auto& x : streamStage(s)) step.push_back(x);
   kb.push_back(comment(fmt::format("Sweep: {} prologue step{}, then one step per plane.",
                                    plan_.prologue, plan_.prologue == 1 ? "" : "s")));
-  kb.push_back(forStep(q_, indexAddConst(ivar(chunkLo_), -plan_.prologue), ivar(chunkHi_),
-                       intLit(1), step));
+  kb.push_back(
+      forStep(q_, indexAddConst(ivar(chunkLo_), -plan_.prologue), ivar(chunkHi_), intLit(1), step));
   inKernel_ = false;
   auto iters = prog_.iteratorNames();
   std::vector<std::string> callNames;
@@ -321,9 +330,10 @@ Function FusedGpu::streamKernel() {
       "Stream + time tile: {} fused call{} (calls {}), tile {} streaming {} ({}), {} threads, "
       "{} stage{}, {} bytes of shared memory, {:.1f}% of the computed points redundant.",
       v_.seq.calls.size(), v_.seq.calls.size() == 1 ? "" : "s", fmt::join(callNames, ", "),
-      fmt::join(tile, "x"), iters[static_cast<size_t>(sd_)], chunk_ > 0 ? fmt::format("chunks of {} planes", chunk_) : "every plane",
-      block_[0] * block_[1] * block_[2], a_.stages.size(), a_.stages.size() == 1 ? "" : "s",
-      shared, a_.totals.redundancyPercent);
+      fmt::join(tile, "x"), iters[static_cast<size_t>(sd_)],
+      chunk_ > 0 ? fmt::format("chunks of {} planes", chunk_) : "every plane",
+      block_[0] * block_[1] * block_[2], a_.stages.size(), a_.stages.size() == 1 ? "" : "s", shared,
+      a_.totals.redundancyPercent);
   return finishKernel(std::move(f), std::move(kb), shared, text);
 }
 
@@ -337,12 +347,14 @@ std::vector<ExprPtr> FusedGpu::streamGrid(std::vector<StmtPtr>& body) {
     for (int a : written_) ext = ext ? indexMax(ext, extent(a, d)) : extent(a, d);
     std::string name = names_.take(std::string("blocks_") + "xyz"[grid.size()]);
     int64_t t = v_.tile[static_cast<size_t>(d)];
-    body.push_back(localDecl(CType::Int64, name, binary(Op::Div, indexAddConst(ext, t - 1), intLit(t))));
+    body.push_back(
+        localDecl(CType::Int64, name, binary(Op::Div, indexAddConst(ext, t - 1), intLit(t))));
     grid.push_back(ivar(name));
   }
   std::string name = names_.take(std::string("blocks_") + "xyz"[grid.size()]);
-  ExprPtr chunks = chunk_ > 0 ? binary(Op::Div, indexAddConst(streamExtent(), chunk_ - 1), intLit(chunk_))
-                              : intLit(1);
+  ExprPtr chunks = chunk_ > 0
+                       ? binary(Op::Div, indexAddConst(streamExtent(), chunk_ - 1), intLit(chunk_))
+                       : intLit(1);
   body.push_back(localDecl(CType::Int64, name, chunks));
   grid.push_back(ivar(name));
   return grid;

@@ -122,10 +122,9 @@ void lowerRun(const Program& prog, const FusionGroup& grp, GlobalNames& g,
   int n = static_cast<int>(grp.body.size()), t = grp.timeTile, p = 0;
   for (; p + t <= n; p += t) {
     const auto& [fn, a] = fns.at(p);
-    out.push_back(comment(fmt::format("calls {}..{} fused ({}, {} step{})", grp.body[p],
-                                      grp.body[p + t - 1],
-                                      grp.streamDim >= 0 ? "streamed" : "overlapped", t,
-                                      t == 1 ? "" : "s")));
+    out.push_back(
+        comment(fmt::format("calls {}..{} fused ({}, {} step{})", grp.body[p], grp.body[p + t - 1],
+                            grp.streamDim >= 0 ? "streamed" : "overlapped", t, t == 1 ? "" : "s")));
     out.push_back(callFn(fn, a));
   }
   for (; p < n; ++p) {

@@ -30,23 +30,23 @@ nlohmann::json fusedKernelsJson(const Program& prog, const std::vector<Schedule>
       int64_t bytes = streamed ? t.sharedBytes : t.sharedBytesHulls;
       nlohmann::json tile = v.tile;
       if (streamed) tile[static_cast<size_t>(g.streamDim)] = "stream";
-      out.push_back({{"calls", v.seq.calls},
-                     {"fused", true},
-                     {"time_tile", g.timeTile},
-                     {"phase", v.phase},
-                     {"block", {block[0], block[1], block[2]}},
-                     {"tile", tile},
-                     {"streamed", streamed ? prog.iterators.at(static_cast<size_t>(g.streamDim)).name
-                                           : ""},
-                     {"points_computed", t.computed},
-                     {"points_redundant", t.redundant},
-                     {"redundancy_percent", t.redundancyPercent},
-                     {"shared_bytes", bytes},
-                     {"shared_limit", machine.sharedPerBlock},
-                     {"exceeds_shared", bytes > machine.sharedPerBlock},
-                     {"loads_per_point", t.loadsPerPoint},
-                     {"stores_per_point", t.storesPerPoint},
-                     {"regions", describe(v.analysis, prog)}});
+      out.push_back(
+          {{"calls", v.seq.calls},
+           {"fused", true},
+           {"time_tile", g.timeTile},
+           {"phase", v.phase},
+           {"block", {block[0], block[1], block[2]}},
+           {"tile", tile},
+           {"streamed", streamed ? prog.iterators.at(static_cast<size_t>(g.streamDim)).name : ""},
+           {"points_computed", t.computed},
+           {"points_redundant", t.redundant},
+           {"redundancy_percent", t.redundancyPercent},
+           {"shared_bytes", bytes},
+           {"shared_limit", machine.sharedPerBlock},
+           {"exceeds_shared", bytes > machine.sharedPerBlock},
+           {"loads_per_point", t.loadsPerPoint},
+           {"stores_per_point", t.storesPerPoint},
+           {"regions", describe(v.analysis, prog)}});
       if (bytes > machine.sharedPerBlock)
         out.back()["note"] = fmt::format(
             "exceeds the {} bytes of shared memory per block of {}: run and emit refuse this "
