@@ -3,7 +3,10 @@
 // machine refused by emit and run while info reports them.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "support/command.h"
 
@@ -25,6 +28,37 @@ TEST(CliStreamTimeTile, RunVerifiesOnOpencl) {
     GTEST_SKIP() << "skipped: no OpenCL device";
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << r.output;
+}
+
+// The clauses in the program: `#pragma stream k block (16,8) time_tile 2` on j3d7pt (3 steps of
+// 2 over 6 calls), streaming j in chunks from the command line on top of it.
+TEST(CliStreamTimeTile, PragmaClausesRunVerified) {
+  std::ifstream in(bench("j3d7pt"));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  const std::string hint = "#pragma stream k block (32,16)";
+  ASSERT_NE(text.find(hint), std::string::npos);
+  text.replace(text.find(hint), hint.size(), "#pragma stream k block (16,8) time_tile 2");
+  auto dir = std::filesystem::temp_directory_path() / "tessel_stream_time_tile_test";
+  std::filesystem::create_directories(dir);
+  std::string file = (dir / "j3d7pt_tt.sten").string();
+  std::ofstream(file) << text;
+  auto info = runCommand(tesselBinary() + " info " + file);
+  ASSERT_EQ(info.exitCode, 0) << info.output;
+  EXPECT_NE(info.output.find("calls 0, 1 (time_tile 2): block 16x8x1, tile streamx6x14"),
+            std::string::npos)
+      << info.output;
+  for (const char* extra : {"", " --stream j --chunk 4 --block 9,7"}) {
+    auto r = runCommand(tesselBinary() + " run " + file + extra +
+                        " --backend opencl --param L=13 --param M=9 --param N=21 --param T=3"
+                        " --verify");
+    if (r.output.find("no OpenCL") != std::string::npos &&
+        !std::getenv("TESSEL_TESTS_REQUIRE_OPENCL"))
+      GTEST_SKIP() << "skipped: no OpenCL device";
+    ASSERT_EQ(r.exitCode, 0) << extra << "\n" << r.output;
+    EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << extra << "\n" << r.output;
+  }
 }
 
 // j3d7pt, stream k, block 32x32, T = 4 (hand-derived, docs/gpu.md "Stream + time_tile"):

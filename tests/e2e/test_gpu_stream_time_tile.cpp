@@ -4,8 +4,9 @@
 // agrees with the reference interpreter for three settings (T = 2 serial; T = 3 in chunks of 3
 // planes; T = 2 in chunks of 3 with a block that is no power of two) at two sizes: one smaller
 // than a tile in the plane and with fewer planes (3) than T*r+1, one spanning several
-// tiles, not a multiple of the chunk. The step counts (4 calls, or 8 for ping-pong pairs) are
-// not multiples of T = 3, so remainder steps run per statement. Benchmarks it does not apply
+// tiles, not a multiple of the chunk. Iteration counts are at most 4; j3d7pt's 8 calls are no
+// multiple of T = 3, so its remainder steps run per statement, and T = 3 on a ping-pong body
+// makes two phase variants. Benchmarks it does not apply
 // to (1-D, local arrays) fall back with a note, checked too. The CUDA code of every variant
 // compiles with nvcc for sm_90 without a warning; ptxas's shared memory equals the lowering's
 // and the default setting does not spill.
