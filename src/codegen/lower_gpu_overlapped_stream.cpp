@@ -46,7 +46,15 @@ std::vector<int> FusedGpu::inPlane() const {
 
 ExprPtr FusedGpu::streamExtent() {
   ExprPtr ext;
-  for (int a : written_) ext = ext ? indexMax(ext, extent(a, sd_)) : extent(a, sd_);
+  std::set<std::string> seen;  // arrays of the same extent count once
+  auto iters = prog_.iteratorNames();
+  for (int a : written_)
+    if (seen
+            .insert(toString(
+                prog_.arrays.at(static_cast<size_t>(a)).extents.at(static_cast<size_t>(sd_)),
+                iters))
+            .second)
+      ext = ext ? indexMax(ext, extent(a, sd_)) : extent(a, sd_);
   return ext;
 }
 
@@ -127,7 +135,7 @@ std::vector<StmtPtr> FusedGpu::loadRing(int buffer) {
               body)};
   return {comment(fmt::format("The newest plane of {} ({} elements) into its ring.",
                               valueName(prog_, v_.seq, b.value), r.planeElems)),
-          ifThen(boolLit(true), loop)};
+          block(loop)};
 }
 
 std::vector<StmtPtr> FusedGpu::streamStage(size_t s) {
@@ -186,8 +194,8 @@ std::vector<StmtPtr> FusedGpu::streamStage(size_t s) {
   std::vector<StmtPtr> compute;
   if (global) {
     // Outside the statement's region the point keeps its previous value.
-    compute.push_back(localDecl(ct, val, previous(), false));
-    compute.push_back(ifThen(inStmt, {assign(val, value)}));
+    compute.push_back(localDecl(ct, val, zeroOf(lt), false));
+    compute.push_back(ifThen(inStmt, {assign(val, value)}, {assign(val, previous())}));
   } else {
     compute.push_back(localDecl(ct, val, zeroOf(lt), false));
     compute.push_back(ifThen(inStmt, {assign(val, value)}));
@@ -222,7 +230,7 @@ std::vector<StmtPtr> FusedGpu::streamStage(size_t s) {
                   toString(st.lhs, iters), assignOpSpelling(st.op), toString(st.rhs, iters));
   step_ = -1;
   stage_ = -1;
-  return {comment(text), ifThen(boolLit(true), body), barrier()};
+  return {comment(text), block(body), barrier()};
 }
 
 Function FusedGpu::streamKernel() {
