@@ -15,7 +15,9 @@
 //   stream         a grid over every iterator but the streamed one; each block sweeps a chunk of
 //                  `chunk` planes (`stream ITER`) or every plane (`full_stream ITER`), with
 //                  rotating planes in registers and shared memory. `stream`/`full_stream` clauses
-//                  select it; on a 1-D program a plain `--schedule stream` runs `shared`.
+//                  select it; on a 1-D program a plain `--schedule stream` runs `shared`. With
+//                  time_tile T >= 2 it fuses T steps into streamed kernels (overlapped tiles in
+//                  the plane, rings of planes per stage: 3.5-D blocking, stream_fusion.h).
 // and one time-tiling family:
 //   overlapped     time_tile T consecutive calls (or the statements of one call, T = 1) fused
 //                  into one kernel per output tile, intermediates in shared memory, the halo
