@@ -184,8 +184,9 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
     int64_t plane = ts.lead + r.off[k];
     int64_t lead = p.bufferLead[static_cast<size_t>(src.buffer)];
     if (plane > lead || lead - plane >= buf.planes) {
-      refuse(fmt::format("stage {} reads '{}' {} planes behind the newest of its ring of {}",
-                         r.stage + 1, name(r.value), lead - plane, buf.planes));
+      refuse(fmt::format("stage {} reads '{}' {} plane{} behind the newest of its ring of {}",
+                         r.stage + 1, name(r.value), lead - plane, lead - plane == 1 ? "" : "s",
+                         buf.planes));
       break;
     }
     for (size_t d = 0; d < ts.region.lo.size(); ++d)
