@@ -212,7 +212,7 @@ int main(int argc, char** argv) {
       if (!cp.ok) return finish(diags, kExitUserError);
       const std::optional<ParamValues>& vals = cp.values;
       if (vals && !checkBounds(prog, *vals, diags)) return finish(diags, kExitUserError);
-      auto setup = setUpSchedules(prog, scheduleValues, diags);
+      auto setup = setUpSchedules(prog, scheduleValues, diags, info->parsed());
       if (!setup) return finish(diags, kExitUserError);
       if (info->parsed()) {
         auto j = infoJson(prog, vals);
@@ -230,7 +230,7 @@ int main(int argc, char** argv) {
           kernelText = kernelReportsText(ks.reports, setup->machine.name, ks.ptxasNote);
           for (auto& n : ks.notes) kernelText += "note: " + n + "\n";
         }
-        auto fused = fusedKernelsJson(prog, setup->schedules);
+        auto fused = fusedKernelsJson(prog, setup->schedules, setup->machine);
         if (!fused.empty()) j["fused_kernels"] = fused;
         diags.print(std::cerr);
         std::cout << (json ? j.dump(2) + "\n" : infoText(j) + kernelText + fusedKernelsText(fused));

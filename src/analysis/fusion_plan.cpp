@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "analysis/stream_fusion.h"
+
 namespace tessel {
 
 const FusedVariant* FusionGroup::variant(int phase) const {
@@ -77,6 +79,7 @@ class Planner {
     g.stencil = prog_.calls.at(static_cast<size_t>(g.body[0])).stencil;
     const FusionConfig& cfg = configs_.at(static_cast<size_t>(g.stencil));
     g.timeTile = std::max(1, cfg.timeTile);
+    g.streamDim = cfg.streamDim;
     int n = static_cast<int>(g.body.size()), t = g.timeTile;
     std::vector<int> phases;
     if (loop) {
@@ -90,9 +93,9 @@ class Planner {
       FusedVariant v;
       v.phase = p;
       for (int k = 0; k < t; ++k) v.seq.calls.push_back(g.body[static_cast<size_t>((p + k) % n)]);
-      auto tile = tileForBlock(prog_, v.seq, cfg.coverage);
+      auto tile = tileForBlock(prog_, v.seq, cfg.coverage, cfg.streamDim);
       if (!tile) {
-        auto halo = accumulatedHalo(prog_, v.seq);
+        auto halo = accumulatedHalo(prog_, v.seq, cfg.streamDim);
         g.fused = false;
         g.note = fmt::format(
             "a block covering {} points leaves no tile after the halo ({}) of {} fused steps",
@@ -100,7 +103,8 @@ class Planner {
         break;
       }
       v.tile = *tile;
-      v.analysis = analyzeTile(prog_, v.seq, {v.tile, -1, std::nullopt});
+      if (cfg.streamDim >= 0) v.tile[static_cast<size_t>(cfg.streamDim)] = 1;
+      v.analysis = analyzeTile(prog_, v.seq, {v.tile, cfg.streamDim, std::nullopt});
       if (!v.analysis.supported) {
         g.fused = false;
         g.note = "not fused: " + v.analysis.whyNot;
@@ -110,6 +114,14 @@ class Planner {
         g.fused = false;
         g.note = "not fused: the calls write no global array";
         break;
+      }
+      if (cfg.streamDim >= 0) {
+        StreamedPlan sp = streamedPlan(prog_, v.analysis);
+        if (!sp.supported) {
+          g.fused = false;
+          g.note = "not streamed with time tiling: " + sp.whyNot;
+          break;
+        }
       }
       g.variants.push_back(std::move(v));
     }

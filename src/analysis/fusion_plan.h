@@ -10,7 +10,9 @@
 // The configuration of a group's first call's stencil (time tile, block) applies to the group.
 // A group is not fused, with a note saying why, when its analysis does not apply (a fixed
 // plane of a value the group writes is read), when it writes no global array, or when the
-// block leaves no tile after the accumulated halo.
+// block leaves no tile after the accumulated halo. With a streamed dimension (stream +
+// time_tile) the tiles are one plane along it and a group is also not fused when its rings
+// cannot hold what the stages read (analysis/stream_fusion.h).
 #pragma once
 
 #include <cstdint>
@@ -28,6 +30,9 @@ struct FusionConfig {
   /// Points one thread block covers per iterator dimension (iterator order): its threads times
   /// the elements per thread. The tile is this minus the accumulated halo.
   std::vector<int64_t> coverage;
+  /// stream + time_tile: the iterator dimension the fused kernels sweep (their tiles are one
+  /// plane along it, analysis/stream_fusion.h); -1: every dimension is tiled.
+  int streamDim = -1;
 };
 
 struct FusedVariant {
@@ -44,6 +49,7 @@ struct FusionGroup {
   std::vector<int> body;  // the calls, in order
   int stencil = -1;       // whose configuration applies
   int timeTile = 1;
+  int streamDim = -1;  // the fused kernels stream this dimension; -1: they tile every one
   bool fused = false;
   std::string note;  // why it is not fused
   std::vector<FusedVariant> variants;

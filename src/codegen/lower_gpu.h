@@ -68,6 +68,7 @@ struct GpuLaunchConfig {
   /// (serial streaming, `full_stream`).
   int chunk = 16;
   /// overlapped: time steps (calls) fused per kernel, 1 to 8 (lower_gpu_overlapped.cpp).
+  /// stream: T >= 2 fuses T steps into streamed kernels (lower_gpu_overlapped_stream.cpp).
   int timeTile = 1;
   /// shared and overlapped: elements per thread along grid x, y, z (0 means 1). shared: a
   /// thread's points are consecutive (blocked) or a block's extent apart (cyclic); the tile is

@@ -69,9 +69,11 @@ lir::Function lowerCall(const Program& prog, int index, GlobalNames& g, const Gr
 /// Lowers one variant of a fused group (lower_gpu_overlapped.cpp): appends its kernel to
 /// out.device and out.kernels and returns the host function that launches it and swaps the
 /// written arrays with their shadows; `args` receives what tessel_program passes to it.
-/// `block`: threads per block along x, y, z.
+/// `block`: threads per block along x, y, z. A variant whose analysis streams a dimension
+/// (stream + time_tile) gets a streamed kernel (lower_gpu_overlapped_stream.cpp) sweeping
+/// `chunk` planes per block (0: every plane).
 lir::Function lowerFused(const Program& prog, const FusedVariant& v, const std::string& name,
-                         GlobalNames& g, const std::array<int, 3>& block, GpuProgram& out,
-                         std::vector<ExprPtr>& args);
+                         GlobalNames& g, const std::array<int, 3>& block, int chunk,
+                         GpuProgram& out, std::vector<ExprPtr>& args);
 
 }  // namespace tessel::gpu

@@ -13,109 +13,11 @@
 //      array's second buffer (the "shadow"). Tiles cover the arrays' whole extents, so after the
 //      kernel the shadow holds the whole new array, and the host swaps the two buffers
 //      (Algorithm 5): no block ever reads what another block writes in the same launch.
-#include <fmt/format.h>
-
-#include <map>
-#include <set>
-
-#include "analysis/regions.h"
-#include "codegen/lower_gpu_internal.h"
+#include "codegen/lower_gpu_fused.h"
 
 namespace tessel::gpu {
 
-using namespace lir;
-
-namespace {
-
-ScalarType scalarOfC(CType t) {
-  switch (t) {
-    case CType::Bool:
-      return ScalarType::Bool;
-    case CType::Int32:
-    case CType::Int64:
-      return ScalarType::Int;
-    case CType::Float:
-      return ScalarType::Float;
-    case CType::Double:
-      return ScalarType::Double;
-  }
-  return ScalarType::Double;
-}
-
-ExprPtr ivar(const std::string& n) { return var(n, ScalarType::Int); }
-
-class FusedGpu {
- public:
-  FusedGpu(const Program& p, const FusedVariant& v, std::string kernelName, std::string hostName,
-           GlobalNames& g, const std::array<int, 3>& block, GpuProgram& out)
-      : prog_(p),
-        v_(v),
-        a_(v.analysis),
-        name_(std::move(kernelName)),
-        hostName_(std::move(hostName)),
-        g_(g),
-        block_(block),
-        out_(out),
-        names_(g.namer),
-        dims_(p.dims()) {}
-
-  Function build();
-  std::vector<ExprPtr> callArgs() const;
-
- private:
-  const Program& prog_;
-  const FusedVariant& v_;
-  const TileAnalysis& a_;
-  std::string name_, hostName_;
-  GlobalNames& g_;
-  std::array<int, 3> block_;
-  GpuProgram& out_;
-  Namer names_;
-  int dims_;
-
-  // Host-side names.
-  std::map<std::pair<int, int>, std::string> inits_;  // (call, init) -> variable
-  std::map<std::pair<int, int>, std::vector<std::pair<std::string, std::string>>> bounds_;
-  std::set<int> arraysUsed_, scalarsUsed_, paramsUsed_, written_;
-  // Kernel-side state.
-  bool inKernel_ = false;
-  int step_ = -1;  // the step whose statement is being lowered
-  std::map<TileValue, std::string> sharedName_;
-  std::map<TileValue, const TileHull*> hull_;
-  std::vector<std::string> t0_, lid_;  // per iterator dimension
-  std::set<int> kArrays_, kScalars_, kParams_;
-  std::set<std::pair<int, int>> kInits_;
-  bool usesStatus_ = false;
-
-  int gridDim(int d) const { return dims_ - 1 - d; }
-  int threads(int d) const { return block_[static_cast<size_t>(gridDim(d))]; }
-  const CallInst& callAt(int step) const {
-    return prog_.calls.at(static_cast<size_t>(v_.seq.calls.at(static_cast<size_t>(step))));
-  }
-  ExprPtr param(int p) {
-    paramsUsed_.insert(p);
-    if (inKernel_) kParams_.insert(p);
-    return ivar(g_.params.at(static_cast<size_t>(p)));
-  }
-  ExprPtr lowerHost(const ExprPtr& e, int call);
-  ExprPtr lowerKernel(const ExprPtr& e);
-  ExprPtr globalIndex(const Expr& ref, const std::vector<ExprPtr>& at);
-  ExprPtr sharedIndex(const TileValue& v, const std::vector<ExprPtr>& at);
-  ExprPtr extent(int array, int d) { return lowerHost(prog_.arrays.at(array).extents.at(d), -1); }
-  TileValue valueOf(ArrayId id) const {
-    if (!id.local) return {TileValue::Kind::Global, -1, id.index};
-    return {TileValue::Kind::LocalArray, step_, id.index};
-  }
-  std::vector<ExprPtr> iterVars() const {
-    std::vector<ExprPtr> v;
-    for (int d = 0; d < dims_; ++d) v.push_back(ivar(g_.iters[static_cast<size_t>(d)]));
-    return v;
-  }
-  std::vector<StmtPtr> loadHull(const TileHull& h);
-  std::vector<StmtPtr> stage(size_t s);
-  std::vector<StmtPtr> writeBack(int array);
-  Function kernel();
-};
+namespace fused {
 
 ExprPtr FusedGpu::lowerHost(const ExprPtr& e, int call) {
   switch (e->kind) {
@@ -184,12 +86,20 @@ ExprPtr FusedGpu::lowerKernel(const ExprPtr& e) {
         }
         case ScalarKind::Local: {
           TileValue v{TileValue::Kind::LocalScalar, step_, e->index};
+          if (sd_ >= 0) return streamRead(v, std::vector<int64_t>(dims_, 0), e->type);
           return load(sharedName_.at(v), sharedIndex(v, iterVars()), e->type);
         }
       }
       break;
     case ExprKind::ArrayRef: {
       TileValue v = valueOf(e->array);
+      if (sd_ >= 0) {
+        std::vector<int64_t> off(static_cast<size_t>(dims_), 0);
+        for (const Subscript& s : e->subs)
+          if (!s.fixed()) off[static_cast<size_t>(s.iter)] = s.offset;
+        StreamSource src = streamSource(a_, stage_, v);
+        if (src.kind != StreamSource::Kind::Global) return streamRead(v, off, e->type);
+      }
       std::vector<ExprPtr> at = iterVars();
       if (sharedName_.count(v)) {
         for (const Subscript& s : e->subs)
@@ -342,6 +252,7 @@ std::vector<StmtPtr> FusedGpu::writeBack(int array) {
 }
 
 Function FusedGpu::kernel() {
+  if (sd_ >= 0) return streamKernel();
   inKernel_ = true;
   std::vector<StmtPtr> kb;
   Function f;
@@ -380,19 +291,24 @@ Function FusedGpu::kernel() {
     if (written_.count(r))
       for (auto& x : writeBack(r)) kb.push_back(x);
   inKernel_ = false;
-
-  f.name = name_;
-  f.linkage = Linkage::Kernel;
-  f.requiredBlock = block_;
   auto iters = prog_.iteratorNames();
   std::vector<std::string> callNames;
   for (int c : v_.seq.calls) callNames.push_back(fmt::format("{} {}", c, prog_.calls[c].name));
-  f.comment = fmt::format(
+  std::string text = fmt::format(
       "Overlapped: {} fused call{} (calls {}), tile {} ({}), {} threads, {} stage{}, {} bytes of "
       "shared memory, {:.1f}% of the computed points redundant.",
       v_.seq.calls.size(), v_.seq.calls.size() == 1 ? "" : "s", fmt::join(callNames, ", "),
       fmt::join(v_.tile, "x"), fmt::join(iters, ","), block_[0] * block_[1] * block_[2],
       a_.stages.size(), a_.stages.size() == 1 ? "" : "s", shared, a_.totals.redundancyPercent);
+  return finishKernel(std::move(f), std::move(kb), shared, text);
+}
+
+Function FusedGpu::finishKernel(Function f, std::vector<StmtPtr> kb, int64_t shared,
+                                const std::string& text) {
+  f.name = name_;
+  f.linkage = Linkage::Kernel;
+  f.requiredBlock = block_;
+  f.comment = text;
   // Parameters: arrays read from global memory, the written arrays' second buffers, scalars,
   // initialised locals, parameters, the statements' region bounds.
   for (int a : kArrays_)
@@ -420,7 +336,10 @@ Function FusedGpu::kernel() {
   info.name = name_;
   info.call = v_.seq.calls.front();
   info.family = GpuFamily::Overlapped;
-  for (int d = dims_ - 1; d >= 0; --d) info.gridIters.push_back(d);
+  for (int d = dims_ - 1; d >= 0; --d)
+    if (d != sd_) info.gridIters.push_back(d);
+  info.streamIter = sd_;
+  info.chunk = sd_ >= 0 ? chunk_ : 0;
   info.block = block_;
   info.fusedCalls = v_.seq.calls;
   info.tile = v_.tile;
@@ -481,17 +400,23 @@ Function FusedGpu::build() {
     if (g_.shadows.at(static_cast<size_t>(a)).empty()) internal("no second buffer");
   Function k = kernel();
   // Blocks: tiles over the union of the written arrays' extents.
-  std::vector<ExprPtr> grid(static_cast<size_t>(dims_)), blockExt;
-  for (int gd = 0; gd < dims_; ++gd) {
-    int d = dims_ - 1 - gd;
-    ExprPtr ext;
-    for (int a : written_) ext = ext ? indexMax(ext, extent(a, d)) : extent(a, d);
-    std::string n = names_.take(std::string("blocks_") + "xyz"[gd]);
-    int64_t t = v_.tile[static_cast<size_t>(d)];
-    body.push_back(
-        localDecl(CType::Int64, n, binary(Op::Div, indexAddConst(ext, t - 1), intLit(t))));
-    grid[static_cast<size_t>(gd)] = ivar(n);
-    blockExt.push_back(intLit(block_[static_cast<size_t>(gd)]));
+  std::vector<ExprPtr> grid, blockExt;
+  if (sd_ >= 0) {
+    grid = streamGrid(body);
+    for (size_t gd = 0; gd < grid.size(); ++gd) blockExt.push_back(intLit(block_[gd]));
+  } else {
+    grid.resize(static_cast<size_t>(dims_));
+    for (int gd = 0; gd < dims_; ++gd) {
+      int d = dims_ - 1 - gd;
+      ExprPtr ext;
+      for (int a : written_) ext = ext ? indexMax(ext, extent(a, d)) : extent(a, d);
+      std::string n = names_.take(std::string("blocks_") + "xyz"[gd]);
+      int64_t t = v_.tile[static_cast<size_t>(d)];
+      body.push_back(
+          localDecl(CType::Int64, n, binary(Op::Div, indexAddConst(ext, t - 1), intLit(t))));
+      grid[static_cast<size_t>(gd)] = ivar(n);
+      blockExt.push_back(intLit(block_[static_cast<size_t>(gd)]));
+    }
   }
   std::vector<lir::Param> ps(k.params.begin(), k.params.end() - 1);
   std::vector<ExprPtr> args;
@@ -550,14 +475,17 @@ std::vector<ExprPtr> FusedGpu::callArgs() const {
   return args;
 }
 
-}  // namespace
+}  // namespace fused
+
+using namespace lir;
+using fused::FusedGpu;
 
 Function lowerFused(const Program& prog, const FusedVariant& v, const std::string& name,
-                    GlobalNames& g, const std::array<int, 3>& block, GpuProgram& out,
+                    GlobalNames& g, const std::array<int, 3>& block, int chunk, GpuProgram& out,
                     std::vector<ExprPtr>& args) {
   std::string kernelName = g.namer.take(name);
   std::string hostName = g.namer.take(name + "_run");
-  FusedGpu fg(prog, v, kernelName, hostName, g, block, out);
+  FusedGpu fg(prog, v, kernelName, hostName, g, block, chunk, out);
   Function f = fg.build();
   args = fg.callArgs();
   return f;

@@ -122,8 +122,9 @@ void lowerRun(const Program& prog, const FusionGroup& grp, GlobalNames& g,
   int n = static_cast<int>(grp.body.size()), t = grp.timeTile, p = 0;
   for (; p + t <= n; p += t) {
     const auto& [fn, a] = fns.at(p);
-    out.push_back(comment(fmt::format("calls {}..{} fused (overlapped, {} step{})", grp.body[p],
-                                      grp.body[p + t - 1], t, t == 1 ? "" : "s")));
+    out.push_back(
+        comment(fmt::format("calls {}..{} fused ({}, {} step{})", grp.body[p], grp.body[p + t - 1],
+                            grp.streamDim >= 0 ? "streamed" : "overlapped", t, t == 1 ? "" : "s")));
     out.push_back(callFn(fn, a));
   }
   for (; p < n; ++p) {
@@ -147,9 +148,9 @@ StmtPtr lowerLoop(const Program& prog, const ExecNode& loop, const FusionGroup& 
       intLit(0), indexAddConst(indexSub(paramsToVars(loop.hi, g), paramsToVars(loop.lo, g)), 1));
   std::vector<StmtPtr> b = {
       comment(fmt::format("iterate {}:{} (inclusive): {} call{} per iteration, fused {} at a time "
-                          "(overlapped)",
+                          "({})",
                           toString(loop.lo, iters), toString(loop.hi, iters), n, n == 1 ? "" : "s",
-                          t)),
+                          t, grp.streamDim >= 0 ? "streamed" : "overlapped")),
       localDecl(CType::Int64, steps, indexMul(intLit(n), iterations)),
       localDecl(CType::Int64, full, binary(Op::Div, var(steps, ScalarType::Int), intLit(t)))};
   auto byPhase = [&](ExprPtr phase, auto&& each) {
@@ -340,9 +341,19 @@ GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan) {
     FusionConfig fc;
     fc.overlapped = grids[s].family == GpuFamily::Overlapped;
     fc.timeTile = cfg.timeTile;
-    for (int d = 0; d < prog.dims(); ++d) {
-      size_t gd = static_cast<size_t>(prog.dims() - 1 - d);
-      fc.coverage.push_back(static_cast<int64_t>(grids[s].block[gd]) * std::max(1, cfg.unroll[gd]));
+    if (grids[s].family == GpuFamily::Stream && grids[s].stream >= 0 && cfg.timeTile > 1) {
+      // stream + time_tile: streamed fused kernels, one point per thread in each plane.
+      fc.overlapped = true;
+      fc.streamDim = grids[s].stream;
+      fc.coverage.assign(static_cast<size_t>(prog.dims()), 1);
+      for (size_t gd = 0; gd < grids[s].iters.size(); ++gd)
+        fc.coverage[static_cast<size_t>(grids[s].iters[gd])] = grids[s].block[gd];
+    } else {
+      for (int d = 0; d < prog.dims(); ++d) {
+        size_t gd = static_cast<size_t>(prog.dims() - 1 - d);
+        fc.coverage.push_back(static_cast<int64_t>(grids[s].block[gd]) *
+                              std::max(1, cfg.unroll[gd]));
+      }
     }
     configs.push_back(fc);
   }
@@ -364,9 +375,10 @@ GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan) {
   g.shadows.assign(prog.arrays.size(), "");
   for (auto& grp : groups) {
     if (!grp.fused) {
-      out.notes.push_back(fmt::format("stencil '{}': overlapped: calls {} run per statement: {}",
-                                      prog.stencils[grp.stencil].name, fmt::join(grp.body, ", "),
-                                      grp.note));
+      out.notes.push_back(fmt::format("stencil '{}': {}: calls {} run per statement: {}",
+                                      prog.stencils[grp.stencil].name,
+                                      grp.streamDim >= 0 ? "stream + time_tile" : "overlapped",
+                                      fmt::join(grp.body, ", "), grp.note));
       continue;
     }
     for (auto& v : grp.variants)
@@ -384,7 +396,7 @@ GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan) {
       std::vector<ExprPtr> a;
       Function f = gpu::lowerFused(
           prog, v, fmt::format("fused{}_p{}_{}", k, v.phase, prog.calls[v.seq.calls[0]].name), g,
-          grids.at(grp.stencil).block, out, a);
+          grids.at(grp.stencil).block, plan.of(grp.stencil).chunk, out, a);
       fused.fns[&grp][v.phase] = {f.name, a};
       out.host.functions.push_back(std::move(f));
     }

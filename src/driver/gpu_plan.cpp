@@ -65,7 +65,7 @@ std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Sch
           fmt::format("stencil '{}': unroll ({}) is not applied by the '{}' schedule "
                       "(only 'shared' and 'overlapped' give a thread several points)",
                       who, describe(s.unroll.origin), familyName(f)));
-    if (s.timeTile.value > 1 && !overlapped)
+    if (s.timeTile.value > 1 && !overlapped && !streamsTimeTiled(s, prog))
       note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
     if (s.prefetch.value) note("prefetch", s.prefetch.origin);
     if (s.retime.value) note("retime", s.retime.origin);

@@ -6,7 +6,8 @@
 
 namespace tessel {
 
-nlohmann::json fusedKernelsJson(const Program& prog, const std::vector<Schedule>& schedules) {
+nlohmann::json fusedKernelsJson(const Program& prog, const std::vector<Schedule>& schedules,
+                                const MachineDesc& machine) {
   std::vector<FusionConfig> configs;
   bool any = false;
   for (const Schedule& s : schedules) {
@@ -24,19 +25,33 @@ nlohmann::json fusedKernelsJson(const Program& prog, const std::vector<Schedule>
     for (const FusedVariant& v : g.variants) {
       const TileTotals& t = v.analysis.totals;
       auto block = s.blockShape();
-      out.push_back({{"calls", v.seq.calls},
-                     {"fused", true},
-                     {"time_tile", g.timeTile},
-                     {"phase", v.phase},
-                     {"block", {block[0], block[1], block[2]}},
-                     {"tile", v.tile},
-                     {"points_computed", t.computed},
-                     {"points_redundant", t.redundant},
-                     {"redundancy_percent", t.redundancyPercent},
-                     {"shared_bytes", t.sharedBytesHulls},
-                     {"loads_per_point", t.loadsPerPoint},
-                     {"stores_per_point", t.storesPerPoint},
-                     {"regions", describe(v.analysis, prog)}});
+      const bool streamed = g.streamDim >= 0;
+      // Streamed: rings of planes per stage; tiled: one hull per value.
+      int64_t bytes = streamed ? t.sharedBytes : t.sharedBytesHulls;
+      nlohmann::json tile = v.tile;
+      if (streamed) tile[static_cast<size_t>(g.streamDim)] = "stream";
+      out.push_back(
+          {{"calls", v.seq.calls},
+           {"fused", true},
+           {"time_tile", g.timeTile},
+           {"phase", v.phase},
+           {"block", {block[0], block[1], block[2]}},
+           {"tile", tile},
+           {"streamed", streamed ? prog.iterators.at(static_cast<size_t>(g.streamDim)).name : ""},
+           {"points_computed", t.computed},
+           {"points_redundant", t.redundant},
+           {"redundancy_percent", t.redundancyPercent},
+           {"shared_bytes", bytes},
+           {"shared_limit", machine.sharedPerBlock},
+           {"exceeds_shared", bytes > machine.sharedPerBlock},
+           {"loads_per_point", t.loadsPerPoint},
+           {"stores_per_point", t.storesPerPoint},
+           {"regions", describe(v.analysis, prog)}});
+      if (bytes > machine.sharedPerBlock)
+        out.back()["note"] = fmt::format(
+            "exceeds the {} bytes of shared memory per block of {}: run and emit refuse this "
+            "schedule",
+            machine.sharedPerBlock, machine.name);
     }
   }
   return out;
@@ -44,7 +59,7 @@ nlohmann::json fusedKernelsJson(const Program& prog, const std::vector<Schedule>
 
 std::string fusedKernelsText(const nlohmann::json& kernels) {
   if (kernels.empty()) return {};
-  std::string out = "overlapped kernels (tile regions: docs/adr/0004-tile-regions.md)\n";
+  std::string out = "fused kernels (tile regions: docs/adr/0004-tile-regions.md)\n";
   for (auto& k : kernels) {
     std::string calls;
     for (auto& c : k["calls"]) calls += (calls.empty() ? "" : ", ") + std::to_string(c.get<int>());
@@ -53,7 +68,9 @@ std::string fusedKernelsText(const nlohmann::json& kernels) {
       continue;
     }
     std::string tile, block;
-    for (auto& x : k["tile"]) tile += (tile.empty() ? "" : "x") + std::to_string(x.get<int64_t>());
+    for (auto& x : k["tile"])
+      tile += (tile.empty() ? "" : "x") +
+              (x.is_string() ? x.get<std::string>() : std::to_string(x.get<int64_t>()));
     for (auto& x : k["block"])
       block += (block.empty() ? "" : "x") + std::to_string(x.get<int64_t>());
     out += fmt::format(
@@ -61,6 +78,7 @@ std::string fusedKernelsText(const nlohmann::json& kernels) {
         "the computed points redundant\n",
         calls, k["time_tile"].get<int>(), block, tile, k["shared_bytes"].get<int64_t>(),
         k["redundancy_percent"].get<double>());
+    if (k.contains("note")) out += "    note: " + k["note"].get<std::string>() + "\n";
     std::string r = k["regions"].get<std::string>();
     size_t p = 0;
     while (p < r.size()) {

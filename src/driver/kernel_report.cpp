@@ -193,6 +193,12 @@ KernelReport stagedReport(const Program& prog, const GpuKernelInfo& k) {
   return r;
 }
 
+/// The family as applied; a fused kernel that streams is "stream + time_tile".
+std::string familyText(const GpuKernelInfo& k) {
+  if (!k.fusedCalls.empty() && k.streamIter >= 0) return "stream + time_tile";
+  return gpuFamilyName(k.family);
+}
+
 }  // namespace
 
 std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu) {
@@ -230,7 +236,7 @@ nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
   nlohmann::json out = nlohmann::json::array();
   for (auto& r : reports) {
     nlohmann::json j = {{"name", r.info.name},
-                        {"family", gpuFamilyName(r.info.family)},
+                        {"family", familyText(r.info)},
                         {"block", r.info.block},
                         {"computes", r.computes},
                         {"tile", r.tile},
@@ -259,8 +265,8 @@ std::string kernelReportsText(const std::vector<KernelReport>& reports, const st
       machine);
   for (auto& r : reports) {
     const GpuKernelInfo& k = r.info;
-    out += fmt::format("  {}  {}, block {}x{}x{}\n", k.name, gpuFamilyName(k.family), k.block[0],
-                       k.block[1], k.block[2]);
+    out += fmt::format("  {}  {}, block {}x{}x{}\n", k.name, familyText(k), k.block[0], k.block[1],
+                       k.block[2]);
     out += fmt::format("    computes   {}\n", r.computes);
     out += fmt::format("    tile       {}\n", fmt::join(r.tile, " x "));
     for (auto& f : r.footprints)

@@ -12,12 +12,14 @@ KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k) {
   KernelReport r;
   r.info = k;
   FusedSequence seq{k.fusedCalls};
-  TileAnalysis a = analyzeTile(prog, seq, {k.tile, -1, std::nullopt});
+  TileAnalysis a = analyzeTile(prog, seq, {k.tile, k.streamIter, std::nullopt});
   std::vector<std::string> calls;
   for (int c : k.fusedCalls) calls.push_back(fmt::format("{} ({})", c, prog.calls.at(c).name));
-  r.computes = fmt::format("calls {} fused: {} stage{} in shared memory", fmt::join(calls, ", "),
-                           a.stages.size(), a.stages.size() == 1 ? "" : "s");
-  for (int64_t t : k.tile) r.tile.push_back(std::to_string(t));
+  r.computes = fmt::format("calls {} fused: {} stage{} in shared memory{}", fmt::join(calls, ", "),
+                           a.stages.size(), a.stages.size() == 1 ? "" : "s",
+                           k.streamIter >= 0 ? ", streamed (figures per plane)" : "");
+  for (size_t d = 0; d < k.tile.size(); ++d)
+    r.tile.push_back(static_cast<int>(d) == k.streamIter ? "stream" : std::to_string(k.tile[d]));
   // What the kernel really loads: the hull of every global array it writes (so that points no
   // stage writes keep their values), less the points its first writer overwrites unread, and
   // the footprint of every array it only reads.
@@ -32,6 +34,21 @@ KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k) {
     loads += static_cast<double>(points);
     r.footprints.push_back(f);
   };
+  // Streamed: the input rings and the stages' reads of the other arrays, per plane.
+  if (k.streamIter >= 0) {
+    for (const TileInput& in : a.inputs) {
+      add(in.array, in.footprint, in.points);
+      size_t sd = static_cast<size_t>(k.streamIter);
+      if (sd < in.footprint.lo.size())
+        r.footprints.back().extents[sd] =
+            fmt::format("all+{}", in.footprint.hi[sd] - in.footprint.lo[sd]);
+    }
+    r.sharedBytes = k.sharedBytes;
+    r.redundancyPercent = a.totals.redundancyPercent;
+    r.loadsPerPoint = a.totals.loadsPerPoint;
+    r.storesPerPoint = a.totals.storesPerPoint;
+    return r;
+  }
   for (const TileHull& h : a.hulls) {
     int src =
         h.value.kind == TileValue::Kind::Global ? h.value.index

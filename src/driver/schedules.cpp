@@ -4,13 +4,13 @@ namespace tessel {
 
 std::optional<ScheduleSetup> setUpSchedules(const Program& prog,
                                             const std::map<std::string, std::string>& flags,
-                                            DiagnosticEngine& diags) {
+                                            DiagnosticEngine& diags, bool forAnalysis) {
   ScheduleOptions opts;
   for (auto& [flag, value] : flags)
     if (!value.empty() && !setScheduleOption(opts, flag, value, diags)) return std::nullopt;
   auto machine = loadMachine(opts.machine.value_or(kDefaultMachine), diags);
   if (!machine) return std::nullopt;
-  auto schedules = buildSchedules(prog, opts, *machine, diags);
+  auto schedules = buildSchedules(prog, opts, *machine, diags, !forAnalysis);
   if (!schedules) return std::nullopt;
   return ScheduleSetup{*machine, std::move(*schedules)};
 }

@@ -21,8 +21,10 @@ struct ScheduleSetup {
 
 /// `flags` maps option names (scheduleFlags()) to the values given; empty ones are ignored.
 /// Reports malformed flags, an unknown machine and impossible schedules; nullopt after an error.
+/// `forAnalysis` (tessel info): stream + time_tile kernels beyond the machine's shared memory
+/// are reported, not refused.
 std::optional<ScheduleSetup> setUpSchedules(const Program& prog,
                                             const std::map<std::string, std::string>& flags,
-                                            DiagnosticEngine& diags);
+                                            DiagnosticEngine& diags, bool forAnalysis = false);
 
 }  // namespace tessel

@@ -327,7 +327,8 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
 
 std::optional<std::vector<Schedule>> buildSchedules(const Program& prog,
                                                     const ScheduleOptions& opts,
-                                                    const MachineDesc& m, DiagnosticEngine& diags) {
+                                                    const MachineDesc& m, DiagnosticEngine& diags,
+                                                    bool refuseStreamedExcess) {
   std::vector<Schedule> out;
   bool ok = true;
   for (int i = 0; i < static_cast<int>(prog.stencils.size()); ++i) {
@@ -335,7 +336,7 @@ std::optional<std::vector<Schedule>> buildSchedules(const Program& prog,
     out.push_back(buildSchedule(prog, i, opts, diags));
     ok = validate(out.back(), prog, m, diags) && ok && diags.errorCount() == before;
   }
-  if (ok) ok = validateFusion(out, prog, m, diags);
+  if (ok) ok = validateFusion(out, prog, m, diags, refuseStreamedExcess);
   if (!ok) return std::nullopt;
   return out;
 }

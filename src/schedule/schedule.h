@@ -15,13 +15,16 @@
 //   stream         a grid over every iterator but the streamed one; each block sweeps a chunk of
 //                  `chunk` planes (`stream ITER`) or every plane (`full_stream ITER`), with
 //                  rotating planes in registers and shared memory. `stream`/`full_stream` clauses
-//                  select it; on a 1-D program a plain `--schedule stream` runs `shared`.
+//                  select it; on a 1-D program a plain `--schedule stream` runs `shared`. With
+//                  time_tile T >= 2 it fuses T steps into streamed kernels (overlapped tiles in
+//                  the plane, rings of planes per stage: 3.5-D blocking, stream_fusion.h).
 // and one time-tiling family:
 //   overlapped     time_tile T consecutive calls (or the statements of one call, T = 1) fused
 //                  into one kernel per output tile, intermediates in shared memory, the halo
 //                  recomputed (paper 001); unroll gives elements per thread. Grid as global.
 // validate() checks the shared memory and threads per block each kernel of shared and stream
-// needs against the machine (validateFusion() those of overlapped). The other clauses
+// needs against the machine (validateFusion() those of overlapped and of stream with
+// time_tile T >= 2, which fuses T steps into streamed kernels). The other clauses
 // (prefetch, ...) are recorded for later passes.
 #pragma once
 
@@ -174,17 +177,25 @@ std::vector<KernelNeeds> kernelNeeds(const Schedule& s, const Program& prog);
 /// the points a block covers per iterator dimension (block extent times unroll factor).
 FusionConfig fusionConfig(const Schedule& s, const Program& prog);
 
-/// Refuses overlapped schedules whose fused kernels cannot run: a block that leaves no tile
-/// after the halo of T fused steps, or shared memory beyond the machine's per-block limit
-/// (saying how many bytes are needed and allowed). `schedules` in Program::stencils order.
+/// stream + time_tile: the stream family with a streamed iterator and time_tile T >= 2 fuses T
+/// steps into streamed kernels (analysis/stream_fusion.h); T = 1 is the plain stream family.
+bool streamsTimeTiled(const Schedule& s, const Program& prog);
+
+/// Refuses overlapped (and stream + time_tile) schedules whose fused kernels cannot run: a
+/// block that leaves no tile after the halo of T fused steps, or shared memory beyond the
+/// machine's per-block limit (saying how many bytes are needed and allowed). `schedules` in
+/// Program::stencils order. With `refuseStreamedExcess` false, stream + time_tile kernels beyond
+/// the shared memory limit pass (`tessel info` reports them, marked as exceeding it).
 bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
-                    const MachineDesc& m, DiagnosticEngine& diags);
+                    const MachineDesc& m, DiagnosticEngine& diags,
+                    bool refuseStreamedExcess = true);
 
 /// buildSchedule() and validate() for every stencil, and validateFusion(), in
 /// Program::stencils order; nullopt after any error.
 std::optional<std::vector<Schedule>> buildSchedules(const Program& prog,
                                                     const ScheduleOptions& opts,
-                                                    const MachineDesc& m, DiagnosticEngine& diags);
+                                                    const MachineDesc& m, DiagnosticEngine& diags,
+                                                    bool refuseStreamedExcess = true);
 
 /// "global-stream, stream k, block (32, 16), unroll j=2, time_tile 2, prefetch"; with
 /// `origins`, each setting is followed by where it came from, e.g. "[heat.sten:13:9]".

@@ -6,16 +6,23 @@
 
 namespace tessel {
 
+bool streamsTimeTiled(const Schedule& s, const Program& prog) {
+  return s.family.value == ScheduleFamily::Stream && s.timeTile.value > 1 &&
+         streamDim(s, prog) >= 0;
+}
+
 FusionConfig fusionConfig(const Schedule& s, const Program& prog) {
   FusionConfig c;
-  c.overlapped = s.family.value == ScheduleFamily::Overlapped;
+  c.overlapped = s.family.value == ScheduleFamily::Overlapped || streamsTimeTiled(s, prog);
   c.timeTile = static_cast<int>(s.timeTile.value);
+  c.streamDim = streamsTimeTiled(s, prog) ? streamDim(s, prog) : -1;
   c.coverage.assign(static_cast<size_t>(prog.dims()), 1);
   auto block = s.blockShape();
   auto grid = gridDims(s, prog);  // fastest first: block x, y, z
   for (size_t gd = 0; gd < grid.size() && gd < 3; ++gd) {
     size_t d = static_cast<size_t>(grid[gd]);
-    c.coverage[d] = block[gd] * s.unrollFactor(prog.iterators[d].name);
+    // The streamed kernel gives a thread one point per plane (unroll does not apply).
+    c.coverage[d] = block[gd] * (c.streamDim >= 0 ? 1 : s.unrollFactor(prog.iterators[d].name));
   }
   return c;
 }
@@ -37,7 +44,7 @@ std::string originText(const Origin& o, const std::string& clause) {
 }  // namespace
 
 bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
-                    const MachineDesc& m, DiagnosticEngine& diags) {
+                    const MachineDesc& m, DiagnosticEngine& diags, bool refuseStreamedExcess) {
   std::vector<FusionConfig> configs;
   bool any = false;
   for (const Schedule& s : schedules) {
@@ -52,29 +59,37 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
     const Origin& where =
         s.block.origin.kind != Origin::Kind::Default ? s.block.origin : s.timeTile.origin;
     auto loc = [](const Origin& o) { return o.kind == Origin::Kind::File ? o.loc : SourceLoc{}; };
+    const std::string family =
+        g.streamDim >= 0
+            ? fmt::format("stream {} with time_tile {}",
+                          prog.iterators.at(static_cast<size_t>(g.streamDim)).name, g.timeTile)
+            : fmt::format("overlapped with time_tile {}", g.timeTile);
     if (!g.fused && g.note.find("leaves no tile") != std::string::npos) {
       std::string block;
       for (int64_t b : s.block.value) block += (block.empty() ? "" : ", ") + std::to_string(b);
-      diags.report(
-          DiagId::bad_schedule, loc(where),
-          fmt::format("stencil '{}', overlapped with time_tile {}: {}: {}", who, g.timeTile,
-                      originText(s.block.origin, "block (" + block + ")"), g.note),
-          "give a larger block (--block), more elements per thread (--unroll) or a "
-          "smaller time tile (--time-tile)");
+      diags.report(DiagId::bad_schedule, loc(where),
+                   fmt::format("stencil '{}', {}: {}: {}", who, family,
+                               originText(s.block.origin, "block (" + block + ")"), g.note),
+                   g.streamDim >= 0
+                       ? "give a larger block (--block) or a smaller time tile (--time-tile)"
+                       : "give a larger block (--block), more elements per thread (--unroll) "
+                         "or a smaller time tile (--time-tile)");
       ok = false;
       continue;
     }
     for (const FusedVariant& v : g.variants) {
-      int64_t bytes = v.analysis.totals.sharedBytesHulls;
-      if (bytes <= m.sharedPerBlock) continue;
+      // Streamed: rings of planes per stage; tiled: one hull per value.
+      int64_t bytes =
+          g.streamDim >= 0 ? v.analysis.totals.sharedBytes : v.analysis.totals.sharedBytesHulls;
+      if (bytes <= m.sharedPerBlock || (g.streamDim >= 0 && !refuseStreamedExcess)) continue;
       std::string tile;
       for (int64_t t : v.tile) tile += (tile.empty() ? "" : "x") + std::to_string(t);
       diags.report(
           DiagId::bad_schedule, loc(where),
-          fmt::format("stencil '{}', overlapped with time_tile {}: the fused kernel of calls {} "
+          fmt::format("stencil '{}', {}: the fused kernel of calls {} "
                       "(tile {}) needs {} bytes of shared memory per block, more than the {} "
                       "bytes that {} ({}) allows",
-                      who, g.timeTile, fmt::join(v.seq.calls, ", "), tile, bytes, m.sharedPerBlock,
+                      who, family, fmt::join(v.seq.calls, ", "), tile, bytes, m.sharedPerBlock,
                       m.name, m.id),
           "give a smaller block (--block) or a smaller time tile (--time-tile)");
       ok = false;

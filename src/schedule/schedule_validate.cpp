@@ -222,11 +222,13 @@ struct Checker {
             fmt::format("{}: time_tile must be at least 1 (1: no time tiling), not {}",
                         subject(s.timeTile.origin, fmt::format("time_tile {}", s.timeTile.value)),
                         s.timeTile.value));
-    if (s.family.value == ScheduleFamily::Overlapped && s.timeTile.value > 8)
+    if ((s.family.value == ScheduleFamily::Overlapped ||
+         s.family.value == ScheduleFamily::Stream) &&
+        s.timeTile.value > 8)
       error(s.timeTile.origin,
-            fmt::format("{}: the overlapped family fuses at most 8 time steps, not {}",
+            fmt::format("{}: the {} family fuses at most 8 time steps, not {}",
                         subject(s.timeTile.origin, fmt::format("time_tile {}", s.timeTile.value)),
-                        s.timeTile.value),
+                        familyName(s.family.value), s.timeTile.value),
             "the halo and the shared memory grow with every fused step; use 1 to 8");
     if (s.occupancy && !(s.occupancy->value > 0 && s.occupancy->value <= 1))
       error(s.occupancy->origin,

@@ -30,7 +30,8 @@ TEST(CliOverlapped, ImpossibleSchedulesAreUserErrors) {
        "leaves no tile after the halo (4x4x4) of 3 fused steps"},
       {bench("j2d5pt") + " --schedule overlapped --time-tile 2 --block 128,8 --unroll i=4,j=2",
        "needs 139552 bytes of shared memory per block, more than the 49152 bytes"},
-      {bench("j3d7pt") + " --schedule overlapped --stream k", "needs a streaming schedule"},
+      {bench("j3d7pt") + " --schedule overlapped --stream k",
+       "--stream k needs a streaming schedule ('stream' or 'global-stream')"},
   };
   for (auto& c : cases) {
     auto r = runCommand(tesselBinary() + " check " + c.args);

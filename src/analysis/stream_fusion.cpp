@@ -1,0 +1,209 @@
+#include "analysis/stream_fusion.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace tessel {
+
+namespace {
+
+/// One read of a stage: a value at offsets (per iterator dimension; 0 where the access does not
+/// depend on it). `previous`: the stage's own left-hand side, for the points it does not compute.
+struct StreamRead {
+  int stage = -1;
+  TileValue value;
+  std::vector<int64_t> off;
+  bool previous = false;
+};
+
+TileValue valueOfRef(const Expr& e, int step) {
+  if (e.kind == ExprKind::ScalarRef) return {TileValue::Kind::LocalScalar, step, e.index};
+  if (!e.array.local) return {TileValue::Kind::Global, -1, e.array.index};
+  return {TileValue::Kind::LocalArray, step, e.array.index};
+}
+
+std::vector<StreamRead> readsOf(const Program& prog, const TileAnalysis& a) {
+  std::vector<StreamRead> out;
+  size_t dims = static_cast<size_t>(prog.dims());
+  for (size_t s = 0; s < a.stages.size(); ++s) {
+    const TileStage& ts = a.stages[s];
+    if (ts.region.empty) continue;
+    const CallInst& c = prog.calls.at(static_cast<size_t>(ts.call));
+    const Stmt& st = c.stmts.at(static_cast<size_t>(ts.stmt));
+    auto add = [&](const ExprPtr& e) {
+      bool local = e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Local;
+      if (e->kind != ExprKind::ArrayRef && !local) return;
+      StreamRead r;
+      r.stage = static_cast<int>(s);
+      r.value = valueOfRef(*e, ts.step);
+      r.off.assign(dims, 0);
+      if (!local)
+        for (const Subscript& sub : e->subs)
+          if (!sub.fixed()) r.off[static_cast<size_t>(sub.iter)] = sub.offset;
+      out.push_back(r);
+    };
+    visitExpr(st.rhs, add);
+    if (st.op != AssignOp::Set) add(st.lhs);
+    if (ts.writes.kind == TileValue::Kind::Global) {
+      StreamRead r;
+      r.stage = static_cast<int>(s);
+      r.value = ts.writes;
+      r.off.assign(dims, 0);
+      r.previous = true;
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+StreamSource streamSource(const TileAnalysis& a, int stage, const TileValue& v) {
+  StreamSource src;
+  for (int w = stage; w-- > 0;) {
+    const TileStage& ts = a.stages[static_cast<size_t>(w)];
+    if (ts.writes != v || ts.region.empty) continue;
+    src.producer = w;
+    src.kind = StreamSource::Kind::Missing;
+    for (size_t b = 0; b < a.buffers.size(); ++b)
+      if (a.buffers[b].producer == w) {
+        src.kind = a.buffers[b].shared ? StreamSource::Kind::Ring : StreamSource::Kind::Register;
+        src.buffer = static_cast<int>(b);
+      }
+    return src;
+  }
+  for (size_t b = 0; b < a.buffers.size(); ++b)
+    if (a.buffers[b].producer < 0 && a.buffers[b].value == v && a.buffers[b].shared) {
+      src.kind = StreamSource::Kind::Ring;
+      src.buffer = static_cast<int>(b);
+    }
+  return src;
+}
+
+StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
+  StreamedPlan p;
+  const int sd = a.spec.streamDim;
+  const size_t k = static_cast<size_t>(sd);
+  auto refuse = [&](std::string why) {
+    if (p.supported) p.whyNot = std::move(why);
+    p.supported = false;
+  };
+  if (sd < 0) {
+    refuse("no streamed dimension");
+    return p;
+  }
+  auto name = [&](const TileValue& v) { return valueName(prog, a.seq, v); };
+  p.resultBuffer.assign(a.stages.size(), -1);
+  p.finalWriteOf.assign(a.stages.size(), -1);
+  p.previousRegister.assign(a.stages.size(), false);
+  for (size_t b = 0; b < a.buffers.size(); ++b)
+    if (a.buffers[b].producer >= 0)
+      p.resultBuffer[static_cast<size_t>(a.buffers[b].producer)] = static_cast<int>(b);
+  for (int r : a.results)
+    for (size_t s = a.stages.size(); s-- > 0;)
+      if (!a.stages[s].region.empty && a.stages[s].writes.kind == TileValue::Kind::Global &&
+          a.stages[s].writes.index == r) {
+        p.finalWriteOf[s] = r;
+        break;
+      }
+  for (const TileStage& s : a.stages) {
+    if (s.region.empty) continue;
+    if (s.writes.kind == TileValue::Kind::LocalArray)
+      refuse(fmt::format("the local array '{}' has no ring of planes", name(s.writes)));
+    const Stmt& st =
+        prog.calls.at(static_cast<size_t>(s.call)).stmts.at(static_cast<size_t>(s.stmt));
+    if (!st.lhsIsScalar())
+      for (const Subscript& sub : st.lhs->subs)
+        if (sub.offset != 0) refuse(fmt::format("'{}' is written at an offset", name(s.writes)));
+    if (s.lead != s.region.hi[k]) refuse("a stage's lead is not its last plane");
+  }
+  std::vector<StreamRead> reads = readsOf(prog, a);
+  // Input rings: their newest plane is the farthest any reader reads.
+  p.bufferLead.assign(a.buffers.size(), 0);
+  std::vector<bool> leadSet(a.buffers.size(), false);
+  for (size_t b = 0; b < a.buffers.size(); ++b)
+    if (a.buffers[b].producer >= 0) {
+      p.bufferLead[b] = a.stages[static_cast<size_t>(a.buffers[b].producer)].lead;
+      leadSet[b] = true;
+    }
+  for (const StreamRead& r : reads) {
+    if (r.value.kind == TileValue::Kind::LocalArray)
+      refuse(fmt::format("the local array '{}' has no ring of planes", name(r.value)));
+    StreamSource src = streamSource(a, r.stage, r.value);
+    if (src.kind != StreamSource::Kind::Ring || src.producer >= 0) continue;
+    size_t b = static_cast<size_t>(src.buffer);
+    int64_t plane = a.stages[static_cast<size_t>(r.stage)].lead + r.off[k];
+    p.bufferLead[b] = leadSet[b] ? std::max(p.bufferLead[b], plane) : plane;
+    leadSet[b] = true;
+    if (r.value.kind == TileValue::Kind::Global &&
+        static_cast<int>(prog.arrays.at(static_cast<size_t>(r.value.index)).extents.size()) !=
+            prog.dims())
+      refuse(fmt::format("'{}' has fewer dimensions than the program and is read at offsets",
+                         name(r.value)));
+  }
+  // Every read finds its plane in its source, filled early enough.
+  std::vector<int64_t> needLo(a.buffers.size(), 0);
+  std::vector<bool> needSet(a.buffers.size(), false);
+  for (const StreamRead& r : reads) {
+    if (!p.supported) break;
+    const TileStage& ts = a.stages[static_cast<size_t>(r.stage)];
+    StreamSource src = streamSource(a, r.stage, r.value);
+    if (src.kind == StreamSource::Kind::Global) continue;
+    if (src.kind == StreamSource::Kind::Missing && r.previous) {
+      // The producer's result, read by no later stage, is this stage's previous value: a
+      // register carries it when both run on the same plane and this region lies in its.
+      const TileStage& w = a.stages[static_cast<size_t>(src.producer)];
+      bool inside = true;
+      for (size_t d = 0; d < ts.region.lo.size(); ++d)
+        if (d != k && (ts.region.lo[d] < w.region.lo[d] || ts.region.hi[d] > w.region.hi[d]))
+          inside = false;
+      if (inside && w.lead == ts.lead) {
+        p.previousRegister[static_cast<size_t>(src.producer)] = true;
+        continue;
+      }
+    }
+    if (src.kind == StreamSource::Kind::Missing) {
+      refuse(fmt::format("stage {} needs the previous value of '{}', which is kept nowhere",
+                         r.stage + 1, name(r.value)));
+      break;
+    }
+    const TileBuffer& buf = a.buffers[static_cast<size_t>(src.buffer)];
+    if (src.kind == StreamSource::Kind::Register) {
+      bool centre = std::all_of(r.off.begin(), r.off.end(), [](int64_t o) { return o == 0; });
+      const TileStage& w = a.stages[static_cast<size_t>(src.producer)];
+      bool inside = true;
+      for (size_t d = 0; d < ts.region.lo.size(); ++d)
+        if (d != k && (ts.region.lo[d] < w.region.lo[d] || ts.region.hi[d] > w.region.hi[d]))
+          inside = false;
+      if (!centre || w.lead != ts.lead || !inside)
+        refuse(fmt::format("stage {} reads '{}' from a register of another plane or point",
+                           r.stage + 1, name(r.value)));
+      continue;
+    }
+    int64_t plane = ts.lead + r.off[k];
+    int64_t lead = p.bufferLead[static_cast<size_t>(src.buffer)];
+    if (plane > lead || lead - plane >= buf.planes) {
+      refuse(fmt::format("stage {} reads '{}' {} plane{} behind the newest of its ring of {}",
+                         r.stage + 1, name(r.value), lead - plane, lead - plane == 1 ? "" : "s",
+                         buf.planes));
+      break;
+    }
+    for (size_t d = 0; d < ts.region.lo.size(); ++d)
+      if (d != k && (ts.region.lo[d] + r.off[d] < buf.box.lo[d] ||
+                     ts.region.hi[d] + r.off[d] > buf.box.hi[d]))
+        refuse(fmt::format("stage {} reads '{}' outside its buffer", r.stage + 1, name(r.value)));
+    int64_t lo = ts.region.lo[k] + r.off[k];
+    size_t b = static_cast<size_t>(src.buffer);
+    needLo[b] = needSet[b] ? std::min(needLo[b], lo) : lo;
+    needSet[b] = true;
+  }
+  // The prologue: every ring and every stage starts before the first plane it must get right.
+  for (size_t b = 0; b < a.buffers.size(); ++b)
+    if (needSet[b]) p.prologue = std::max(p.prologue, p.bufferLead[b] - needLo[b]);
+  for (const TileStage& s : a.stages)
+    if (!s.region.empty) p.prologue = std::max(p.prologue, s.lead - s.region.lo[k]);
+  return p;
+}
+
+}  // namespace tessel

@@ -1,0 +1,74 @@
+// The streamed plan of a fused sequence (analysis/stream_fusion.h): ring leads, sources, the
+// prologue, and the sequences it refuses.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "analysis/stream_fusion.h"
+#include "unit/sten_test_util.h"
+
+namespace tessel {
+namespace {
+
+using test::Compiled;
+using test::compileText;
+
+Compiled benchmark(const std::string& name) {
+  std::ifstream in(std::string(TESSEL_SOURCE_DIR) + "/benchmarks/" + name + ".sten");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Compiled c = compileText(ss.str(), name + ".sten");
+  EXPECT_TRUE(c.prog.has_value()) << c.diagText();
+  return c;
+}
+
+// j3d7pt, T = 4, tile 26x26 streamed along k: stage s runs 3 - s planes ahead (s = 0..3); the
+// input ring's newest plane is stage 1's lead + 1 = 4. The first output plane p0 needs stage 1
+// from plane p0 - 3, which reads the input from p0 - 4; the input ring gets plane q + 4 at step
+// q, so the block starts at q = p0 - 8: a prologue of 8 steps.
+TEST(StreamFusion, J3d7ptT4LeadsSourcesAndPrologue) {
+  Compiled c = benchmark("j3d7pt");
+  const Program& p = *c.prog;
+  TileAnalysis a = analyzeTile(p, fuseCalls(p, {0, 1}, 4), {{1, 26, 26}, 0, std::nullopt});
+  StreamedPlan sp = streamedPlan(p, a);
+  ASSERT_TRUE(sp.supported) << sp.whyNot;
+  ASSERT_EQ(a.buffers.size(), 4u);
+  for (size_t b = 0; b < a.buffers.size(); ++b) {
+    int producer = a.buffers[b].producer;
+    EXPECT_EQ(sp.bufferLead[b], producer < 0 ? 4 : 3 - producer) << b;
+  }
+  EXPECT_EQ(sp.prologue, 8);
+  // Stage 2 reads 'out' from stage 1's ring; stage 1 reads 'in' from the input ring; stage 3
+  // keeps stage 1's 'out' where it does not compute; the last two stages write the results.
+  TileValue in{TileValue::Kind::Global, -1, 0}, out{TileValue::Kind::Global, -1, 1};
+  if (p.arrays[0].name != "in") std::swap(in, out);
+  EXPECT_EQ(streamSource(a, 1, out).producer, 0);
+  EXPECT_EQ(streamSource(a, 1, out).kind, StreamSource::Kind::Ring);
+  EXPECT_EQ(streamSource(a, 0, in).producer, -1);
+  EXPECT_EQ(streamSource(a, 0, in).kind, StreamSource::Kind::Ring);
+  EXPECT_EQ(streamSource(a, 2, out).producer, 0);
+  EXPECT_EQ(sp.finalWriteOf, (std::vector<int>{-1, -1, out.index, in.index}));
+}
+
+// denoise's run of two calls: its last stage reads 'u' 3 planes behind the newest plane of the
+// ring of 3 that holds it, and heat's Laplacian is a local array: the plan says why (the group
+// then runs per statement).
+TEST(StreamFusion, RefusesWhatTheRingsCannotHold) {
+  Compiled d = benchmark("denoise");
+  const Program& p = *d.prog;
+  TileAnalysis a = analyzeTile(p, fuseCalls(p, {0, 1}, 2), {{1, 8, 30}, 0, std::nullopt});
+  StreamedPlan sp = streamedPlan(p, a);
+  EXPECT_FALSE(sp.supported);
+  EXPECT_NE(sp.whyNot.find("planes behind the newest of its ring"), std::string::npos) << sp.whyNot;
+
+  Compiled h = benchmark("heat");
+  TileAnalysis b =
+      analyzeTile(*h.prog, fuseCalls(*h.prog, {0, 1}, 2), {{1, 8, 30}, 0, std::nullopt});
+  StreamedPlan hp = streamedPlan(*h.prog, b);
+  EXPECT_FALSE(hp.supported);
+  EXPECT_NE(hp.whyNot.find("the local array 'lap"), std::string::npos) << hp.whyNot;
+}
+
+}  // namespace
+}  // namespace tessel
