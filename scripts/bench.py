@@ -27,7 +27,10 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_FAMILIES = ["global", "global-stream", "shared", "stream", "overlapped"]
+# A schedule is a family, optionally with a time tile: "overlapped/2" is `--schedule overlapped
+# --time-tile 2` (stream/2: streaming with two fused steps per sweep, 3.5-D blocking).
+DEFAULT_FAMILIES = ["global", "global-stream", "shared", "stream", "stream/2", "overlapped",
+                    "overlapped/2"]
 # Extent per dimension count for --size small (the default) and --size full (the programs'
 # own defaults).
 SMALL_EXTENT = {1: 1 << 18, 2: 1024, 3: 96}
@@ -47,8 +50,8 @@ def tessel_json(tessel, args):
 
 def first_error(text):
     for line in text.splitlines():
-        if "error" in line:
-            return line.strip()
+        if "error" in line:  # without the file:line:col prefix, which fills the table's column
+            return line[line.index("error"):].strip()
     return text.splitlines()[0].strip() if text else "failed"
 
 
@@ -77,7 +80,8 @@ def main():
     ap.add_argument("--tessel", default=os.path.join(ROOT, "build", "tessel"))
     ap.add_argument("--backend", default="opencl", help="opencl (default) or cuda")
     ap.add_argument("--families", default=",".join(DEFAULT_FAMILIES),
-                    help="comma-separated schedule families (global is always run)")
+                    help="comma-separated schedule families, each optionally /T for a time "
+                         "tile of T steps (global is always run)")
     ap.add_argument("--benchmarks", default="",
                     help="comma-separated benchmark names (default: every benchmarks/*.sten)")
     ap.add_argument("--size", choices=["small", "full"], default="small",
@@ -111,7 +115,8 @@ def main():
             if not args.no_verify:
                 cmd.append("--verify")
             if family:
-                cmd += ["--schedule", family]
+                fam, _, tile = family.partition("/")
+                cmd += ["--schedule", fam] + (["--time-tile", tile] if tile else [])
             status, rep, err = tessel_json(args.tessel, cmd)
             row = {"benchmark": name, "backend": backend, "schedule": family or "-",
                    "parameters": " ".join(p for p in params if p != "--param"),

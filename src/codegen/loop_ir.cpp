@@ -305,4 +305,26 @@ ExprPtr indexMin(ExprPtr a, ExprPtr b) {
   return call("min", {std::move(a), std::move(b)});
 }
 
+ScalarType scalarTypeOf(CType t) {
+  switch (t) {
+    case CType::Bool:
+      return ScalarType::Bool;
+    case CType::Int32:
+    case CType::Int64:
+      return ScalarType::Int;
+    case CType::Float:
+      return ScalarType::Float;
+    case CType::Double:
+      return ScalarType::Double;
+  }
+  return ScalarType::Double;
+}
+
+std::vector<ExprPtr> argsNamingParams(const std::vector<Param>& params) {
+  std::vector<ExprPtr> args;
+  for (auto& p : params)
+    args.push_back(var(p.name, p.pointer ? ScalarType::Int : scalarTypeOf(p.type)));
+  return args;
+}
+
 }  // namespace tessel::lir

@@ -155,6 +155,12 @@ StmtPtr barrier();
 StmtPtr launch(std::string kernel, int id, std::vector<ExprPtr> grid, std::vector<ExprPtr> block,
                std::vector<Param> params, std::vector<ExprPtr> args);
 
+/// The language type whose Var has C type t (ints of either width are Int).
+ScalarType scalarTypeOf(CType t);
+/// Arguments that pass each parameter's own variable of the same name (pointer parameters: a
+/// Var naming the buffer), e.g. for a Launch from a host scope that holds them all.
+std::vector<ExprPtr> argsNamingParams(const std::vector<Param>& params);
+
 /// GPU thread and block indices, neutral: each dialect spells them (CUDA threadIdx/blockIdx,
 /// OpenCL get_local_id/get_group_id). Values are 64-bit ints; dimension 0 is x, the fastest.
 enum class Intrinsic {

@@ -54,22 +54,6 @@ ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args) {
 
 namespace {
 
-/// The language type whose Var has C type t (ints of either width are Int).
-ScalarType scalarOf(CType t) {
-  switch (t) {
-    case CType::Bool:
-      return ScalarType::Bool;
-    case CType::Int32:
-    case CType::Int64:
-      return ScalarType::Int;
-    case CType::Float:
-      return ScalarType::Float;
-    case CType::Double:
-      return ScalarType::Double;
-  }
-  return ScalarType::Double;
-}
-
 ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc ? binary(Op::And, acc, x) : x; }
 
 /// What one kernel uses: its parameters, in a fixed order.
@@ -416,7 +400,7 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
     blockExt.push_back(intLit(1));
   }
   std::vector<lir::Param> ps(f.params.begin(), f.params.end() - 1);  // the runtime adds the status
-  for (auto& p : ps) args.push_back(var(p.name, p.pointer ? ScalarType::Int : scalarOf(p.type)));
+  for (auto& a : argsNamingParams(ps)) args.push_back(a);
   then.push_back(launch(name, id, gridExt, blockExt, ps, args));
   blk.push_back(ifThen(nonEmpty, then));
   out.push_back(block(std::move(blk)));

@@ -16,21 +16,6 @@ namespace tessel::gpu::fused {
 
 using namespace lir;
 
-inline ScalarType scalarOfC(CType t) {
-  switch (t) {
-    case CType::Bool:
-      return ScalarType::Bool;
-    case CType::Int32:
-    case CType::Int64:
-      return ScalarType::Int;
-    case CType::Float:
-      return ScalarType::Float;
-    case CType::Double:
-      return ScalarType::Double;
-  }
-  return ScalarType::Double;
-}
-
 inline ExprPtr ivar(const std::string& n) { return var(n, ScalarType::Int); }
 
 class FusedGpu {

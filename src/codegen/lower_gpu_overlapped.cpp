@@ -419,8 +419,7 @@ Function FusedGpu::build() {
     }
   }
   std::vector<lir::Param> ps(k.params.begin(), k.params.end() - 1);
-  std::vector<ExprPtr> args;
-  for (auto& p : ps) args.push_back(var(p.name, p.pointer ? ScalarType::Int : scalarOfC(p.type)));
+  std::vector<ExprPtr> args = argsNamingParams(ps);
   int id = static_cast<int>(out_.device.functions.size());
   std::vector<StmtPtr> run = {
       launch(name_, id, grid, blockExt, ps, args),

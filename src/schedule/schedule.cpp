@@ -381,4 +381,16 @@ std::string toString(const Schedule& s, bool origins) {
   return out;
 }
 
+std::string settingName(const Origin& o, const std::string& clause) {
+  switch (o.kind) {
+    case Origin::Kind::CommandLine:
+      return o.flag;
+    case Origin::Kind::File:
+      return "'" + clause + "'";
+    case Origin::Kind::Default:
+      break;
+  }
+  return "the default " + clause;
+}
+
 }  // namespace tessel

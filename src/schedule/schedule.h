@@ -64,6 +64,9 @@ struct Origin {
 };
 /// "default", "heat.sten:13:9", "command line (--block 64,32)".
 std::string describe(const Origin& o);
+/// How a message names a setting: the option as given ("--block 64,32"), the clause in quotes
+/// ("'block (64, 32)'"), or "the default CLAUSE".
+std::string settingName(const Origin& o, const std::string& clause);
 
 template <typename T>
 struct Setting {

@@ -27,22 +27,6 @@ FusionConfig fusionConfig(const Schedule& s, const Program& prog) {
   return c;
 }
 
-namespace {
-
-std::string originText(const Origin& o, const std::string& clause) {
-  switch (o.kind) {
-    case Origin::Kind::CommandLine:
-      return o.flag;
-    case Origin::Kind::File:
-      return "'" + clause + "'";
-    case Origin::Kind::Default:
-      break;
-  }
-  return "the default " + clause;
-}
-
-}  // namespace
-
 bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
                     const MachineDesc& m, DiagnosticEngine& diags, bool refuseStreamedExcess) {
   std::vector<FusionConfig> configs;
@@ -69,7 +53,7 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
       for (int64_t b : s.block.value) block += (block.empty() ? "" : ", ") + std::to_string(b);
       diags.report(DiagId::bad_schedule, loc(where),
                    fmt::format("stencil '{}', {}: {}: {}", who, family,
-                               originText(s.block.origin, "block (" + block + ")"), g.note),
+                               settingName(s.block.origin, "block (" + block + ")"), g.note),
                    g.streamDim >= 0
                        ? "give a larger block (--block) or a smaller time tile (--time-tile)"
                        : "give a larger block (--block), more elements per thread (--unroll) "

@@ -18,19 +18,6 @@ struct Checker {
   DiagnosticEngine& diags;
   bool ok = true;
 
-  // How a message names a setting: the option as given, the clause, or "the default ...".
-  static std::string subject(const Origin& o, const std::string& clause) {
-    switch (o.kind) {
-      case Origin::Kind::CommandLine:
-        return o.flag;
-      case Origin::Kind::File:
-        return "'" + clause + "'";
-      case Origin::Kind::Default:
-        break;
-    }
-    return "the default " + clause;
-  }
-
   void error(const Origin& o, std::string msg, std::string hint = {}) {
     diags.report(DiagId::bad_schedule, o.kind == Origin::Kind::File ? o.loc : SourceLoc{},
                  std::move(msg), std::move(hint));
@@ -69,7 +56,7 @@ struct Checker {
         error(s.stream->origin,
               fmt::format("{}: streaming needs a streaming schedule ('stream' or "
                           "'global-stream'), not '{}'",
-                          subject(s.stream->origin, "stream " + s.stream->value.iterator),
+                          settingName(s.stream->origin, "stream " + s.stream->value.iterator),
                           familyName(f)));
       return;
     }
@@ -87,7 +74,7 @@ struct Checker {
             fmt::format("{}: the '{}' schedule needs a 2-D or 3-D program (it streams "
                         "one iterator and spreads the threads over the others); this program "
                         "has one iterator, '{}'",
-                        subject(o, clause), familyName(f), iteratorList()),
+                        settingName(o, clause), familyName(f), iteratorList()),
             o.kind == Origin::Kind::CommandLine
                 ? "use --schedule global (one thread per point) or --schedule shared"
                 : "remove the stream clause: the 'global' schedule runs one thread per point");
@@ -96,12 +83,12 @@ struct Checker {
     if (!s.stream) {
       if (prog.dims() >= 2)
         error(s.family.origin, fmt::format("{}: no iterator to stream along",
-                                           subject(s.family.origin, "schedule global-stream")));
+                                           settingName(s.family.origin, "schedule global-stream")));
       return;
     }
     const StreamSpec& st = s.stream->value;
     std::string what =
-        subject(s.stream->origin, (st.full ? "full_stream " : "stream ") + st.iterator);
+        settingName(s.stream->origin, (st.full ? "full_stream " : "stream ") + st.iterator);
     int d = iteratorIndex(st.iterator);
     if (d < 0) {
       error(s.stream->origin, fmt::format("{}: {}", what, notAnIterator(st.iterator)),
@@ -118,11 +105,11 @@ struct Checker {
 
   void checkChunk() {
     if (s.chunk.value >= 1) return;
-    error(
-        s.chunk.origin,
-        fmt::format("{}: a chunk has at least 1 plane, not {}",
-                    subject(s.chunk.origin, fmt::format("chunk {}", s.chunk.value)), s.chunk.value),
-        "e.g. --chunk 16 (planes per block of a chunked 'stream')");
+    error(s.chunk.origin,
+          fmt::format("{}: a chunk has at least 1 plane, not {}",
+                      settingName(s.chunk.origin, fmt::format("chunk {}", s.chunk.value)),
+                      s.chunk.value),
+          "e.g. --chunk 16 (planes per block of a chunked 'stream')");
   }
 
   // Each kernel of a staged family fits the machine's shared memory per block.
@@ -141,7 +128,7 @@ struct Checker {
             fmt::format("{}: the '{}' schedule of stencil '{}' needs {} bytes of shared memory "
                         "per block ({} threads) for statement {} of call {} (staging {}), more "
                         "than the {} bytes per block that {} allows",
-                        subject(o, clause), familyName(s.family.value),
+                        settingName(o, clause), familyName(s.family.value),
                         prog.stencils[s.stencil].name, k.sharedBytes, k.threads, k.stmt + 1, k.call,
                         k.staged, m.sharedPerBlock, machine()),
             "use a smaller block or unroll, or --schedule global");
@@ -154,7 +141,7 @@ struct Checker {
     std::string clause = "block (";
     for (size_t i = 0; i < b.size(); ++i) clause += (i ? ", " : "") + std::to_string(b[i]);
     clause += ")";
-    std::string what = subject(s.block.origin, clause);
+    std::string what = settingName(s.block.origin, clause);
     static const char* axis[] = {"x", "y", "z"};
     if (b.empty() || b.size() > 3) {
       error(s.block.origin, fmt::format("{}: a block has 1 to 3 extents, not {}", what, b.size()));
@@ -204,7 +191,7 @@ struct Checker {
     const UnrollSpec& u = s.unroll.value;
     std::set<std::string> seen;
     for (auto& [name, factor] : u.factors) {
-      std::string what = subject(s.unroll.origin, fmt::format("unroll {}={}", name, factor));
+      std::string what = settingName(s.unroll.origin, fmt::format("unroll {}={}", name, factor));
       if (iteratorIndex(name) < 0)
         error(s.unroll.origin, fmt::format("{}: {}", what, notAnIterator(name)), didYouMean(name));
       else if (!seen.insert(name).second)
@@ -218,23 +205,25 @@ struct Checker {
 
   void checkRest() {
     if (s.timeTile.value < 1)
-      error(s.timeTile.origin,
-            fmt::format("{}: time_tile must be at least 1 (1: no time tiling), not {}",
-                        subject(s.timeTile.origin, fmt::format("time_tile {}", s.timeTile.value)),
-                        s.timeTile.value));
+      error(
+          s.timeTile.origin,
+          fmt::format("{}: time_tile must be at least 1 (1: no time tiling), not {}",
+                      settingName(s.timeTile.origin, fmt::format("time_tile {}", s.timeTile.value)),
+                      s.timeTile.value));
     if ((s.family.value == ScheduleFamily::Overlapped ||
          s.family.value == ScheduleFamily::Stream) &&
         s.timeTile.value > 8)
-      error(s.timeTile.origin,
-            fmt::format("{}: the {} family fuses at most 8 time steps, not {}",
-                        subject(s.timeTile.origin, fmt::format("time_tile {}", s.timeTile.value)),
-                        familyName(s.family.value), s.timeTile.value),
-            "the halo and the shared memory grow with every fused step; use 1 to 8");
+      error(
+          s.timeTile.origin,
+          fmt::format("{}: the {} family fuses at most 8 time steps, not {}",
+                      settingName(s.timeTile.origin, fmt::format("time_tile {}", s.timeTile.value)),
+                      familyName(s.family.value), s.timeTile.value),
+          "the halo and the shared memory grow with every fused step; use 1 to 8");
     if (s.occupancy && !(s.occupancy->value > 0 && s.occupancy->value <= 1))
       error(s.occupancy->origin,
             fmt::format(
                 "{}: the occupancy target must be in (0, 1]",
-                subject(s.occupancy->origin, fmt::format("occupancy {}", s.occupancy->value))));
+                settingName(s.occupancy->origin, fmt::format("occupancy {}", s.occupancy->value))));
   }
 };
 

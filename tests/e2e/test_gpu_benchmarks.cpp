@@ -14,18 +14,6 @@ using namespace tessel::gputest;
 
 namespace {
 
-std::vector<std::string> benchmarks() {
-  std::vector<std::string> v;
-  for (auto& e : fs::directory_iterator(fs::path(TESSEL_SOURCE_DIR) / "benchmarks"))
-    if (e.path().extension() == ".sten") v.push_back(e.path().stem().string());
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
-fs::path path(const std::string& b) {
-  return fs::path(TESSEL_SOURCE_DIR) / "benchmarks" / (b + ".sten");
-}
-
 // Extents by dimension count. The first size is awkward for the default blocks (256; 32x8;
 // 32x4x2 and, streaming, 32x8): not a multiple of the block, one dimension smaller than it;
 // the second is a power of two in every dimension. hypterm reads i +- 4, so its unit-stride
@@ -41,17 +29,7 @@ std::vector<int64_t> sizes(int dims, int which) {
 
 /// Parameter values: the extents as above, the other parameters at their defaults.
 ParamValues params(const Program& prog, int which) {
-  std::vector<int64_t> sz = sizes(prog.dims(), which);
-  ParamValues v;
-  size_t ext = 0;
-  for (auto& p : prog.params) {
-    if (!p.fromIterate && ext < sz.size()) {
-      v.push_back(sz[ext++]);
-      continue;
-    }
-    v.push_back(p.defaultValue ? evalInt(p.defaultValue, v) : 2);
-  }
-  return v;
+  return extentParams(prog, sizes(prog.dims(), which));
 }
 
 const GpuFamily kFamilies[] = {GpuFamily::Global, GpuFamily::GlobalStream};
@@ -62,7 +40,7 @@ class GpuBenchmark : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuBenchmark, OpenclAgreesWithReferenceAtTwoSizes) {
   TESSEL_REQUIRE_OPENCL();
-  Parsed p = parseFile(path(GetParam()));
+  Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   for (GpuFamily f : kFamilies) {
     GpuLaunchConfig c;
@@ -78,7 +56,7 @@ TEST_P(GpuBenchmark, OpenclAgreesWithReferenceAtTwoSizes) {
 
 TEST_P(GpuBenchmark, CudaCompilesWithoutWarningsAndReportsResources) {
   TESSEL_REQUIRE_NVCC();
-  Parsed p = parseFile(path(GetParam()));
+  Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   for (GpuFamily f : kFamilies) {
     GpuLaunchConfig c;
@@ -100,8 +78,9 @@ TEST_P(GpuBenchmark, CudaCompilesWithoutWarningsAndReportsResources) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, GpuBenchmark, ::testing::ValuesIn(benchmarks()), [](const auto& p) {
-  std::string n = p.param;
-  std::replace(n.begin(), n.end(), '-', '_');
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(All, GpuBenchmark, ::testing::ValuesIn(benchmarkNames()),
+                         [](const auto& p) {
+                           std::string n = p.param;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });

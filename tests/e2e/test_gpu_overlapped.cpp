@@ -17,18 +17,6 @@ using namespace tessel::gputest;
 
 namespace {
 
-std::vector<std::string> benchmarks() {
-  std::vector<std::string> v;
-  for (auto& e : fs::directory_iterator(fs::path(TESSEL_SOURCE_DIR) / "benchmarks"))
-    if (e.path().extension() == ".sten") v.push_back(e.path().stem().string());
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
-fs::path path(const std::string& b) {
-  return fs::path(TESSEL_SOURCE_DIR) / "benchmarks" / (b + ".sten");
-}
-
 // Extents by dimension count: the first is smaller than one tile along its short dimensions,
 // the second spans several tiles without being a multiple of them. hypterm reads i +- 4, so
 // the unit-stride extent stays >= 9.
@@ -42,19 +30,8 @@ std::vector<int64_t> sizes(int dims, int which) {
 }
 
 ParamValues params(const Program& prog, int which) {
-  std::vector<int64_t> sz = sizes(prog.dims(), which);
-  ParamValues v;
-  size_t ext = 0;
-  for (auto& p : prog.params) {
-    if (!p.fromIterate && ext < sz.size()) {
-      v.push_back(sz[ext++]);
-      continue;
-    }
-    // Time-step parameters: small (jacobi1d-boundary's default 64 would make 384 calls).
-    int64_t d = p.defaultValue ? evalInt(p.defaultValue, v) : 2;
-    v.push_back(std::min<int64_t>(d, 4));
-  }
-  return v;
+  // Time-step parameters stay small (jacobi1d-boundary's default 64 would make 384 calls).
+  return extentParams(prog, sizes(prog.dims(), which), 4);
 }
 
 struct Setting {
@@ -87,7 +64,7 @@ class Overlapped : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Overlapped, OpenclAgreesWithReferenceForThreeSettings) {
   TESSEL_REQUIRE_OPENCL();
-  Parsed p = parseFile(path(GetParam()));
+  Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   for (const Setting& s : kSettings) {
     GpuLaunchConfig c = config(*p.prog, s);
@@ -102,7 +79,7 @@ TEST_P(Overlapped, OpenclAgreesWithReferenceForThreeSettings) {
 
 TEST_P(Overlapped, CudaCompilesWithoutWarningsAndRecordsResources) {
   TESSEL_REQUIRE_NVCC();
-  Parsed p = parseFile(path(GetParam()));
+  Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   for (size_t k = 0; k < std::size(kSettings); ++k) {
     const Setting& s = kSettings[k];
@@ -129,7 +106,7 @@ TEST_P(Overlapped, CudaCompilesWithoutWarningsAndRecordsResources) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Overlapped, ::testing::ValuesIn(benchmarks()), [](const auto& p) {
+INSTANTIATE_TEST_SUITE_P(All, Overlapped, ::testing::ValuesIn(benchmarkNames()), [](const auto& p) {
   std::string n = p.param;
   std::replace(n.begin(), n.end(), '-', '_');
   return n;

@@ -20,18 +20,6 @@ using namespace tessel::gputest;
 
 namespace {
 
-std::vector<std::string> benchmarks() {
-  std::vector<std::string> v;
-  for (auto& e : fs::directory_iterator(fs::path(TESSEL_SOURCE_DIR) / "benchmarks"))
-    if (e.path().extension() == ".sten") v.push_back(e.path().stem().string());
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
-fs::path path(const std::string& b) {
-  return fs::path(TESSEL_SOURCE_DIR) / "benchmarks" / (b + ".sten");
-}
-
 // Extents by dimension count. The first size has a streamed (slowest) extent below every
 // chunk but 1 and, for stencils of order 2 and more, a region smaller than the plane window,
 // and dimensions smaller than one tile; the second has streamed regions that are no multiple
@@ -47,17 +35,7 @@ std::vector<int64_t> sizes(int dims, int which) {
 }
 
 ParamValues params(const Program& prog, int which) {
-  std::vector<int64_t> sz = sizes(prog.dims(), which);
-  ParamValues v;
-  size_t ext = 0;
-  for (auto& p : prog.params) {
-    if (!p.fromIterate && ext < sz.size()) {
-      v.push_back(sz[ext++]);
-      continue;
-    }
-    v.push_back(p.defaultValue ? evalInt(p.defaultValue, v) : 2);
-  }
-  return v;
+  return extentParams(prog, sizes(prog.dims(), which));
 }
 
 struct Setting {
@@ -103,7 +81,7 @@ class StagedBenchmark : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StagedBenchmark, OpenclAgreesWithReference) {
   TESSEL_REQUIRE_OPENCL();
-  Parsed p = parseFile(path(GetParam()));
+  Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   for (const Setting& s : settings(p.prog->dims())) {
     OpenclModule m(*p.prog, s.config, testOptions());
@@ -117,7 +95,7 @@ TEST_P(StagedBenchmark, OpenclAgreesWithReference) {
 
 TEST_P(StagedBenchmark, CudaCompilesWithoutWarningsAndDoesNotSpill) {
   TESSEL_REQUIRE_NVCC();
-  Parsed p = parseFile(path(GetParam()));
+  Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   // The whole program (kernels and host code) of the default stream setting...
   std::vector<Setting> all = settings(p.prog->dims());
@@ -164,7 +142,7 @@ TEST_P(StagedBenchmark, CudaCompilesWithoutWarningsAndDoesNotSpill) {
   std::cout << table;
 }
 
-INSTANTIATE_TEST_SUITE_P(All, StagedBenchmark, ::testing::ValuesIn(benchmarks()),
+INSTANTIATE_TEST_SUITE_P(All, StagedBenchmark, ::testing::ValuesIn(benchmarkNames()),
                          [](const auto& p) {
                            std::string n = p.param;
                            std::replace(n.begin(), n.end(), '-', '_');

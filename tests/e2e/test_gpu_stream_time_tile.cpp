@@ -22,18 +22,6 @@ using namespace tessel::gputest;
 
 namespace {
 
-std::vector<std::string> benchmarks() {
-  std::vector<std::string> v;
-  for (auto& e : fs::directory_iterator(fs::path(TESSEL_SOURCE_DIR) / "benchmarks"))
-    if (e.path().extension() == ".sten") v.push_back(e.path().stem().string());
-  std::sort(v.begin(), v.end());
-  return v;
-}
-
-fs::path path(const std::string& b) {
-  return fs::path(TESSEL_SOURCE_DIR) / "benchmarks" / (b + ".sten");
-}
-
 // By dimension count: a first size smaller than one tile in the plane with few planes, a
 // second spanning several tiles (hypterm reads i +- 4: the unit-stride extent stays >= 9).
 std::vector<int64_t> sizes(int dims, int which) {
@@ -46,18 +34,8 @@ std::vector<int64_t> sizes(int dims, int which) {
 }
 
 ParamValues params(const Program& prog, int which) {
-  std::vector<int64_t> sz = sizes(prog.dims(), which);
-  ParamValues v;
-  size_t ext = 0;
-  for (auto& p : prog.params) {
-    if (!p.fromIterate && ext < sz.size()) {
-      v.push_back(sz[ext++]);
-      continue;
-    }
-    int64_t d = p.defaultValue ? evalInt(p.defaultValue, v) : 2;
-    v.push_back(std::min<int64_t>(d, 4));
-  }
-  return v;
+  // Time-step parameters stay small (jacobi1d-boundary's default 64 would make 384 calls).
+  return extentParams(prog, sizes(prog.dims(), which), 4);
 }
 
 struct Setting {
@@ -95,7 +73,7 @@ class StreamTimeTile : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(StreamTimeTile, OpenclAgreesWithReferenceForThreeSettings) {
   TESSEL_REQUIRE_OPENCL();
-  Parsed p = parseFile(path(GetParam()));
+  Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   for (const Setting& s : kSettings) {
     GpuLaunchConfig c = config(*p.prog, s);
@@ -113,7 +91,7 @@ TEST_P(StreamTimeTile, OpenclAgreesWithReferenceForThreeSettings) {
 
 TEST_P(StreamTimeTile, CudaCompilesWithoutWarningsAndRecordsResources) {
   TESSEL_REQUIRE_NVCC();
-  Parsed p = parseFile(path(GetParam()));
+  Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   for (size_t k = 0; k < std::size(kSettings); ++k) {
     const Setting& s = kSettings[k];
@@ -140,21 +118,22 @@ TEST_P(StreamTimeTile, CudaCompilesWithoutWarningsAndRecordsResources) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, StreamTimeTile, ::testing::ValuesIn(benchmarks()), [](const auto& p) {
-  std::string n = p.param;
-  std::replace(n.begin(), n.end(), '-', '_');
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(All, StreamTimeTile, ::testing::ValuesIn(benchmarkNames()),
+                         [](const auto& p) {
+                           std::string n = p.param;
+                           std::replace(n.begin(), n.end(), '-', '_');
+                           return n;
+                         });
 
 // Which benchmarks get streamed fused kernels, and which fall back with a note saying why.
 TEST(StreamTimeTile, AppliesToTheIterateBenchmarksAndNotesTheRest) {
   for (const char* b : {"j3d7pt", "j2d5pt", "cheby", "fdtd2d"}) {
-    Parsed p = parseFile(path(b));
+    Parsed p = parseFile(benchmarkPath(b));
     ASSERT_TRUE(p.prog) << b;
     GpuSources src = generateGpu(*p.prog, GpuApi::OpenCL, config(*p.prog, kSettings[0]));
     EXPECT_TRUE(fusedAny(src)) << b << " is not fused";
   }
-  Parsed heat = parseFile(path("heat"));
+  Parsed heat = parseFile(benchmarkPath("heat"));
   ASSERT_TRUE(heat.prog);
   GpuSources src = generateGpu(*heat.prog, GpuApi::OpenCL, config(*heat.prog, kSettings[0]));
   EXPECT_FALSE(fusedAny(src));

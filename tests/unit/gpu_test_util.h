@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +28,39 @@
 namespace tessel::gputest {
 
 namespace fs = std::filesystem;
+
+#ifdef TESSEL_SOURCE_DIR
+/// The name of every benchmark program (benchmarks/*.sten), sorted.
+inline std::vector<std::string> benchmarkNames() {
+  std::vector<std::string> v;
+  for (auto& e : fs::directory_iterator(fs::path(TESSEL_SOURCE_DIR) / "benchmarks"))
+    if (e.path().extension() == ".sten") v.push_back(e.path().stem().string());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+inline fs::path benchmarkPath(const std::string& b) {
+  return fs::path(TESSEL_SOURCE_DIR) / "benchmarks" / (b + ".sten");
+}
+#endif
+
+/// Parameter values for a run: the extent parameters (those not introduced by an `iterate`
+/// bound), in order, from `extents`; the others (time steps) at their defaults (2 where there
+/// is none), at most `maxOther`.
+inline ParamValues extentParams(const Program& prog, const std::vector<int64_t>& extents,
+                                int64_t maxOther = INT64_MAX) {
+  ParamValues v;
+  size_t ext = 0;
+  for (auto& p : prog.params) {
+    if (!p.fromIterate && ext < extents.size()) {
+      v.push_back(extents[ext++]);
+      continue;
+    }
+    int64_t d = p.defaultValue ? evalInt(p.defaultValue, v) : 2;
+    v.push_back(std::min(d, maxOther));
+  }
+  return v;
+}
 
 /// A parsed program; the SourceFile is kept alive with it.
 struct Parsed {
@@ -139,13 +174,13 @@ inline std::string openclUnavailable() {
 
 // scripts/test.sh installs PoCL and sets TESSEL_TESTS_REQUIRE_OPENCL=1: there a missing OpenCL
 // device fails the test instead of skipping it.
-#define TESSEL_REQUIRE_OPENCL()                                                   \
-  do {                                                                            \
-    if (std::string why = ::tessel::gputest::openclUnavailable(); !why.empty()) { \
-      if (std::getenv("TESSEL_TESTS_REQUIRE_OPENCL"))                             \
+#define TESSEL_REQUIRE_OPENCL()                                                     \
+  do {                                                                              \
+    if (std::string why = ::tessel::gputest::openclUnavailable(); !why.empty()) {   \
+      if (std::getenv("TESSEL_TESTS_REQUIRE_OPENCL"))                               \
         FAIL() << "no OpenCL device (TESSEL_TESTS_REQUIRE_OPENCL is set): " << why; \
-      GTEST_SKIP() << "skipped: no OpenCL device: " << why;                       \
-    }                                                                             \
+      GTEST_SKIP() << "skipped: no OpenCL device: " << why;                         \
+    }                                                                               \
   } while (0)
 
 #define TESSEL_REQUIRE_NVCC()                                                           \
