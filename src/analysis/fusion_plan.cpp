@@ -80,7 +80,21 @@ class Planner {
     const FusionConfig& cfg = configs_.at(static_cast<size_t>(g.stencil));
     g.timeTile = std::max(1, cfg.timeTile);
     g.streamDim = cfg.streamDim;
-    int n = static_cast<int>(g.body.size()), t = g.timeTile;
+    int n = static_cast<int>(g.body.size());
+    if (!loop && n < g.timeTile && g.streamDim < 0) {
+      g.remark = fmt::format("time_tile {}: the run has {} call{}: fused as {} step{}", g.timeTile,
+                             n, n == 1 ? "" : "s", n, n == 1 ? "" : "s");
+      g.timeTile = n;
+    } else if (!loop && n < g.timeTile) {
+      g.remark = fmt::format(
+          "time_tile {}: the run has {} call{}, fewer than the time tile: {} "
+          "per statement",
+          g.timeTile, n, n == 1 ? "" : "s", n == 1 ? "it runs" : "they run");
+    } else if (!loop && n % g.timeTile != 0) {
+      g.remark = fmt::format("time_tile {}: the last {} of the run's {} call{} run per statement",
+                             g.timeTile, n % g.timeTile, n, n == 1 ? "" : "s");
+    }
+    int t = g.timeTile;
     std::vector<int> phases;
     if (loop) {
       int step = std::gcd(n, t);

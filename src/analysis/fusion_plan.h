@@ -6,7 +6,9 @@
 //     the S mod T remaining steps as ordinary per-statement kernels. A fused kernel starts at
 //     body position p = (g*T) mod n; one variant is made per position that occurs;
 //   - a maximal run of consecutive calls of overlapped stencils elsewhere (top level, or beside
-//     other nodes in a loop body): its k calls run as floor(k/T) fused kernels, then the rest.
+//     other nodes in a loop body): its k calls run as floor(k/T) fused kernels, then the rest
+//     per statement; a run of fewer than T calls (k < T, e.g. a program with one call) is fused
+//     as one kernel of its k steps (overlapped; with a streamed dimension it runs per statement).
 // The configuration of a group's first call's stencil (time tile, block) applies to the group.
 // A group is not fused, with a note saying why, when its analysis does not apply (a fixed
 // plane of a value the group writes is read), when it writes no global array, or when the
@@ -52,6 +54,9 @@ struct FusionGroup {
   int streamDim = -1;  // the fused kernels stream this dimension; -1: they tile every one
   bool fused = false;
   std::string note;  // why it is not fused
+  /// A decision about a fused group the user should hear about: fewer calls than the time tile
+  /// (fused as they are) or calls left over after the fused kernels (run per statement).
+  std::string remark;
   std::vector<FusedVariant> variants;
 
   /// The variant starting at body position `phase`, or null.

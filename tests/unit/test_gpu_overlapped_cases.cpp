@@ -65,9 +65,14 @@ TEST(OverlappedCases, VariantsPerStartingPhase) {
   Parsed p = parse(kFiveCalls);
   ASSERT_TRUE(p.prog);
   // n = 2 calls per iteration: T = 3 starts at body positions 0 and 1 (two variants), T = 2
-  // always at 0 (one). The trailing call is a straight run of one call: fused only when T = 1.
-  EXPECT_EQ(fusedKernels(generateGpu(*p.prog, GpuApi::OpenCL, overlapped(3)).kernels), 2);
-  EXPECT_EQ(fusedKernels(generateGpu(*p.prog, GpuApi::OpenCL, overlapped(2)).kernels), 1);
+  // always at 0 (one). The trailing call is a straight run of one call, fewer than T: fused as
+  // it is (one more kernel, and a note says so).
+  GpuSources t3 = generateGpu(*p.prog, GpuApi::OpenCL, overlapped(3));
+  EXPECT_EQ(fusedKernels(t3.kernels), 3);
+  EXPECT_EQ(fusedKernels(generateGpu(*p.prog, GpuApi::OpenCL, overlapped(2)).kernels), 2);
+  bool noted = false;
+  for (auto& n : t3.notes) noted = noted || n.find("the run has 1 call: fused as 1 step") != n.npos;
+  EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(t3.notes, "\n"));
   EXPECT_EQ(fusedKernels(generateGpu(*p.prog, GpuApi::OpenCL, overlapped(1)).kernels), 3);
   std::vector<FusionConfig> cfg = {{true, 3, {16, 16}}};
   auto groups = planFusion(*p.prog, cfg);
@@ -77,7 +82,10 @@ TEST(OverlappedCases, VariantsPerStartingPhase) {
   EXPECT_EQ(groups[0].variants[1].phase, 1);
   EXPECT_EQ(groups[0].variants[1].seq.calls, (std::vector<int>{1, 0, 1}));
   EXPECT_EQ(groups[0].variants[0].tile, (std::vector<int64_t>{12, 12}));  // 16 - 2*1*(3-1)
-  EXPECT_TRUE(groups[1].variants.empty());                                // 1 call < T
+  // 1 call < T: fused as one step.
+  ASSERT_EQ(groups[1].variants.size(), 1u);
+  EXPECT_EQ(groups[1].timeTile, 1);
+  EXPECT_EQ(groups[1].variants[0].seq.calls.size(), 1u);
 }
 
 // `inout:` marks make the unmarked written array a scratch copy; an int array with a run-time
