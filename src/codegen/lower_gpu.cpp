@@ -46,6 +46,35 @@ namespace gpu {
 
 CType valueType(ScalarType t) { return t == ScalarType::Int ? CType::Int64 : ctypeOf(t); }
 
+ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc ? binary(Op::And, acc, x) : x; }
+
+ExprPtr zeroOf(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return boolLit(false);
+    case ScalarType::Int:
+      return intLit(0);
+    case ScalarType::Float:
+    case ScalarType::Double:
+      return floatLit(0.0, t);
+  }
+  return intLit(0);
+}
+
+lir::Param runtimeParam() {
+  lir::Param rt;
+  rt.name = kRuntimeVar;
+  rt.opaqueType = kRuntimeType;
+  return rt;
+}
+
+lir::Param bufferParam(const std::string& name) {
+  lir::Param p;
+  p.name = name;
+  p.opaqueType = kBufferType;
+  return p;
+}
+
 ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args) {
   auto n = std::make_shared<Expr>(*e);
   n->args = std::move(args);
@@ -53,8 +82,6 @@ ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args) {
 }
 
 namespace {
-
-ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc ? binary(Op::And, acc, x) : x; }
 
 /// What one kernel uses: its parameters, in a fixed order.
 struct KernelUse {
@@ -478,19 +505,12 @@ Function CallGpu::build() {
   }
   f.body = block(std::move(body));
   // Parameters last: lowering the body found which ones it uses.
-  lir::Param rt;
-  rt.name = kRuntimeVar;
-  rt.opaqueType = kRuntimeType;
+  lir::Param rt = runtimeParam();
   // Unused by a call that allocates and launches nothing (every region is empty).
   rt.maybeUnused =
       out_.kernels.size() == kernelsBefore && localArrays_.empty() && localScalars_.empty();
   f.params.push_back(rt);
-  for (int a : arraysUsed_) {
-    lir::Param p;
-    p.name = g_.arrays[a];
-    p.opaqueType = kBufferType;
-    f.params.push_back(p);
-  }
+  for (int a : arraysUsed_) f.params.push_back(bufferParam(g_.arrays[a]));
   for (int s : scalarsUsed_)
     f.params.push_back({g_.scalars[s], valueType(prog_.scalars[s].type), false});
   for (int p : paramsUsed_) f.params.push_back({g_.params[p], CType::Int64, false});

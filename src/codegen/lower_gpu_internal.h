@@ -56,6 +56,13 @@ class KernelSite {
 };
 
 [[noreturn]] void internal(const std::string& what);
+/// `acc && x`, or x when there is no acc yet (building a guard term by term).
+ExprPtr allOf(ExprPtr acc, ExprPtr x);
+/// The zero of a language type (false, 0, 0.0 with the type's suffix).
+ExprPtr zeroOf(ScalarType t);
+/// Host-function parameters: the runtime handle and a device buffer (runtime types, by name).
+lir::Param runtimeParam();
+lir::Param bufferParam(const std::string& name);
 /// The C type of a language value in generated code (ints are 64-bit values).
 lir::CType valueType(ScalarType t);
 /// Copy of e with its arguments replaced.

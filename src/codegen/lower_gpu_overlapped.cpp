@@ -439,24 +439,11 @@ Function FusedGpu::build() {
   f.name = hostName_;
   f.linkage = Linkage::Internal;
   f.comment = out_.device.functions.back().comment;
-  lir::Param rt;
-  rt.name = kRuntimeVar;
-  rt.opaqueType = kRuntimeType;
-  f.params.push_back(rt);
+  f.params.push_back(runtimeParam());
   std::set<int> bufs = arraysUsed_;
   bufs.insert(written_.begin(), written_.end());
-  for (int a : bufs) {
-    lir::Param p;
-    p.name = g_.arrays[a];
-    p.opaqueType = kBufferType;
-    f.params.push_back(p);
-  }
-  for (int a : written_) {
-    lir::Param p;
-    p.name = g_.shadows[a];
-    p.opaqueType = kBufferType;
-    f.params.push_back(p);
-  }
+  for (int a : bufs) f.params.push_back(bufferParam(g_.arrays[a]));
+  for (int a : written_) f.params.push_back(bufferParam(g_.shadows[a]));
   for (int s : scalarsUsed_)
     f.params.push_back({g_.scalars[s], valueType(prog_.scalars[s].type), false});
   for (int p : paramsUsed_) f.params.push_back({g_.params[p], CType::Int64, false});

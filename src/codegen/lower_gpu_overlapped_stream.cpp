@@ -18,19 +18,6 @@ namespace tessel::gpu::fused {
 
 namespace {
 
-ExprPtr zeroOf(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return boolLit(false);
-    case ScalarType::Int:
-      return intLit(0);
-    default:
-      return floatLit(0, t);
-  }
-}
-
-ExprPtr allOf(ExprPtr a, ExprPtr b) { return a ? binary(Op::And, std::move(a), std::move(b)) : b; }
-
 ExprPtr within(const ExprPtr& x, const ExprPtr& lo, const ExprPtr& hi) {
   return binary(Op::And, binary(Op::Ge, x, lo), binary(Op::Le, x, hi));
 }

@@ -10,21 +10,6 @@ using namespace lir;
 
 namespace {
 
-ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc ? binary(Op::And, acc, x) : x; }
-
-ExprPtr zeroOf(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return boolLit(false);
-    case ScalarType::Int:
-      return intLit(0);
-    case ScalarType::Float:
-    case ScalarType::Double:
-      return floatLit(0.0, t);
-  }
-  return intLit(0);
-}
-
 /// "m1", "0", "p2": a plane offset in a name.
 std::string offsetTag(int64_t o) {
   return o < 0 ? fmt::format("m{}", -o) : o > 0 ? fmt::format("p{}", o) : "0";

@@ -79,8 +79,4 @@ TEST_P(GpuBenchmark, CudaCompilesWithoutWarningsAndReportsResources) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, GpuBenchmark, ::testing::ValuesIn(benchmarkNames()),
-                         [](const auto& p) {
-                           std::string n = p.param;
-                           std::replace(n.begin(), n.end(), '-', '_');
-                           return n;
-                         });
+                         benchmarkTestName);

@@ -84,30 +84,9 @@ TEST_P(Overlapped, CudaCompilesWithoutWarningsAndRecordsResources) {
   for (size_t k = 0; k < std::size(kSettings); ++k) {
     const Setting& s = kSettings[k];
     GpuSources src = generateGpu(*p.prog, GpuApi::Cuda, config(*p.prog, s));
-    CudaResourceReport r = cudaResources(src.hostSource, resourceOptions());
-    EXPECT_TRUE(r.warnings.empty())
-        << s.what << ": " << fmt::format("{}", fmt::join(r.warnings, "\n")) << "\n"
-        << r.output;
-    ASSERT_EQ(r.kernels.size(), src.kernels.size()) << r.output;
-    for (auto& ki : src.kernels) {
-      if (ki.family != GpuFamily::Overlapped) continue;
-      const KernelResources* kr = r.find(ki.name);
-      ASSERT_NE(kr, nullptr) << ki.name << " missing from ptxas's report:\n" << r.output;
-      // Recorded in the test log: registers and shared memory of every fused kernel.
-      std::cout << "[ptxas] " << GetParam() << " " << s.what << " " << ki.name << ": "
-                << kr->registers << " registers, " << kr->sharedBytes << " bytes smem, "
-                << kr->spillStores << "+" << kr->spillLoads << " spill bytes\n";
-      EXPECT_EQ(kr->sharedBytes, ki.sharedBytes) << ki.name << ": ptxas and the lowering differ";
-      EXPECT_LE(kr->registers, 255) << ki.name;
-      if (k == 0) {
-        EXPECT_EQ(kr->spillStores + kr->spillLoads, 0) << ki.name << " spills";
-      }
-    }
+    // The default setting (the first) must not spill.
+    expectFusedKernelsCompile(src, GetParam() + " " + s.what, k == 0);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Overlapped, ::testing::ValuesIn(benchmarkNames()), [](const auto& p) {
-  std::string n = p.param;
-  std::replace(n.begin(), n.end(), '-', '_');
-  return n;
-});
+INSTANTIATE_TEST_SUITE_P(All, Overlapped, ::testing::ValuesIn(benchmarkNames()), benchmarkTestName);

@@ -143,8 +143,4 @@ TEST_P(StagedBenchmark, CudaCompilesWithoutWarningsAndDoesNotSpill) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, StagedBenchmark, ::testing::ValuesIn(benchmarkNames()),
-                         [](const auto& p) {
-                           std::string n = p.param;
-                           std::replace(n.begin(), n.end(), '-', '_');
-                           return n;
-                         });
+                         benchmarkTestName);

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "codegen/cuda_resources.h"
+#include "codegen/gpu_backend.h"
 #include "codegen/gpu_module.h"
 #include "frontend/frontend.h"
 #include "runtime/data.h"
@@ -43,6 +45,13 @@ inline fs::path benchmarkPath(const std::string& b) {
   return fs::path(TESSEL_SOURCE_DIR) / "benchmarks" / (b + ".sten");
 }
 #endif
+
+/// A test name from a benchmark's name ('-' is not allowed there).
+inline std::string benchmarkTestName(const ::testing::TestParamInfo<std::string>& p) {
+  std::string n = p.param;
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+}
 
 /// Parameter values for a run: the extent parameters (those not introduced by an `iterate`
 /// bound), in order, from `extents`; the others (time steps) at their defaults (2 where there
@@ -103,6 +112,30 @@ inline CudaResourceOptions resourceOptions() {
   CudaResourceOptions o;
   o.cacheRoot = fs::temp_directory_path() / fmt::format("tessel-test-nvcc-{}", getuid());
   return o;
+}
+
+/// Compiles the CUDA of `src` with nvcc and checks the fused kernels (those with fusedCalls):
+/// no warning, every one in ptxas's report with the shared memory the lowering computed, and,
+/// with `noSpills`, no spill. Prints each one's registers and shared memory to the test log.
+inline void expectFusedKernelsCompile(const GpuSources& src, const std::string& label,
+                                      bool noSpills) {
+  CudaResourceReport r = cudaResources(src.hostSource, resourceOptions());
+  EXPECT_TRUE(r.warnings.empty()) << label << ": " << fmt::format("{}", fmt::join(r.warnings, "\n"))
+                                  << "\n"
+                                  << r.output;
+  ASSERT_EQ(r.kernels.size(), src.kernels.size()) << r.output;
+  for (auto& ki : src.kernels) {
+    if (ki.fusedCalls.empty()) continue;
+    const KernelResources* kr = r.find(ki.name);
+    ASSERT_NE(kr, nullptr) << ki.name << " missing from ptxas's report:\n" << r.output;
+    std::cout << "[ptxas] " << label << " " << ki.name << ": " << kr->registers << " registers, "
+              << kr->sharedBytes << " bytes smem, " << kr->spillStores << "+" << kr->spillLoads
+              << " spill bytes\n";
+    EXPECT_EQ(kr->sharedBytes, ki.sharedBytes) << ki.name << ": ptxas and the lowering differ";
+    if (noSpills) {
+      EXPECT_EQ(kr->spillStores + kr->spillLoads, 0) << ki.name << " spills";
+    }
+  }
 }
 
 /// A fresh directory for one test (removed by the caller).
