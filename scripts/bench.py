@@ -17,6 +17,7 @@ Only the Python standard library is used.
 """
 
 import argparse
+import concurrent.futures
 import csv
 import datetime
 import json
@@ -34,6 +35,9 @@ DEFAULT_FAMILIES = ["global", "global-stream", "shared", "stream", "stream/2", "
 # Extent per dimension count for --size small (the default) and --size full (the programs'
 # own defaults).
 SMALL_EXTENT = {1: 1 << 18, 2: 1024, 3: 96}
+# --size awkward: every extent parameter set to a size that is no multiple of any block or tile
+# (for correctness runs, not timings).
+AWKWARD_EXTENT = {1: 100003, 2: 203, 3: 37}
 
 
 def tessel_json(tessel, args):
@@ -57,7 +61,7 @@ def first_error(text):
 
 def parameters(tessel, program, size):
     """--param options: extent parameters capped at the small extent for the program's
-    dimensions; the others (time steps) at their defaults."""
+    dimensions (or set to the awkward one); the others (time steps) at their defaults."""
     if size == "full":
         return []
     status, info, err = tessel_json(tessel, ["info", program, "--json"])
@@ -71,7 +75,9 @@ def parameters(tessel, program, size):
     out = []
     for p in info["parameters"]:
         if p["name"] in extent_params and p.get("value") is not None:
-            out += ["--param", f"{p['name']}={min(int(p['value']), SMALL_EXTENT[dims])}"]
+            value = (AWKWARD_EXTENT[dims] if size == "awkward"
+                     else min(int(p["value"]), SMALL_EXTENT[dims]))
+            out += ["--param", f"{p['name']}={value}"]
     return out
 
 
@@ -84,9 +90,13 @@ def main():
                          "tile of T steps (global is always run)")
     ap.add_argument("--benchmarks", default="",
                     help="comma-separated benchmark names (default: every benchmarks/*.sten)")
-    ap.add_argument("--size", choices=["small", "full"], default="small",
+    ap.add_argument("--size", choices=["small", "full", "awkward"], default="small",
                     help="small: extents capped at 2^18 (1-D), 1024 (2-D), 96 (3-D); "
-                         "full: the programs' defaults")
+                         "full: the programs' defaults; awkward: 100003 (1-D), 203 (2-D), "
+                         "37 (3-D), for correctness runs")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="benchmarks run at once (default 1); above 1 the runs share the device, "
+                         "so use it for verification, not for timings")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per variant (median)")
     ap.add_argument("--csv", default="", help="CSV file (default: bench-results/bench-DATE.csv)")
     ap.add_argument("--no-verify", action="store_true", help="skip --verify (faster)")
@@ -101,14 +111,13 @@ def main():
         ROOT, "bench-results", f"bench-{datetime.datetime.now():%Y%m%d-%H%M%S}.csv")
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
 
-    rows = []
-    failed = False
-    started = time.time()
-    for name in names:
+    def run_benchmark(name):
+        """Every variant of one benchmark, in order; returns (rows, any verification failed)."""
         program = os.path.join(ROOT, "benchmarks", name + ".sten")
         params = parameters(args.tessel, program, args.size)
         variants = [("cpp", None)] + [(args.backend, f) for f in families]
         base = None
+        out, bad = [], False
         for backend, family in variants:
             cmd = ["run", program, "--backend", backend, "--json", "--repeat", str(args.repeat)]
             cmd += params
@@ -132,14 +141,21 @@ def main():
                 ver = rep.get("verification")
                 row["verified"] = "-" if ver is None else ("yes" if ver["passed"] else "FAILED")
                 if ver is not None and not ver["passed"]:
-                    failed = True
+                    bad = True
                 if family == "global":
                     base = rep["time_s"]
                 if base and family and rep["time_s"] > 0:
                     row["vs_global"] = f"{base / rep['time_s']:.2f}x"
-            rows.append(row)
+            out.append(row)
             print(f"  {name:18} {backend:7} {row['schedule']:14} {row['time_ms']:>10} ms "
                   f"{row['verified']}", file=sys.stderr, flush=True)
+        return out, bad
+
+    started = time.time()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(run_benchmark, names))  # in benchmark order, whatever finishes first
+    rows = [r for out, _ in results for r in out]
+    failed = any(bad for _, bad in results)
 
     cols = ["benchmark", "backend", "schedule", "time_ms", "gstencil_s", "gflop_s", "vs_global",
             "verified", "note"]
