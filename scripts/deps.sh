@@ -7,7 +7,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev
   python3 python3-numpy
-  opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
+  opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo oclgrind
 )
 
 missing=()

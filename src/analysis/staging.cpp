@@ -151,10 +151,12 @@ StmtStaging planStaging(const Program& prog, const CallInst& call, const Stmt& s
           p.regHi = o;
         }
       }
-      if (!sharedRefs.empty())
-        tileOf(p, tile, sp, sharedRefs);
-      else
-        tileOf(p, tile, sp, {std::vector<int64_t>(grp.iters.size(), 0)});
+      p.ownFromRegisters = p.sharedPlanes() > 0 && p.regLo <= p.sharedHi && p.sharedHi <= p.regHi;
+      // The plane's tile: the hull of the references that read shared planes, and the centre
+      // when the threads store their own points into it (or when no reference reads shared).
+      if (sharedRefs.empty() || p.ownFromRegisters)
+        sharedRefs.push_back(std::vector<int64_t>(grp.iters.size(), 0));
+      tileOf(p, tile, sp, sharedRefs);
       out.registerPlanes += p.registerPlanes();
     }
     out.sharedBytes += p.sharedElements() * deviceBytes(grp.type);

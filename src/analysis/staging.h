@@ -70,6 +70,11 @@ struct StagePlan {
   int64_t sharedLo = 0, sharedHi = -1;  // shared ring: planes sharedLo..sharedHi (empty if lo > hi)
   int64_t regLo = 0, regHi = -1;        // registers: planes regLo..regHi (empty if lo > hi)
   std::vector<bool> planeInShared;      // per plane group.lo[streamPos]..hi: read off centre
+  /// Planes: the leading shared plane (sharedHi) is also in the register chain, so each thread
+  /// stores its own point into it from its register and the block loads only the halo. The
+  /// plane's tile then covers the block's own points (the centre is in its hull) even where no
+  /// reference reads the centre of that plane.
+  bool ownFromRegisters = false;
 
   int64_t sharedPlanes() const { return sharedHi >= sharedLo ? sharedHi - sharedLo + 1 : 0; }
   int64_t registerPlanes() const { return regHi >= regLo ? regHi - regLo + 1 : 0; }

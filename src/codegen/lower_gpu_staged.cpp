@@ -399,9 +399,8 @@ std::vector<StmtPtr> StagedKernel::streamBody(const std::vector<StmtPtr>& comput
       // The leading shared plane: where the shift register holds it (its register was loaded
       // just before), each thread stores its own point and the loop loads only the halo.
       ExprPtr plane = indexAddConst(cur, p.sharedHi);
-      std::string own = p.regLo <= p.sharedHi && p.sharedHi <= p.regHi && !nm.regs.empty()
-                            ? nm.regs[static_cast<size_t>(p.sharedHi - p.regLo)]
-                            : std::string();
+      std::string own = p.ownFromRegisters ? nm.regs.at(static_cast<size_t>(p.sharedHi - p.regLo))
+                                           : std::string();
       for (auto& x : loadTile(gi, plane, slotOf(p, plane), own)) lead.push_back(x);
     }
   }

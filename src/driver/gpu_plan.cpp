@@ -51,6 +51,7 @@ std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Sch
                                 : "?";
     ScheduleFamily f = s.family.value;
     bool overlapped = f == ScheduleFamily::Overlapped;
+    notes.insert(notes.end(), s.adjustments.begin(), s.adjustments.end());
     auto note = [&](const std::string& clause, const Origin& o) {
       notes.push_back(fmt::format("stencil '{}': {} ({}) is recorded but not applied yet", who,
                                   clause, describe(o)));

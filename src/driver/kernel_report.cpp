@@ -168,7 +168,7 @@ KernelReport stagedReport(const Program& prog, const GpuKernelInfo& k) {
                                   : 0.0;
         break;
       case StageKind::Planes: {
-        bool own = p.registerPlanes() > 0 && p.regLo <= p.sharedHi && p.sharedHi <= p.regHi;
+        bool own = p.ownFromRegisters;
         double shared = p.sharedPlanes() > 0 ? static_cast<double>(p.tileElements()) : 0.0;
         double regs = p.registerPlanes() > 0 ? static_cast<double>(points) : 0.0;
         f.points = p.sharedPlanes() > 0 ? p.tileElements() : points;

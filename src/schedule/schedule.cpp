@@ -196,6 +196,17 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
   return true;
 }
 
+std::vector<int64_t> defaultBlock(const Schedule& s, const Program& prog) {
+  size_t grid = gridDims(s, prog).size();
+  ScheduleFamily f = s.family.value;
+  if (grid <= 1) return {256};
+  // overlapped: the block covers the tile and its halo: 32x16 in 2-D, 16x8x4 in 3-D.
+  if (f == ScheduleFamily::Overlapped)
+    return grid == 2 ? std::vector<int64_t>{32, 16} : std::vector<int64_t>{16, 8, 4};
+  if (grid == 3 && f == ScheduleFamily::Shared) return {32, 4, 4};
+  return {32, 8, 1};
+}
+
 Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& opts,
                        DiagnosticEngine& diags) {
   if (stencil < 0 || stencil >= static_cast<int>(prog.stencils.size()))
@@ -312,16 +323,7 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
     s.chunk = {*opts.chunk, Origin::commandLine(fmt::format("--chunk {}", *opts.chunk))};
 
   // 3. Defaults for what nobody gave.
-  if (s.block.value.empty()) {
-    size_t grid = gridDims(s, prog).size();
-    s.block.value = grid <= 1 ? std::vector<int64_t>{256}
-                    : grid == 3 && s.family.value == ScheduleFamily::Shared
-                        ? std::vector<int64_t>{32, 4, 4}
-                        : std::vector<int64_t>{32, 8, 1};
-    // overlapped: the block covers the tile and its halo: 32x16 in 2-D, 16x8x4 in 3-D.
-    if (s.family.value == ScheduleFamily::Overlapped && grid == 2) s.block.value = {32, 16};
-    if (s.family.value == ScheduleFamily::Overlapped && grid == 3) s.block.value = {16, 8, 4};
-  }
+  if (s.block.value.empty()) s.block.value = defaultBlock(s, prog);
   return s;
 }
 
@@ -330,12 +332,17 @@ std::optional<std::vector<Schedule>> buildSchedules(const Program& prog,
                                                     const MachineDesc& m, DiagnosticEngine& diags,
                                                     bool refuseStreamedExcess) {
   std::vector<Schedule> out;
-  bool ok = true;
-  for (int i = 0; i < static_cast<int>(prog.stencils.size()); ++i) {
-    int before = diags.errorCount();
+  int before = diags.errorCount();
+  for (int i = 0; i < static_cast<int>(prog.stencils.size()); ++i)
     out.push_back(buildSchedule(prog, i, opts, diags));
-    ok = validate(out.back(), prog, m, diags) && ok && diags.errorCount() == before;
+  if (diags.errorCount() != before) {
+    for (const Schedule& s : out) validate(s, prog, m, diags);  // report every error at once
+    return std::nullopt;
   }
+  // Settings nobody gave explicitly for the family in use adapt until they fit (notes say how).
+  fitSchedules(out, prog, m, refuseStreamedExcess);
+  bool ok = true;
+  for (const Schedule& s : out) ok = validate(s, prog, m, diags) && ok;
   if (ok) ok = validateFusion(out, prog, m, diags, refuseStreamedExcess);
   if (!ok) return std::nullopt;
   return out;

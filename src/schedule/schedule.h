@@ -111,6 +111,9 @@ struct Schedule {
   std::optional<Setting<double>> occupancy;  // 0 < t <= 1
   std::optional<Setting<Perspective>> perspective;
   std::vector<PlacementSpec> placements;
+  /// What fitSchedules() changed so that the schedule runs (a dropped `#pragma` setting, an
+  /// adapted default block, fewer fused steps), one note each for the user.
+  std::vector<std::string> adjustments;
 
   /// The block extents x, y, z (missing ones are 1).
   std::array<int64_t, 3> blockShape() const;
@@ -155,6 +158,26 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
 Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& opts,
                        DiagnosticEngine& diags);
 
+/// The family's default block for s (s.family and s.stream set): (256) for a 1-D grid; 2-D:
+/// (32, 8), overlapped (32, 16); 3-D: (32, 8, 1), shared (32, 4, 4), overlapped (16, 8, 4).
+std::vector<int64_t> defaultBlock(const Schedule& s, const Program& prog);
+
+/// Defaults that always fit (schedule_fit.cpp): makes each schedule one that runs wherever
+/// only settings nobody gave explicitly for the family in use stand in the way, and records
+/// each change in Schedule::adjustments:
+///   - the family came from the command line and a `#pragma` block or unroll written for
+///     another family does not fit it: the pragma's settings are dropped for the family's
+///     defaults;
+///   - a default block that does not fit (shared memory, no tile left after the halo of the
+///     fused steps) is replaced by the best block that fits (shared, stream: the largest one
+///     no larger than the default; overlapped and stream + time_tile: the least redundant one);
+///   - when no block within the machine's limits leaves a tile at the time tile asked for,
+///     fewer steps are fused (the largest time tile that fits).
+/// Explicit settings for the family in use are never changed: validate() and validateFusion()
+/// refuse them as they are.
+void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const MachineDesc& m,
+                  bool refuseStreamedExcess);
+
 /// Refuses a schedule the machine cannot run or that names what the program lacks, with a
 /// bad_schedule error at the clause it came from (or naming the command-line flag): a block
 /// with more threads than the machine allows, a block extent of 0 or over the machine's limit
@@ -189,9 +212,10 @@ bool streamsTimeTiled(const Schedule& s, const Program& prog);
 /// machine's per-block limit (saying how many bytes are needed and allowed). `schedules` in
 /// Program::stencils order. With `refuseStreamedExcess` false, stream + time_tile kernels beyond
 /// the shared memory limit pass (`tessel info` reports them, marked as exceeding it).
+/// With `onlyStencil` >= 0, only the groups whose configuration is that stencil's are checked.
 bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
-                    const MachineDesc& m, DiagnosticEngine& diags,
-                    bool refuseStreamedExcess = true);
+                    const MachineDesc& m, DiagnosticEngine& diags, bool refuseStreamedExcess = true,
+                    int onlyStencil = -1);
 
 /// buildSchedule() and validate() for every stencil, and validateFusion(), in
 /// Program::stencils order; nullopt after any error.

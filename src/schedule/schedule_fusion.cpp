@@ -28,7 +28,8 @@ FusionConfig fusionConfig(const Schedule& s, const Program& prog) {
 }
 
 bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
-                    const MachineDesc& m, DiagnosticEngine& diags, bool refuseStreamedExcess) {
+                    const MachineDesc& m, DiagnosticEngine& diags, bool refuseStreamedExcess,
+                    int onlyStencil) {
   std::vector<FusionConfig> configs;
   bool any = false;
   for (const Schedule& s : schedules) {
@@ -38,6 +39,7 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
   if (!any) return true;
   bool ok = true;
   for (const FusionGroup& g : planFusion(prog, configs)) {
+    if (onlyStencil >= 0 && g.stencil != onlyStencil) continue;
     const Schedule& s = schedules.at(static_cast<size_t>(g.stencil));
     const std::string who = prog.stencils.at(static_cast<size_t>(g.stencil)).name;
     const Origin& where =

@@ -1,0 +1,127 @@
+// GPU kernels checked for data races and out-of-bounds accesses (issue 9). PoCL runs the
+// work-items of a group in loops between barriers, so it can hide a missing barrier or a write
+// past a local array; Oclgrind (Debian's `oclgrind`, an OpenCL simulator) reports both. Every
+// benchmark runs under every staged family (shared, stream, overlapped with T = 1 and 2, and
+// stream + time_tile 2) at tiny sizes with `oclgrind --data-races tessel run --verify`, and
+// must verify with no Oclgrind report. A deliberately racy program proves the check can fail.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "support/command.h"
+#include "unit/gpu_test_util.h"
+
+using namespace tessel;
+using namespace tessel::testing;
+using namespace tessel::gputest;
+
+namespace {
+
+/// The first line of each report Oclgrind wrote into `output` (an invalid access, a data race,
+/// an uninitialised value, an API error, work-group divergence).
+std::vector<std::string> oclgrindReports(const std::string& output) {
+  static const char* starts[] = {"Invalid read",
+                                 "Invalid write",
+                                 "Read-write data race",
+                                 "Write-write data race",
+                                 "Uninitialized value",
+                                 "Work-group divergence",
+                                 "Oclgrind - OpenCL runtime error",
+                                 "Index (",
+                                 "Barrier divergence"};
+  std::vector<std::string> out;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);)
+    for (const char* s : starts)
+      if (line.rfind(s, 0) == 0) out.push_back(line);
+  return out;
+}
+
+bool haveOclgrind() { return runCommand("oclgrind --version").exitCode == 0; }
+
+// scripts/deps.sh installs oclgrind; with TESSEL_TESTS_REQUIRE_OPENCL set (scripts/test.sh) its
+// absence fails the test instead of skipping it.
+#define TESSEL_REQUIRE_OCLGRIND()                                               \
+  do {                                                                          \
+    if (!haveOclgrind()) {                                                      \
+      if (std::getenv("TESSEL_TESTS_REQUIRE_OPENCL"))                           \
+        FAIL() << "oclgrind not found (TESSEL_TESTS_REQUIRE_OPENCL is set)";    \
+      GTEST_SKIP() << "skipped: oclgrind not found (apt-get install oclgrind)"; \
+    }                                                                           \
+  } while (0)
+
+/// Runs `tessel run FILE --backend opencl --verify ARGS` under Oclgrind and expects it to pass
+/// verification with no report.
+void expectClean(const std::string& file, const std::string& args) {
+  std::string cmd = "oclgrind --data-races " + tesselBinary() + " run " + file +
+                    " --backend opencl --verify " + args;
+  auto r = runCommand(cmd);
+  auto reports = oclgrindReports(r.output);
+  EXPECT_TRUE(reports.empty()) << cmd << "\nOclgrind reported " << reports.size()
+                               << " problems, the first: " << reports.front() << "\n"
+                               << r.output.substr(0, 4000);
+  EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output.substr(0, 4000);
+  EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << cmd << "\n"
+                                                                     << r.output.substr(0, 4000);
+}
+
+/// Tiny extents, none a multiple of a block: 37 (1-D), 13x19 (2-D), 7x9x11 (3-D); at most 3
+/// time steps (so that a time tile of 2 leaves a remainder).
+std::string tinyParams(const fs::path& file) {
+  static const std::vector<std::vector<int64_t>> sizes = {{37}, {13, 19}, {7, 9, 11}};
+  Parsed p = parseFile(file);
+  ParamValues v = extentParams(*p.prog, sizes.at(static_cast<size_t>(p.prog->dims() - 1)), 3);
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i)
+    out += " --param " + p.prog->params[i].name + "=" + std::to_string(v[i]);
+  return out;
+}
+
+const char* kFamilies[] = {
+    "--schedule shared",
+    "--schedule stream",
+    "--schedule overlapped",
+    "--schedule overlapped --time-tile 2",
+    "--schedule stream --time-tile 2",
+};
+
+class OclgrindBenchmark : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST(Oclgrind, ReportsADeliberatelyRacyKernel) {
+  TESSEL_REQUIRE_OCLGRIND();
+  auto r = runCommand(std::string("oclgrind --data-races ") + TESSEL_RACY_KERNEL);
+  auto reports = oclgrindReports(r.output);
+  ASSERT_FALSE(reports.empty()) << r.output;
+  EXPECT_NE(r.output.find("data race"), std::string::npos) << r.output;
+  // Without Oclgrind the same program runs cleanly: the race is invisible to an ordinary run.
+  auto plain = runCommand(TESSEL_RACY_KERNEL);
+  EXPECT_EQ(plain.exitCode, 0) << plain.output;
+  EXPECT_TRUE(oclgrindReports(plain.output).empty()) << plain.output;
+}
+
+// The program of issue 9: the stream family wrote past a local array (see the file's header).
+TEST(Oclgrind, StreamRingOwnPointStaysInsideThePlane) {
+  TESSEL_REQUIRE_OCLGRIND();
+  TESSEL_REQUIRE_OPENCL();
+  std::string file = sourceDir() + "/tests/e2e/data/stream_ring_oob.sten";
+  for (const char* f : {"", "--schedule stream --time-tile 2", "--schedule shared",
+                        "--schedule overlapped", "--schedule global-stream"})
+    expectClean(file, f);
+}
+
+TEST_P(OclgrindBenchmark, StagedFamiliesHaveNoRaceOrOutOfBoundsAccess) {
+  TESSEL_REQUIRE_OCLGRIND();
+  TESSEL_REQUIRE_OPENCL();
+  fs::path file = benchmarkPath(GetParam());
+  std::string params = tinyParams(file);
+  for (const char* family : kFamilies) {
+    SCOPED_TRACE(family);
+    expectClean(file.string(), std::string(family) + params);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, OclgrindBenchmark, ::testing::ValuesIn(benchmarkNames()),
+                         benchmarkTestName);
