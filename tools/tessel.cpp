@@ -232,8 +232,9 @@ int main(int argc, char** argv) {
         }
         auto fused = fusedKernelsJson(prog, setup->schedules, setup->machine);
         if (!fused.empty()) j["fused_kernels"] = fused;
-        diags.print(std::cerr);
+        diags.print(std::cerr);  // once: the warnings, before the report (as for `check`)
         std::cout << (json ? j.dump(2) + "\n" : infoText(j) + kernelText + fusedKernelsText(fused));
+        return kExitOk;
       } else {
         diags.print(std::cerr);
         std::cout << fmt::format(
@@ -243,7 +244,6 @@ int main(int argc, char** argv) {
             vals ? "" : "; bounds are checked at run time, when every parameter has a value");
         return kExitOk;
       }
-      return finish(diags, kExitOk);
     }
     auto setup = setUpSchedules(prog, scheduleValues, diags);
     if (!setup) return finish(diags, kExitUserError);

@@ -225,6 +225,7 @@ void Sema::stencil(const ast::StencilDef& def) {
   prog_.stencils.push_back(s);
   stencilAsts.push_back(&def);
   formalUses.emplace_back(def.formals.size());
+  unusedLocals.emplace_back();
   stencilOk.push_back(true);
   int before = diags_.errorCount();
   prog_.stencils.back().hints = checkHints(def);

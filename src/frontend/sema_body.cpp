@@ -38,6 +38,61 @@ class BodyBuilder {
     return ok;
   }
 
+  // After a clean generic check: warns once for each local the body never uses, and records it
+  // in `unused` so that every instance leaves it out (no backend emits it). A statement that
+  // reads or assigns a local uses it; so does the initialiser of a used initialised local. An
+  // initialised local that only unused ones read is unused too. Initialisers read earlier
+  // initialised locals only, so one pass from the last to the first reaches the fixpoint.
+  void reportUnusedLocals(std::set<const ast::VarDecl*>& unused) {
+    std::set<int> arrays, scalars, inits;
+    std::map<int, int> readBy;  // an unused initialised local's first reader, itself unused
+    auto mark = [&](const ExprPtr& e) {
+      visitExpr(e, [&](const ExprPtr& x) {
+        if (x->kind == ExprKind::ArrayRef && x->array.local) arrays.insert(x->array.index);
+        if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local)
+          scalars.insert(x->index);
+        if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Init)
+          inits.insert(x->index);
+      });
+    };
+    for (auto& st : out.stmts) {
+      mark(st.lhs);
+      mark(st.rhs);
+    }
+    for (int k = static_cast<int>(out.inits.size()) - 1; k >= 0; --k) {
+      if (inits.count(k)) {
+        mark(out.inits[k].value);
+        continue;
+      }
+      visitExpr(out.inits[k].value, [&](const ExprPtr& x) {
+        if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Init)
+          readBy[x->index] = k;
+      });
+    }
+    for (auto& [v, l] : declared) {
+      const std::set<int>& used = l.kind == LocalSym::Kind::Array    ? arrays
+                                  : l.kind == LocalSym::Kind::Scalar ? scalars
+                                                                     : inits;
+      if (used.count(l.index)) continue;
+      unused.insert(v);
+      const char* what = l.kind == LocalSym::Kind::Array    ? "local array"
+                         : l.kind == LocalSym::Kind::Scalar ? "local scalar"
+                                                            : "initialised local";
+      if (auto r = readBy.find(l.index); l.kind == LocalSym::Kind::Init && r != readBy.end())
+        S.diags().report(DiagId::unused_local, l.loc,
+                         fmt::format("{} '{}' is used only by unused local '{}'", what,
+                                     v->name.text, out.inits[r->second].name),
+                         fmt::format("remove it together with '{}'; Tessel leaves both out of "
+                                     "the generated code",
+                                     out.inits[r->second].name));
+      else
+        S.diags().report(
+            DiagId::unused_local, l.loc,
+            fmt::format("{} '{}' is never used in stencil '{}'", what, v->name.text, def.name.text),
+            "remove it; Tessel leaves it out of the generated code");
+    }
+  }
+
  private:
   Sema& S;
   const ast::StencilDef& def;
@@ -49,6 +104,7 @@ class BodyBuilder {
   bool ok = true;
 
   std::map<std::string, LocalSym> locals;
+  std::vector<std::pair<const ast::VarDecl*, LocalSym>> declared;  // in declaration order
   std::map<int, int> scratch;       // global array id -> local array index
   std::map<int, int> placeholders;  // formal index -> local array index (generic mode)
   std::set<int> assignedScalars, writtenLocals;
@@ -117,6 +173,8 @@ class BodyBuilder {
 
   void localDecl(const ast::Decl& d) {
     for (auto& v : d.vars) {
+      // Unused (reportUnusedLocals): no statement refers to it, so the instance leaves it out.
+      if (!generic && S.unusedLocals[stencilIdx].count(&v)) continue;
       if (locals.count(v.name.text) || formalIndex(v.name.text) >= 0) {
         err(DiagId::redeclared, v.name.loc,
             fmt::format("'{}' is already declared in stencil '{}'", v.name.text, def.name.text));
@@ -163,6 +221,7 @@ class BodyBuilder {
                                v.name.loc};
         out.localScalars.push_back({v.name.text, d.type, v.name.loc});
       }
+      declared.emplace_back(&v, locals.at(v.name.text));
     }
   }
 
@@ -710,7 +769,9 @@ class BodyBuilder {
 void Sema::checkDefinition(int stencil) {
   std::vector<Binding> placeholders(stencilAsts[stencil]->formals.size());
   CallInst scratchInst;
-  BodyBuilder(*this, stencil, placeholders, scratchInst, true, {}).build();
+  int before = diags_.errorCount();
+  BodyBuilder body(*this, stencil, placeholders, scratchInst, true, {});
+  if (body.build() && diags_.errorCount() == before) body.reportUnusedLocals(unusedLocals[stencil]);
 }
 
 bool Sema::instantiate(int stencil, const ast::Call& call, const std::vector<Binding>& bindings,

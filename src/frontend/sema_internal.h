@@ -74,6 +74,8 @@ class Sema {
 
   std::vector<const ast::StencilDef*> stencilAsts;
   std::vector<std::vector<FormalUse>> formalUses;
+  /// Per stencil: the locals its body never uses (warned once, left out of every instance).
+  std::vector<std::set<const ast::VarDecl*>> unusedLocals;
   std::vector<bool> stencilOk;
   std::set<std::string> constantNames;  // names in `constant` lists (cannot be written)
 

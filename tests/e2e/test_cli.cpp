@@ -92,6 +92,40 @@ TEST(Cli, ParameterWithoutDefaultMustBeGiven) {
   EXPECT_NE(bad.output.find("not a valid value"), std::string::npos) << bad.output;
 }
 
+// Each warning is printed once by every command (`info` used to print them twice), and an unused
+// local once, though its stencil is called twice.
+TEST(Cli, EachWarningIsPrintedOnce) {
+  auto d = tempDir("warn-once");
+  auto f = writeFile(d / "w.sten",
+                     "parameter N=8;\niterator i;\ndouble a[N], b[N];\ncopyin a;\nallocin a;\n"
+                     "stencil s (y, x) { double c = 0.5; y[i] = x[i]; }\n"
+                     "iterate 2 { s (b, a); s (a, b); }\n"
+                     "copyout b;\n");
+  auto count = [](const std::string& out, const std::string& what) {
+    size_t n = 0;
+    for (size_t p = out.find(what); p != std::string::npos; p = out.find(what, p + 1)) ++n;
+    return n;
+  };
+  std::string work = " --work-dir " + (d / "work").string();
+  const std::vector<std::pair<std::string, std::string>> commands = {
+      {"check", ""},
+      {"info", ""},
+      {"info", " --json"},
+      {"info", " --kernels --no-ptxas"},
+      {"run", " --backend reference"},
+      {"run", " --backend cpp" + work},
+      {"emit", " --target cpp -o " + (d / "emit").string()}};
+  for (auto& [sub, options] : commands) {
+    auto r = runCommand(tesselBinary() + " " + sub + " " + f + options);
+    SCOPED_TRACE("tessel " + sub + options + "\n" + r.output);
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_EQ(count(r.output, "w.sten:7:1: warning: bare 'iterate N' runs N+1 times"), 1u);
+    EXPECT_EQ(count(r.output, "w.sten:5:9: warning: 'a' is in both copyin and allocin"), 1u);
+    EXPECT_EQ(count(r.output, "w.sten:6:27: warning: initialised local 'c' is never used"), 1u);
+    EXPECT_EQ(count(r.output, "warning:"), 3u);
+  }
+}
+
 TEST(Cli, RunWithInputScalarAndOutputNpy) {
   auto d = tempDir("npy");
   auto f = writeFile(d / "avg.sten", kSmall);

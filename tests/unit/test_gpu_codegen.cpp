@@ -3,6 +3,7 @@
 // kernels for a 2-D and a 3-D program in both dialects and both schedule families.
 #include <gtest/gtest.h>
 
+#include "codegen/cpp_backend.h"
 #include "codegen/cuda_resources.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
@@ -356,6 +357,39 @@ TEST(GpuLowering, OneKernelPerStatementWithHostBoundsAndLocals) {
                "  for (int64_t t = 1; t <= T; ++t) {",
                "    call0_heat(rt, u0, u1, alpha, dt, h, L, M, N);"});
   expectLines(s.kernelSource, {"    const double r,"});
+}
+
+// Locals the body never uses are not in the Algorithm IR, so no generated code declares them
+// (nvcc warned "variable declared but never referenced" for them).
+TEST(GpuLowering, UnusedLocalsAreNotEmitted) {
+  Parsed p = parse(R"(
+parameter N=64;
+iterator i;
+double a[N], b[N];
+double w;
+copyin a, w;
+stencil s (y, x) {
+  double unused_c = 0.5;
+  double unused_d = w * 2.0;
+  double unused_e = unused_d + 1.0;
+  double unused_r;
+  double unused_t[N];
+  double k = w * 0.25;
+  y[i] = k * x[i];
+}
+s (b, a);
+copyout b;
+)");
+  ASSERT_TRUE(p.prog);
+  for (GpuApi api : {GpuApi::Cuda, GpuApi::OpenCL}) {
+    GpuSources g = generateGpu(*p.prog, api);
+    std::string all = g.hostSource + g.kernelSource;
+    EXPECT_TRUE(contains(all, "const double k = w * 0.25;")) << all;
+    EXPECT_FALSE(contains(all, "unused_")) << all;
+  }
+  std::string cpp = generateCpp(*p.prog);
+  EXPECT_TRUE(contains(cpp, "const double k = w * 0.25;")) << cpp;
+  EXPECT_FALSE(contains(cpp, "unused_")) << cpp;
 }
 
 TEST(GpuLowering, ScratchCopiesLocalScalarsPlanesAndZeroFill) {

@@ -1082,6 +1082,60 @@ s (c, a, q);
   expectArray(r, "c", {14, 21, 42, 77, 126});
 }
 
+// 9.10: locals the body never uses are warned about once each (not once per call) and left out
+// of every instance, so no backend emits them; an initialised local read only by unused ones is
+// unused too. Locals a statement assigns are used (their statements run), and results are those
+// of the program without the unused locals.
+TEST(Semantics, Decision9_10_UnusedLocalsAreWarnedOnceAndLeftOut) {
+  Session r = load(R"(
+parameter N=5;
+iterator i;
+double a[N], b[N], c[N];
+double p;
+copyin a, b, c, p;
+stencil s (x, y, sc) {
+  double u1 = 0.5;
+  double c1 = sc * 2.0;
+  double u2 = c1 * 4.0;
+  double u3 = u2 + 1.0;
+  double c2 = c1 + 1.0;
+  double ur;
+  double ut[N];
+  double r;
+  double t[N];
+  t[i] = y[i] * c2;
+  r = t[i];
+  x[i] = t[i] + 1.0;
+}
+s (b, a, p);
+s (c, b, p);
+)");
+  EXPECT_EQ(r.c.count("unused_local"), 5) << r.c.diagText();
+  for (const char* name :
+       {"'u1' is never used", "'u2' is used only by unused local 'u3'", "'u3' is never used",
+        "local scalar 'ur' is never used", "local array 'ut' is never used"}) {
+    int n = 0;
+    for (auto& d : r.c.diags.diagnostics())
+      n += d.id == DiagId::unused_local && d.message.find(name) != std::string::npos;
+    EXPECT_EQ(n, 1) << name << "\n" << r.c.diagText();
+  }
+  ASSERT_EQ(r.prog().calls.size(), 2u);
+  for (auto& call : r.prog().calls) {
+    std::vector<std::string> inits, scalars, arrays;
+    for (auto& x : call.inits) inits.push_back(x.name);
+    for (auto& x : call.localScalars) scalars.push_back(x.name);
+    for (auto& x : call.localArrays) arrays.push_back(x.name);
+    EXPECT_EQ(inits, (std::vector<std::string>{"c1", "c2"}));
+    EXPECT_EQ(scalars, std::vector<std::string>{"r"});
+    EXPECT_EQ(arrays, std::vector<std::string>{"t"});
+  }
+  r.set("a", gen(5, sq1));  // 1 2 5 10 17
+  r.setScalar("p", 1.5);    // c2 = 4
+  r.run();
+  expectArray(r, "b", {5, 9, 21, 41, 69});
+  expectArray(r, "c", {21, 37, 85, 165, 277});
+}
+
 // 9.10: local arrays are fresh at every call: written only in part, they are read only where
 // this call wrote them, whatever an earlier call left; reading one before any write is an error.
 TEST(Semantics, Decision9_10_LocalArraysAreFreshAtEveryCall) {
