@@ -1,0 +1,63 @@
+// Issue 9 acceptance: every benchmark under every family, with no option besides --schedule and
+// --time-tile, runs on OpenCL (PoCL) and verifies against the reference interpreter. The only
+// refusal left is a family that needs more dimensions than the program has (global-stream on a
+// 1-D program), with a hint. Defaults that do not fit adapt (schedule_fit.cpp) and say so.
+#include <gtest/gtest.h>
+
+#include "support/command.h"
+#include "unit/gpu_test_util.h"
+
+using namespace tessel;
+using namespace tessel::testing;
+using namespace tessel::gputest;
+
+namespace {
+
+const char* kFamilies[] = {
+    "--schedule global",
+    "--schedule global-stream",
+    "--schedule shared",
+    "--schedule stream",
+    "--schedule overlapped",
+    "--schedule overlapped --time-tile 2",
+    "--schedule overlapped --time-tile 3",
+    "--schedule stream --time-tile 2",
+};
+
+/// Extents no multiple of any block or tile and larger than one (300; 23x70; 13x21x35), and at
+/// most 4 time steps, so that T = 3 leaves steps over.
+std::string params(const fs::path& file) {
+  static const std::vector<std::vector<int64_t>> sizes = {{300}, {23, 70}, {13, 21, 35}};
+  Parsed p = parseFile(file);
+  ParamValues v = extentParams(*p.prog, sizes.at(static_cast<size_t>(p.prog->dims() - 1)), 4);
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i)
+    out += " --param " + p.prog->params[i].name + "=" + std::to_string(v[i]);
+  return out;
+}
+
+class EveryFamily : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(EveryFamily, RunsAndVerifiesWithOnlyScheduleAndTimeTile) {
+  TESSEL_REQUIRE_OPENCL();
+  fs::path file = benchmarkPath(GetParam());
+  Parsed p = parseFile(file);
+  for (const char* family : kFamilies) {
+    std::string cmd = tesselBinary() + " run " + file.string() + " --backend opencl --verify " +
+                      family + params(file);
+    auto r = runCommand(cmd);
+    if (p.prog->dims() == 1 && std::string(family) == "--schedule global-stream") {
+      EXPECT_EQ(r.exitCode, 1) << cmd << "\n" << r.output;
+      EXPECT_NE(r.output.find("needs a 2-D or 3-D program"), std::string::npos) << r.output;
+      EXPECT_NE(r.output.find("hint:"), std::string::npos) << r.output;
+      continue;
+    }
+    EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+    EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << cmd << "\n" << r.output;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, EveryFamily, ::testing::ValuesIn(benchmarkNames()),
+                         benchmarkTestName);
