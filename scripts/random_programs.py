@@ -939,7 +939,10 @@ def run_one(prog, tessel, extra, use_oclgrind, oclgrind, timeout, workdir, unini
             log = base + (".oclgrind.log" if build_options is None else ".oclgrind-O0.log")
             if os.path.exists(log):
                 os.unlink(log)
-            pre = [oclgrind, "--data-races"] + (["--uninitialized"] if uninit else []) + [
+            # Oclgrind's device has 32 KiB of local memory; Tessel validates blocks against the
+            # default machine's 48 KiB (H100), so give the simulated device as much.
+            pre = [oclgrind, "--data-races", "--local-mem-size", "49152"] + (
+                ["--uninitialized"] if uninit else []) + [
                 "--log", log]
             if build_options:
                 pre += ["--build-options", build_options]

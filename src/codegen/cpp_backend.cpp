@@ -12,7 +12,7 @@
 #include "codegen/build_util.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
-#include "codegen/loop_ir.h"
+#include "ir/loop_ir.h"
 #include "codegen/lower_cpp.h"
 #include "runtime/errors.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/loop_ir.h"
+#include "ir/loop_ir.h"
 #include "ir/types.h"
 
 namespace tessel {

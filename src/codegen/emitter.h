@@ -12,7 +12,7 @@
 #include <string>
 
 #include "codegen/dialect.h"
-#include "codegen/loop_ir.h"
+#include "ir/loop_ir.h"
 #include "ir/expr.h"
 
 namespace tessel {

@@ -5,7 +5,8 @@
 #include "codegen/build_util.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
-#include "codegen/loop_ir.h"
+#include "ir/loop_ir.h"
+#include "ir/loop_ir_verify.h"
 
 namespace fs = std::filesystem;
 
@@ -208,6 +209,12 @@ void generateCuda(const Program& prog, const GpuProgram& gp, const std::string& 
 GpuSources generateGpu(const Program& prog, GpuApi api, const GpuLaunchPlan& plan,
                        const std::string& cudaArch) {
   GpuProgram gp = lowerToGpu(prog, plan);
+  // Every kernel, whichever family built it, must pass the kernel verifier (barriers every
+  // thread reaches, buffers that exist, shared accesses inside their arrays).
+  for (const lir::Function& f : gp.device.functions)
+    if (auto problems = lir::verifyKernel(f); !problems.empty())
+      throw std::logic_error("internal error: the generated kernel fails verification: " +
+                             problems.front());
   GpuSources s;
   s.api = api;
   s.kernels = gp.kernels;

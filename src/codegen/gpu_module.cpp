@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "codegen/build_util.h"
-#include "codegen/loop_ir.h"
+#include "ir/loop_ir.h"
 #include "codegen/cuda_resources.h"
 #include "runtime/errors.h"
 

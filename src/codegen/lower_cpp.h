@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/loop_ir.h"
+#include "ir/loop_ir.h"
 #include "ir/program.h"
 
 namespace tessel {

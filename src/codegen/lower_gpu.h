@@ -45,7 +45,7 @@
 #include <string_view>
 #include <vector>
 
-#include "codegen/loop_ir.h"
+#include "ir/loop_ir.h"
 #include "ir/program.h"
 
 namespace tessel {

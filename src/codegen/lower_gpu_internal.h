@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analysis/fusion_plan.h"
-#include "codegen/loop_ir.h"
+#include "ir/loop_ir.h"
 #include "codegen/lower_gpu.h"
 #include "codegen/namer.h"
 #include "ir/program.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/staging.h"
-#include "codegen/loop_ir.h"
+#include "ir/loop_ir.h"
 #include "codegen/lower_gpu_internal.h"
 #include "codegen/namer.h"
 

@@ -11,7 +11,7 @@
 #include "codegen/cpp_backend.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
-#include "codegen/loop_ir.h"
+#include "ir/loop_ir.h"
 #include "codegen/lower_cpp.h"
 #include "frontend/frontend.h"
 #include "runtime/data.h"

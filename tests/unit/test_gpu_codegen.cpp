@@ -8,7 +8,7 @@
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
 #include "codegen/gpu_backend.h"
-#include "codegen/loop_ir.h"
+#include "ir/loop_ir.h"
 #include "codegen/lower_gpu.h"
 #include "driver/gpu_plan.h"
 #include "model/machine.h"

@@ -1,4 +1,4 @@
-#include "codegen/loop_ir.h"
+#include "ir/loop_ir.h"
 
 #include <algorithm>
 #include <stdexcept>
