@@ -34,8 +34,8 @@ std::string scheduleText(const GpuSources& s) {
   for (auto& k : s.kernels) {
     std::string block = std::to_string(k.block[0]);
     for (size_t d = 1; d < k.gridIters.size(); ++d) block += "x" + std::to_string(k.block[d]);
-    std::string t = fmt::format("schedule {}, block {}", gpuFamilyName(k.family), block);
-    if (k.family == GpuFamily::Stream)
+    std::string t = fmt::format("schedule {}, block {}", familyName(k.family), block);
+    if (k.family == ScheduleFamily::Stream)
       t += k.chunk == 0 ? ", serial" : fmt::format(", chunk {}", k.chunk);
     if (k.unroll != std::array<int, 3>{1, 1, 1})
       t += fmt::format(", unroll {}", fmt::join(k.unroll, "x"));

@@ -15,29 +15,6 @@ namespace tessel {
 
 using namespace lir;  // the loop IR's types and factories
 
-const char* gpuFamilyName(GpuFamily f) {
-  switch (f) {
-    case GpuFamily::Global:
-      return "global";
-    case GpuFamily::GlobalStream:
-      return "global-stream";
-    case GpuFamily::Shared:
-      return "shared";
-    case GpuFamily::Stream:
-      return "stream";
-    case GpuFamily::Overlapped:
-      return "overlapped";
-  }
-  return "?";
-}
-
-std::optional<GpuFamily> parseGpuFamily(std::string_view name) {
-  for (GpuFamily f : {GpuFamily::Global, GpuFamily::GlobalStream, GpuFamily::Shared,
-                      GpuFamily::Stream, GpuFamily::Overlapped})
-    if (name == gpuFamilyName(f)) return f;
-  return std::nullopt;
-}
-
 namespace gpu {
 
 [[noreturn]] void internal(const std::string& what) {
@@ -377,20 +354,20 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   for (size_t gd = 0; gd < grid_.iters.size(); ++gd)
     mapping += fmt::format("{}{} -> {}", gd ? ", " : "", iters[grid_.iters[gd]], "xyz"[gd]);
   switch (grid_.family) {
-    case GpuFamily::Global:
-    case GpuFamily::GlobalStream:
-    case GpuFamily::Overlapped:  // the statements it does not fuse run as `global`
+    case ScheduleFamily::Global:
+    case ScheduleFamily::GlobalStream:
+    case ScheduleFamily::Overlapped:  // the statements it does not fuse run as `global`
       kc += "\nOne thread per point: " + mapping;
       if (grid_.stream >= 0) kc += fmt::format("; each thread loops over {}", iters[grid_.stream]);
       break;
-    case GpuFamily::Shared: {
+    case ScheduleFamily::Shared: {
       std::string tile;
       for (size_t gd = 0; gd < grid_.iters.size(); ++gd)
         tile += fmt::format("{}{}", gd ? "x" : "", grid_.tile(gd));
       kc += fmt::format("\nShared-memory tiling: {}; a block computes a {} tile", mapping, tile);
       break;
     }
-    case GpuFamily::Stream:
+    case ScheduleFamily::Stream:
       kc += fmt::format("\nStreaming along {} ({}): {}; a block sweeps {}", iters[grid_.stream],
                         grid_.chunk == 0 ? "serial" : "concurrent", mapping,
                         grid_.chunk == 0 ? std::string("every plane")
@@ -413,7 +390,7 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
     gridExt.push_back(var(n, ScalarType::Int));
     blockExt.push_back(intLit(grid_.block[gd]));
   }
-  if (grid_.family == GpuFamily::Stream) {
+  if (grid_.family == ScheduleFamily::Stream) {
     // One more grid dimension: the chunks of planes along the streamed iterator.
     int sd = grid_.stream;
     ExprPtr planes = indexAddConst(
@@ -437,7 +414,7 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   info.stmt = static_cast<int>(k);
   // As applied: an overlapped stencil's per-statement kernels (remaining steps, fallbacks) are
   // global ones.
-  info.family = grid_.family == GpuFamily::Overlapped ? GpuFamily::Global : grid_.family;
+  info.family = grid_.family == ScheduleFamily::Overlapped ? ScheduleFamily::Global : grid_.family;
   info.gridIters = grid_.iters;
   info.block = grid_.block;
   info.streamIter = grid_.stream;

@@ -47,19 +47,15 @@
 
 #include "ir/loop_ir.h"
 #include "ir/program.h"
+#include "schedule/family.h"
 
 namespace tessel {
 
-enum class GpuFamily { Global, GlobalStream, Shared, Stream, Overlapped };
-/// "global", "global-stream", "shared", "stream", "overlapped".
-const char* gpuFamilyName(GpuFamily f);
-std::optional<GpuFamily> parseGpuFamily(std::string_view name);
-
 /// How statements map onto GPU threads: what a Schedule decides for the lowering.
 struct GpuLaunchConfig {
-  GpuFamily family = GpuFamily::Global;
+  ScheduleFamily family = ScheduleFamily::Global;
   /// Threads per block along x (the grid's fastest dimension), y, z. block[0] == 0: the default
-  /// for the grid's dimensions (1-D 256; 2-D 32x8; 3-D 32x4x2, shared 32x4x4). Otherwise 0
+  /// for the grid's dimensions (defaultBlockShape, schedule/family.h: the Schedule's). Otherwise 0
   /// means 1, and extents beyond the grid's dimensions are ignored (with a note).
   std::array<int, 3> block = {0, 0, 0};
   /// global-stream and stream: the iterator dimension swept (0 = the slowest); -1: the slowest.
@@ -95,8 +91,8 @@ struct GpuLaunchPlan {
 /// One generated kernel.
 struct GpuKernelInfo {
   std::string name;
-  int call = -1, stmt = -1;               // which statement of which call it computes
-  GpuFamily family = GpuFamily::Global;   // as applied (after any fallback)
+  int call = -1, stmt = -1;                        // which statement of which call it computes
+  ScheduleFamily family = ScheduleFamily::Global;  // as applied (after any fallback)
   std::vector<int> gridIters;             // the iterator dimension of grid x, y, z (1 to 3)
   std::array<int, 3> block = {1, 1, 1};   // threads per block, x first
   int streamIter = -1;                    // the iterator each thread loops over; -1: none

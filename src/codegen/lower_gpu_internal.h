@@ -32,7 +32,7 @@ struct GlobalNames {
 
 /// How a statement's points map onto the grid (the same for every statement of a program).
 struct GridShape {
-  GpuFamily family = GpuFamily::Global;
+  ScheduleFamily family = ScheduleFamily::Global;
   std::vector<int> iters;                 // iterator dimension of grid x, y, z
   std::array<int, 3> block = {1, 1, 1};   // threads per block, x first
   int stream = -1;                        // the iterator each thread (block) sweeps, or -1
@@ -40,7 +40,7 @@ struct GridShape {
   bool cyclic = false;                    // shared: a thread's points a block apart
   int chunk = 0;                          // stream: planes per block; 0: the whole extent
 
-  bool staged() const { return family == GpuFamily::Shared || family == GpuFamily::Stream; }
+  bool staged() const { return family == ScheduleFamily::Shared || family == ScheduleFamily::Stream; }
   /// Points per block along grid dimension gd.
   int tile(size_t gd) const { return block[gd] * unroll[gd]; }
 };

@@ -335,7 +335,7 @@ Function FusedGpu::finishKernel(Function f, std::vector<StmtPtr> kb, int64_t sha
   GpuKernelInfo info;
   info.name = name_;
   info.call = v_.seq.calls.front();
-  info.family = GpuFamily::Overlapped;
+  info.family = ScheduleFamily::Overlapped;
   for (int d = dims_ - 1; d >= 0; --d)
     if (d != sd_) info.gridIters.push_back(d);
   info.streamIter = sd_;

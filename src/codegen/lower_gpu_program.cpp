@@ -26,15 +26,16 @@ GridShape gridShape(const Program& prog, const GpuLaunchConfig& cfg, const std::
   int n = prog.dims();
   GridShape g;
   g.family = cfg.family;
-  if (g.family == GpuFamily::Overlapped && cfg.timeTile < 1)
+  if (g.family == ScheduleFamily::Overlapped && cfg.timeTile < 1)
     throw std::invalid_argument(fmt::format("{}: time tile {} is below 1", who, cfg.timeTile));
-  bool streams = g.family == GpuFamily::GlobalStream || g.family == GpuFamily::Stream;
+  bool streams = g.family == ScheduleFamily::GlobalStream || g.family == ScheduleFamily::Stream;
   if (streams && n == 1) {
-    GpuFamily to = g.family == GpuFamily::Stream ? GpuFamily::Shared : GpuFamily::Global;
+    ScheduleFamily to =
+        g.family == ScheduleFamily::Stream ? ScheduleFamily::Shared : ScheduleFamily::Global;
     notes.push_back(fmt::format(
         "{}: {} does not apply to a 1-D program (there is no dimension left to stream over): "
         "using {}",
-        who, gpuFamilyName(g.family), gpuFamilyName(to)));
+        who, familyName(g.family), familyName(to)));
     g.family = to;
     streams = false;
   }
@@ -45,7 +46,7 @@ GridShape gridShape(const Program& prog, const GpuLaunchConfig& cfg, const std::
           fmt::format("{}: streaming dimension {} does not exist: the program has {} iterator{}",
                       who, g.stream, n, n == 1 ? "" : "s"));
   }
-  if (g.family == GpuFamily::Stream) {
+  if (g.family == ScheduleFamily::Stream) {
     if (g.stream == n - 1)
       throw std::invalid_argument(
           fmt::format("{}: the stream family cannot stream the unit-stride iterator", who));
@@ -56,7 +57,7 @@ GridShape gridShape(const Program& prog, const GpuLaunchConfig& cfg, const std::
   for (int d = n - 1; d >= 0; --d)
     if (d != g.stream) g.iters.push_back(d);  // x is the fastest remaining iterator
   size_t gd = g.iters.size();
-  if (g.family == GpuFamily::Shared) {
+  if (g.family == ScheduleFamily::Shared) {
     for (size_t k = 0; k < gd; ++k) {
       int u = cfg.unroll[k] == 0 ? 1 : cfg.unroll[k];
       if (u < 1) throw std::invalid_argument(fmt::format("{}: unroll {} is below 1", who, u));
@@ -66,12 +67,9 @@ GridShape gridShape(const Program& prog, const GpuLaunchConfig& cfg, const std::
   }
   for (int b : cfg.block)
     if (b < 0) throw std::invalid_argument(fmt::format("{}: block extent {} is negative", who, b));
-  if (cfg.block[0] == 0) {
-    static const std::array<int, 3> kDefaults[] = {{256, 1, 1}, {32, 8, 1}, {32, 4, 2}};
-    static const std::array<int, 3> kOverlapped[] = {{256, 1, 1}, {32, 16, 1}, {16, 8, 4}};
-    g.block = g.family == GpuFamily::Overlapped          ? kOverlapped[gd - 1]
-              : g.family == GpuFamily::Shared && gd == 3 ? std::array<int, 3>{32, 4, 4}
-                                                         : kDefaults[gd - 1];
+  if (cfg.block[0] == 0) {  // the family's default, as the Schedule has it
+    std::vector<int64_t> b = defaultBlockShape(g.family, gd);
+    for (size_t k = 0; k < 3; ++k) g.block[k] = k < b.size() && k < gd ? static_cast<int>(b[k]) : 1;
     return g;
   }
   for (size_t k = 0; k < 3; ++k) {
@@ -339,9 +337,9 @@ GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan) {
   for (size_t s = 0; s < prog.stencils.size(); ++s) {
     const GpuLaunchConfig& cfg = plan.of(static_cast<int>(s));
     FusionConfig fc;
-    fc.overlapped = grids[s].family == GpuFamily::Overlapped;
+    fc.overlapped = grids[s].family == ScheduleFamily::Overlapped;
     fc.timeTile = cfg.timeTile;
-    if (grids[s].family == GpuFamily::Stream && grids[s].stream >= 0 && cfg.timeTile > 1) {
+    if (grids[s].family == ScheduleFamily::Stream && grids[s].stream >= 0 && cfg.timeTile > 1) {
       // stream + time_tile: streamed fused kernels, one point per thread in each plane.
       fc.overlapped = true;
       fc.streamDim = grids[s].stream;

@@ -261,7 +261,7 @@ std::string StagedKernel::describe() const {
 }
 
 std::vector<StmtPtr> StagedKernel::body(const std::vector<StmtPtr>& compute) {
-  return grid_.family == GpuFamily::Stream ? streamBody(compute) : sharedBody(compute);
+  return grid_.family == ScheduleFamily::Stream ? streamBody(compute) : sharedBody(compute);
 }
 
 namespace {

@@ -4,31 +4,11 @@
 
 namespace tessel {
 
-namespace {
-
-GpuFamily gpuFamily(ScheduleFamily f) {
-  switch (f) {
-    case ScheduleFamily::Global:
-      return GpuFamily::Global;
-    case ScheduleFamily::GlobalStream:
-      return GpuFamily::GlobalStream;
-    case ScheduleFamily::Shared:
-      return GpuFamily::Shared;
-    case ScheduleFamily::Stream:
-      return GpuFamily::Stream;
-    case ScheduleFamily::Overlapped:
-      return GpuFamily::Overlapped;
-  }
-  return GpuFamily::Global;
-}
-
-}  // namespace
-
 GpuLaunchPlan gpuLaunchPlan(const Program& prog, const std::vector<Schedule>& schedules) {
   GpuLaunchPlan plan;
   for (const Schedule& s : schedules) {
     GpuLaunchConfig c;
-    c.family = gpuFamily(s.family.value);
+    c.family = s.family.value;
     auto b = s.blockShape();
     for (size_t d = 0; d < 3; ++d) c.block[d] = static_cast<int>(b[d]);
     c.streamDim = streamDim(s, prog);

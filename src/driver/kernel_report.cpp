@@ -196,7 +196,7 @@ KernelReport stagedReport(const Program& prog, const GpuKernelInfo& k) {
 /// The family as applied; a fused kernel that streams is "stream + time_tile".
 std::string familyText(const GpuKernelInfo& k) {
   if (!k.fusedCalls.empty() && k.streamIter >= 0) return "stream + time_tile";
-  return gpuFamilyName(k.family);
+  return familyName(k.family);
 }
 
 }  // namespace
@@ -205,7 +205,7 @@ std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& g
   std::vector<KernelReport> out;
   for (auto& k : gpu.kernels)
     out.push_back(!k.fusedCalls.empty() ? fusedKernelReport(prog, k)
-                  : k.family == GpuFamily::Shared || k.family == GpuFamily::Stream
+                  : k.family == ScheduleFamily::Shared || k.family == ScheduleFamily::Stream
                       ? stagedReport(prog, k)
                       : directReport(prog, k));
   return out;

@@ -24,7 +24,7 @@ fs::path resourcesCache() {
 }
 
 std::string what(const GpuKernelInfo& k) {
-  return fmt::format("{} {}x{}x{}", gpuFamilyName(k.family), k.block[0], k.block[1], k.block[2]);
+  return fmt::format("{} {}x{}x{}", familyName(k.family), k.block[0], k.block[1], k.block[2]);
 }
 
 // ptxas reports kernels in its own order; show them in launch order.
@@ -112,7 +112,7 @@ nlohmann::json resourcesJson(const ResourcesResult& r) {
                         {"barriers", k.barriers},
                         {"constant_bytes", k.constantBytes}};
     if (const GpuKernelInfo* info = infoOf(r, k.name)) {
-      e["family"] = gpuFamilyName(info->family);
+      e["family"] = familyName(info->family);
       e["block"] = info->block;
       e["call"] = info->call;
       e["statement"] = info->stmt;

@@ -10,34 +10,6 @@
 
 namespace tessel {
 
-const char* familyName(ScheduleFamily f) {
-  switch (f) {
-    case ScheduleFamily::Global:
-      return "global";
-    case ScheduleFamily::GlobalStream:
-      return "global-stream";
-    case ScheduleFamily::Shared:
-      return "shared";
-    case ScheduleFamily::Stream:
-      return "stream";
-    case ScheduleFamily::Overlapped:
-      return "overlapped";
-  }
-  return "?";
-}
-
-std::optional<ScheduleFamily> parseFamily(std::string_view s) {
-  for (ScheduleFamily f :
-       {ScheduleFamily::Global, ScheduleFamily::GlobalStream, ScheduleFamily::Shared,
-        ScheduleFamily::Stream, ScheduleFamily::Overlapped})
-    if (s == familyName(f)) return f;
-  return std::nullopt;
-}
-
-bool streams(ScheduleFamily f) {
-  return f == ScheduleFamily::GlobalStream || f == ScheduleFamily::Stream;
-}
-
 std::string describe(const Origin& o) {
   switch (o.kind) {
     case Origin::Kind::Default:
@@ -197,14 +169,7 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
 }
 
 std::vector<int64_t> defaultBlock(const Schedule& s, const Program& prog) {
-  size_t grid = gridDims(s, prog).size();
-  ScheduleFamily f = s.family.value;
-  if (grid <= 1) return {256};
-  // overlapped: the block covers the tile and its halo: 32x16 in 2-D, 16x8x4 in 3-D.
-  if (f == ScheduleFamily::Overlapped)
-    return grid == 2 ? std::vector<int64_t>{32, 16} : std::vector<int64_t>{16, 8, 4};
-  if (grid == 3 && f == ScheduleFamily::Shared) return {32, 4, 4};
-  return {32, 8, 1};
+  return defaultBlockShape(s.family.value, gridDims(s, prog).size());
 }
 
 Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& opts,

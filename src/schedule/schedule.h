@@ -39,16 +39,10 @@
 #include "analysis/fusion_plan.h"
 #include "ir/program.h"
 #include "model/machine.h"
+#include "schedule/family.h"
 #include "support/diagnostics.h"
 
 namespace tessel {
-
-enum class ScheduleFamily { Global, GlobalStream, Shared, Stream, Overlapped };
-/// "global", "global-stream", "shared", "stream", "overlapped"
-const char* familyName(ScheduleFamily f);
-/// global-stream and stream: a family that sweeps an iterator.
-bool streams(ScheduleFamily f);
-std::optional<ScheduleFamily> parseFamily(std::string_view s);
 
 /// Where a setting came from: a default, a clause in the program file (`#pragma`, `#assign`, a
 /// placement list), or a command-line option.
@@ -158,8 +152,8 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
 Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& opts,
                        DiagnosticEngine& diags);
 
-/// The family's default block for s (s.family and s.stream set): (256) for a 1-D grid; 2-D:
-/// (32, 8), overlapped (32, 16); 3-D: (32, 8, 1), shared (32, 4, 4), overlapped (16, 8, 4).
+/// The family's default block for s (s.family and s.stream set): defaultBlockShape() for its
+/// grid.
 std::vector<int64_t> defaultBlock(const Schedule& s, const Program& prog);
 
 /// Defaults that always fit (schedule_fit.cpp): makes each schedule one that runs wherever

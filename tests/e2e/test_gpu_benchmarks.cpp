@@ -15,7 +15,7 @@ using namespace tessel::gputest;
 namespace {
 
 // Extents by dimension count. The first size is awkward for the default blocks (256; 32x8;
-// 32x4x2 and, streaming, 32x8): not a multiple of the block, one dimension smaller than it;
+// 32x8x1 and, streaming, 32x8): not a multiple of the block, one dimension smaller than it;
 // the second is a power of two in every dimension. hypterm reads i +- 4, so its unit-stride
 // extent stays >= 9.
 std::vector<int64_t> sizes(int dims, int which) {
@@ -32,7 +32,7 @@ ParamValues params(const Program& prog, int which) {
   return extentParams(prog, sizes(prog.dims(), which));
 }
 
-const GpuFamily kFamilies[] = {GpuFamily::Global, GpuFamily::GlobalStream};
+const ScheduleFamily kFamilies[] = {ScheduleFamily::Global, ScheduleFamily::GlobalStream};
 
 class GpuBenchmark : public ::testing::TestWithParam<std::string> {};
 
@@ -42,13 +42,13 @@ TEST_P(GpuBenchmark, OpenclAgreesWithReferenceAtTwoSizes) {
   TESSEL_REQUIRE_OPENCL();
   Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
-  for (GpuFamily f : kFamilies) {
+  for (ScheduleFamily f : kFamilies) {
     GpuLaunchConfig c;
     c.family = f;
     OpenclModule m(*p.prog, c, testOptions());
     for (int which = 0; which < 2; ++which) {
       ParamValues pv = params(*p.prog, which);
-      std::string what = fmt::format("{} at {}", gpuFamilyName(f), fmt::join(pv, ","));
+      std::string what = fmt::format("{} at {}", familyName(f), fmt::join(pv, ","));
       expectAgrees(*p.prog, m, pv, 7 + which, what);
     }
   }
@@ -58,13 +58,13 @@ TEST_P(GpuBenchmark, CudaCompilesWithoutWarningsAndReportsResources) {
   TESSEL_REQUIRE_NVCC();
   Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
-  for (GpuFamily f : kFamilies) {
+  for (ScheduleFamily f : kFamilies) {
     GpuLaunchConfig c;
     c.family = f;
     GpuSources s = generateGpu(*p.prog, GpuApi::Cuda, c);
     CudaResourceReport r = cudaResources(s.hostSource, resourceOptions());
     EXPECT_TRUE(r.warnings.empty())
-        << gpuFamilyName(f) << ": " << fmt::format("{}", fmt::join(r.warnings, "\n")) << "\n"
+        << familyName(f) << ": " << fmt::format("{}", fmt::join(r.warnings, "\n")) << "\n"
         << r.output;
     ASSERT_EQ(r.kernels.size(), s.kernels.size()) << r.output;
     for (auto& k : s.kernels) {

@@ -51,7 +51,7 @@ const Setting kSettings[] = {
 
 GpuLaunchConfig config(const Program& prog, const Setting& s) {
   GpuLaunchConfig c;
-  c.family = GpuFamily::Overlapped;
+  c.family = ScheduleFamily::Overlapped;
   c.timeTile = s.timeTile;
   c.block = s.block[static_cast<size_t>(prog.dims() - 1)];
   c.unroll = {s.unrollX, 1, 1};

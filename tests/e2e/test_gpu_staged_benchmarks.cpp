@@ -47,7 +47,7 @@ struct Setting {
 /// The settings of both families for a program of `dims` dimensions: the defaults first.
 std::vector<Setting> settings(int dims) {
   std::vector<Setting> out;
-  auto add = [&](std::string label, GpuFamily f, std::array<int, 3> block, int chunk,
+  auto add = [&](std::string label, ScheduleFamily f, std::array<int, 3> block, int chunk,
                  std::array<int, 3> unroll = {1, 1, 1}, bool cyclic = false) {
     GpuLaunchConfig c;
     c.family = f;
@@ -62,16 +62,16 @@ std::vector<Setting> settings(int dims) {
   // Unroll factors are per grid dimension: x (the unit-stride iterator) first.
   std::array<int, 3> unrollFast = {2, 1, 1}, unrollSlow = {1, 1, 1};
   unrollSlow[dims - 1] = 3;
-  add("shared default", GpuFamily::Shared, {0, 0, 0}, 16);
-  add("shared 5x3x2 unroll fastest 2", GpuFamily::Shared, {5, 3, 2}, 16, unrollFast);
-  add("shared 16x4x2 unroll slowest 3 cyclic", GpuFamily::Shared, {16, 4, 2}, 16, unrollSlow, true);
+  add("shared default", ScheduleFamily::Shared, {0, 0, 0}, 16);
+  add("shared 5x3x2 unroll fastest 2", ScheduleFamily::Shared, {5, 3, 2}, 16, unrollFast);
+  add("shared 16x4x2 unroll slowest 3 cyclic", ScheduleFamily::Shared, {16, 4, 2}, 16, unrollSlow, true);
   // Stream: the grid has one dimension fewer than the program.
   std::array<int, 3> odd = dims == 3 ? std::array<int, 3>{7, 3, 1} : std::array<int, 3>{7, 1, 1};
   std::array<int, 3> wide = dims == 3 ? std::array<int, 3>{32, 2, 1} : std::array<int, 3>{64, 1, 1};
-  add("stream chunk 16 default", GpuFamily::Stream, {0, 0, 0}, 16);
-  add("stream chunk 3, 7x3", GpuFamily::Stream, odd, 3);
-  add("stream chunk 1, 32x2", GpuFamily::Stream, wide, 1);
-  add("stream serial (full_stream)", GpuFamily::Stream, {0, 0, 0}, 0);
+  add("stream chunk 16 default", ScheduleFamily::Stream, {0, 0, 0}, 16);
+  add("stream chunk 3, 7x3", ScheduleFamily::Stream, odd, 3);
+  add("stream chunk 1, 32x2", ScheduleFamily::Stream, wide, 1);
+  add("stream serial (full_stream)", ScheduleFamily::Stream, {0, 0, 0}, 0);
   return out;
 }
 

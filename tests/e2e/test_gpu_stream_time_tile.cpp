@@ -53,7 +53,7 @@ const Setting kSettings[] = {
 
 GpuLaunchConfig config(const Program& prog, const Setting& s) {
   GpuLaunchConfig c;
-  c.family = GpuFamily::Stream;
+  c.family = ScheduleFamily::Stream;
   c.streamDim = 0;
   c.chunk = s.chunk;
   c.timeTile = s.timeTile;

@@ -26,7 +26,7 @@ std::string bench(const std::string& name) {
 
 GpuLaunchConfig stream() {
   GpuLaunchConfig c;
-  c.family = GpuFamily::GlobalStream;
+  c.family = ScheduleFamily::GlobalStream;
   return c;
 }
 
@@ -229,8 +229,8 @@ TEST(GpuGolden, ThreeDimensionalGlobalAndStream) {
   expectLines(cu.kernelSource,
               {"  const long long k = lo_k + ((long long)blockIdx.z * blockDim.z + threadIdx.z);",
                "  if ((i <= hi_i) && (j <= hi_j) && (k <= hi_k)) {"});
-  expectLines(cu.hostSource, {"      const int64_t blocks_z = (hi_k - lo_k + 2) / 2;",
-                              "tessel_launch(rt, 0, 3, blocks_x, blocks_y, blocks_z, 32, 4, 2,"});
+  expectLines(cu.hostSource, {"      const int64_t blocks_z = hi_k - lo_k + 1;",
+                              "tessel_launch(rt, 0, 3, blocks_x, blocks_y, blocks_z, 32, 8, 1,"});
   // global-stream: a 2-D grid over (i, j), each thread sweeping k.
   GpuSources cls = generateGpu(*p.prog, GpuApi::OpenCL, stream());
   expectLines(cls.kernelSource,
@@ -248,7 +248,7 @@ TEST(GpuGolden, SharedStagesTheTileThenSynchronises) {
   Parsed p = parseFile(bench("j2d5pt"));
   ASSERT_TRUE(p.prog);
   GpuLaunchConfig c;
-  c.family = GpuFamily::Shared;
+  c.family = ScheduleFamily::Shared;
   GpuSources cl = generateGpu(*p.prog, GpuApi::OpenCL, c);
   expectLines(
       cl.kernelSource,
@@ -284,7 +284,7 @@ TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
   Parsed p = parseFile(bench("j3d7pt"));
   ASSERT_TRUE(p.prog);
   GpuLaunchConfig c;
-  c.family = GpuFamily::Stream;
+  c.family = ScheduleFamily::Stream;
   c.block = {32, 8, 0};
   GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda, c);
   expectLines(
@@ -348,7 +348,7 @@ TEST(GpuLowering, OneKernelPerStatementWithHostBoundsAndLocals) {
   EXPECT_EQ(g.kernels[1].call, 0);
   EXPECT_EQ(g.kernels[1].stmt, 1);
   EXPECT_EQ(g.kernels[1].gridIters, (std::vector<int>{2, 1, 0}));
-  EXPECT_EQ(g.kernels[1].block, (std::array<int, 3>{32, 4, 2}));
+  EXPECT_EQ(g.kernels[1].block, (std::array<int, 3>{32, 8, 1}));
   EXPECT_TRUE(g.notes.empty());
   GpuSources s = generateGpu(*p.prog, GpuApi::OpenCL);
   expectLines(s.hostSource,
@@ -432,7 +432,7 @@ TEST(GpuLowering, ConfigurationsDefaultsNotesAndErrors) {
   GpuProgram g = lowerToGpu(*one.prog, stream());
   ASSERT_EQ(g.notes.size(), 1u);
   EXPECT_TRUE(contains(g.notes[0], "global-stream does not apply to a 1-D program")) << g.notes[0];
-  EXPECT_EQ(g.kernels.at(0).family, GpuFamily::Global);
+  EXPECT_EQ(g.kernels.at(0).family, ScheduleFamily::Global);
   EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{256, 1, 1}));
 
   GpuLaunchConfig c;
@@ -461,7 +461,7 @@ TEST(GpuLowering, ConfigurationsDefaultsNotesAndErrors) {
   GpuLaunchPlan plan;
   plan.perStencil = {stream()};
   g = lowerToGpu(*three.prog, plan);
-  for (auto& k : g.kernels) EXPECT_EQ(k.family, GpuFamily::GlobalStream) << k.name;
+  for (auto& k : g.kernels) EXPECT_EQ(k.family, ScheduleFamily::GlobalStream) << k.name;
 }
 
 TEST(GpuLowering, NamesAvoidBothDialectsAndTheRuntime) {
@@ -523,7 +523,7 @@ TEST(GpuLowering, PlanFromSchedules) {
   ASSERT_TRUE(schedules);
   GpuLaunchPlan plan = gpuLaunchPlan(*p.prog, *schedules);
   ASSERT_EQ(plan.perStencil.size(), 1u);
-  EXPECT_EQ(plan.of(0).family, GpuFamily::Stream);  // the stream clause selects `stream`
+  EXPECT_EQ(plan.of(0).family, ScheduleFamily::Stream);  // the stream clause selects `stream`
   EXPECT_EQ(plan.of(0).streamDim, 0);
   EXPECT_EQ(plan.of(0).chunk, 16);
   EXPECT_EQ(plan.of(0).block, (std::array<int, 3>{32, 16, 1}));
@@ -546,7 +546,7 @@ TEST(GpuLowering, PlanFromSchedules) {
   gs.family = ScheduleFamily::GlobalStream;
   schedules = buildSchedules(*p.prog, gs, *machine, diags);
   ASSERT_TRUE(schedules);
-  EXPECT_EQ(gpuLaunchPlan(*p.prog, *schedules).of(0).family, GpuFamily::GlobalStream);
+  EXPECT_EQ(gpuLaunchPlan(*p.prog, *schedules).of(0).family, ScheduleFamily::GlobalStream);
   notes = gpuPlanNotes(*p.prog, *schedules);
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_TRUE(contains(notes[1], "runs as full_stream under 'global-stream'")) << notes[1];
@@ -579,6 +579,6 @@ TEST(GpuLowering, PlanFromSchedules) {
   schedules = buildSchedules(*p.prog, global, *machine, diags);
   ASSERT_TRUE(schedules) << diags.errorCount();
   g = lowerToGpu(*p.prog, gpuLaunchPlan(*p.prog, *schedules));
-  EXPECT_EQ(g.kernels.at(0).family, GpuFamily::Global);
+  EXPECT_EQ(g.kernels.at(0).family, ScheduleFamily::Global);
   EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{64, 2, 2}));
 }

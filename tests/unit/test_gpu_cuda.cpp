@@ -53,7 +53,7 @@ TEST(CudaResources, FeatureProgramsCompileWithoutWarnings) {
   for (const char* text : {kTypes, kLocals, kIntErrors, kHostError, kNoKernels}) {
     Parsed p = parse(text);
     ASSERT_TRUE(p.prog);
-    for (GpuFamily f : {GpuFamily::Global, GpuFamily::GlobalStream}) {
+    for (ScheduleFamily f : {ScheduleFamily::Global, ScheduleFamily::GlobalStream}) {
       GpuLaunchConfig c;
       c.family = f;
       GpuSources s = generateGpu(*p.prog, GpuApi::Cuda, c);
@@ -92,11 +92,11 @@ TEST(CudaModule, RunsWhereACudaDeviceExists) {
     }
     GTEST_SKIP() << "skipped: no CUDA device: " << why;
   }
-  for (GpuFamily f : {GpuFamily::Global, GpuFamily::GlobalStream}) {
+  for (ScheduleFamily f : {ScheduleFamily::Global, ScheduleFamily::GlobalStream}) {
     GpuLaunchConfig c;
     c.family = f;
     CudaModule m(*p.prog, c, testOptions(GpuApi::Cuda));
     EXPECT_TRUE(contains(m.deviceName(), "CUDA")) << m.deviceName();
-    expectAgrees(*p.prog, m, {37, 70, 3}, 7, gpuFamilyName(f));
+    expectAgrees(*p.prog, m, {37, 70, 3}, 7, familyName(f));
   }
 }

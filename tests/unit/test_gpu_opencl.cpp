@@ -12,14 +12,14 @@ using namespace tessel::gputest;
 
 namespace {
 
-GpuLaunchConfig family(GpuFamily f, std::array<int, 3> block = {0, 0, 0}) {
+GpuLaunchConfig family(ScheduleFamily f, std::array<int, 3> block = {0, 0, 0}) {
   GpuLaunchConfig c;
   c.family = f;
   c.block = block;
   return c;
 }
 
-GpuLaunchConfig staged(GpuFamily f, std::array<int, 3> block, int chunk,
+GpuLaunchConfig staged(ScheduleFamily f, std::array<int, 3> block, int chunk,
                        std::array<int, 3> unroll = {1, 1, 1}, bool cyclic = false) {
   GpuLaunchConfig c = family(f, block);
   c.chunk = chunk;
@@ -33,17 +33,17 @@ GpuLaunchConfig staged(GpuFamily f, std::array<int, 3> block, int chunk,
 /// all planes (stream).
 /// (Their defaults run on every benchmark: tests/e2e/test_gpu_staged_benchmarks.cpp.)
 std::vector<GpuLaunchConfig> configs() {
-  return {family(GpuFamily::Global),
-          family(GpuFamily::GlobalStream),
-          family(GpuFamily::Global, {5, 3, 2}),
-          staged(GpuFamily::Shared, {5, 3, 2}, 16, {2, 3, 2}),
-          staged(GpuFamily::Shared, {7, 2, 1}, 16, {1, 2, 3}, true),
-          staged(GpuFamily::Stream, {7, 3, 1}, 3),
-          staged(GpuFamily::Stream, {5, 2, 1}, 0)};
+  return {family(ScheduleFamily::Global),
+          family(ScheduleFamily::GlobalStream),
+          family(ScheduleFamily::Global, {5, 3, 2}),
+          staged(ScheduleFamily::Shared, {5, 3, 2}, 16, {2, 3, 2}),
+          staged(ScheduleFamily::Shared, {7, 2, 1}, 16, {1, 2, 3}, true),
+          staged(ScheduleFamily::Stream, {7, 3, 1}, 3),
+          staged(ScheduleFamily::Stream, {5, 2, 1}, 0)};
 }
 
 std::string describe(const GpuLaunchConfig& c) {
-  return fmt::format("{} block {} chunk {} unroll {}{}", gpuFamilyName(c.family),
+  return fmt::format("{} block {} chunk {} unroll {}{}", familyName(c.family),
                      fmt::join(c.block, "x"), c.chunk, fmt::join(c.unroll, "x"),
                      c.cyclic ? " cyclic" : "");
 }
@@ -269,7 +269,7 @@ TEST(OpenclModule, BehindTheBackendInterface) {
   Parsed p = parse(kLocals);
   ASSERT_TRUE(p.prog);
   GpuLaunchConfig c;
-  c.family = GpuFamily::GlobalStream;
+  c.family = ScheduleFamily::GlobalStream;
   BackendOptions bo;
   bo.workDir = freshDir("backend").string();
   auto b = makeGpuBackend(GpuApi::OpenCL, *p.prog, bo, c);

@@ -17,7 +17,7 @@ namespace {
 GpuLaunchConfig overlapped(int t, std::array<int, 3> block = {0, 0, 0},
                            std::array<int, 3> unroll = {1, 1, 1}) {
   GpuLaunchConfig c;
-  c.family = GpuFamily::Overlapped;
+  c.family = ScheduleFamily::Overlapped;
   c.timeTile = t;
   c.block = block;
   c.unroll = unroll;
@@ -26,7 +26,7 @@ GpuLaunchConfig overlapped(int t, std::array<int, 3> block = {0, 0, 0},
 
 int fusedKernels(const std::vector<GpuKernelInfo>& ks) {
   int n = 0;
-  for (auto& k : ks) n += k.family == GpuFamily::Overlapped ? 1 : 0;
+  for (auto& k : ks) n += k.family == ScheduleFamily::Overlapped ? 1 : 0;
   return n;
 }
 
