@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "analysis/fusion_plan.h"
-#include "ir/loop_ir.h"
 #include "codegen/lower_gpu.h"
 #include "codegen/namer.h"
+#include "ir/loop_ir.h"
 #include "ir/program.h"
 
 namespace tessel::gpu {
@@ -40,7 +40,9 @@ struct GridShape {
   bool cyclic = false;                    // shared: a thread's points a block apart
   int chunk = 0;                          // stream: planes per block; 0: the whole extent
 
-  bool staged() const { return family == ScheduleFamily::Shared || family == ScheduleFamily::Stream; }
+  bool staged() const {
+    return family == ScheduleFamily::Shared || family == ScheduleFamily::Stream;
+  }
   /// Points per block along grid dimension gd.
   int tile(size_t gd) const { return block[gd] * unroll[gd]; }
 };

@@ -10,6 +10,7 @@
 #include "codegen/gpu_host_runtime.h"
 #include "codegen/lower_gpu.h"
 #include "codegen/lower_gpu_internal.h"
+#include "schedule/schedule.h"
 
 namespace tessel {
 
@@ -336,24 +337,11 @@ GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan) {
   std::vector<FusionConfig> configs;
   for (size_t s = 0; s < prog.stencils.size(); ++s) {
     const GpuLaunchConfig& cfg = plan.of(static_cast<int>(s));
-    FusionConfig fc;
-    fc.overlapped = grids[s].family == ScheduleFamily::Overlapped;
-    fc.timeTile = cfg.timeTile;
-    if (grids[s].family == ScheduleFamily::Stream && grids[s].stream >= 0 && cfg.timeTile > 1) {
-      // stream + time_tile: streamed fused kernels, one point per thread in each plane.
-      fc.overlapped = true;
-      fc.streamDim = grids[s].stream;
-      fc.coverage.assign(static_cast<size_t>(prog.dims()), 1);
-      for (size_t gd = 0; gd < grids[s].iters.size(); ++gd)
-        fc.coverage[static_cast<size_t>(grids[s].iters[gd])] = grids[s].block[gd];
-    } else {
-      for (int d = 0; d < prog.dims(); ++d) {
-        size_t gd = static_cast<size_t>(prog.dims() - 1 - d);
-        fc.coverage.push_back(static_cast<int64_t>(grids[s].block[gd]) *
-                              std::max(1, cfg.unroll[gd]));
-      }
-    }
-    configs.push_back(fc);
+    const GridShape& gs = grids[s];
+    std::array<int64_t, 3> block{}, unroll{};
+    for (size_t gd = 0; gd < 3; ++gd) block[gd] = gs.block[gd], unroll[gd] = cfg.unroll[gd];
+    configs.push_back(
+        fusionConfigFor(gs.family, cfg.timeTile, gs.stream, gs.iters, block, unroll, prog.dims()));
   }
   std::vector<FusionGroup> groups = planFusion(prog, configs);
   // The per-statement kernels of every call that runs unfused: all but the calls of straight

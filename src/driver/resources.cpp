@@ -62,9 +62,9 @@ ResourcesResult programResources(const Program& prog, const GpuLaunchPlan& plan,
 std::string resourcesText(const ResourcesResult& r) {
   const CudaResourceReport& rep = r.report;
   std::vector<KernelResources> ks = inLaunchOrder(r);
-  std::string out = fmt::format("ptxas resources for {} ({} kernel{}, in launch order{})\n",
-                                rep.arch, ks.size(), ks.size() == 1 ? "" : "s",
-                                rep.reused ? "; cached report" : "");
+  std::string out =
+      fmt::format("ptxas resources for {} ({} kernel{}, in launch order{})\n", rep.arch, ks.size(),
+                  ks.size() == 1 ? "" : "s", rep.reused ? "; cached report" : "");
   size_t w = 6, sw = 8;
   for (auto& k : ks) {
     w = std::max(w, k.name.size());
@@ -82,8 +82,9 @@ std::string resourcesText(const ResourcesResult& r) {
     out += row(k.name, i ? what(*i) : std::string("?"), k.registers, k.sharedBytes,
                std::max(k.localBytes, k.stackBytes), k.spillStores, k.spillLoads, k.barriers);
   }
-  out += "  shared: static shared memory per block; local: per-thread local memory (ptxas's lmem\n"
-         "  or stack frame); spills: bytes stored and loaded per thread\n";
+  out +=
+      "  shared: static shared memory per block; local: per-thread local memory (ptxas's lmem\n"
+      "  or stack frame); spills: bytes stored and loaded per thread\n";
   if (!rep.warnings.empty()) {
     out += fmt::format("nvcc printed {} warning line{}:\n", rep.warnings.size(),
                        rep.warnings.size() == 1 ? "" : "s");

@@ -2,6 +2,8 @@
 // halo and fit its shared buffers into one block's shared memory.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "schedule/schedule.h"
 
 namespace tessel {
@@ -11,20 +13,29 @@ bool streamsTimeTiled(const Schedule& s, const Program& prog) {
          streamDim(s, prog) >= 0;
 }
 
-FusionConfig fusionConfig(const Schedule& s, const Program& prog) {
+FusionConfig fusionConfigFor(ScheduleFamily family, int64_t timeTile, int streamIter,
+                             const std::vector<int>& gridIters, const std::array<int64_t, 3>& block,
+                             const std::array<int64_t, 3>& unroll, int dims) {
   FusionConfig c;
-  c.overlapped = s.family.value == ScheduleFamily::Overlapped || streamsTimeTiled(s, prog);
-  c.timeTile = static_cast<int>(s.timeTile.value);
-  c.streamDim = streamsTimeTiled(s, prog) ? streamDim(s, prog) : -1;
-  c.coverage.assign(static_cast<size_t>(prog.dims()), 1);
-  auto block = s.blockShape();
-  auto grid = gridDims(s, prog);  // fastest first: block x, y, z
-  for (size_t gd = 0; gd < grid.size() && gd < 3; ++gd) {
-    size_t d = static_cast<size_t>(grid[gd]);
+  const bool streamed = family == ScheduleFamily::Stream && timeTile > 1 && streamIter >= 0;
+  c.overlapped = family == ScheduleFamily::Overlapped || streamed;
+  c.timeTile = static_cast<int>(timeTile);
+  c.streamDim = streamed ? streamIter : -1;
+  c.coverage.assign(static_cast<size_t>(dims), 1);
+  for (size_t gd = 0; gd < gridIters.size() && gd < 3; ++gd)
     // The streamed kernel gives a thread one point per plane (unroll does not apply).
-    c.coverage[d] = block[gd] * (c.streamDim >= 0 ? 1 : s.unrollFactor(prog.iterators[d].name));
-  }
+    c.coverage[static_cast<size_t>(gridIters[gd])] =
+        block[gd] * (streamed ? 1 : std::max<int64_t>(1, unroll[gd]));
   return c;
+}
+
+FusionConfig fusionConfig(const Schedule& s, const Program& prog) {
+  auto grid = gridDims(s, prog);  // fastest first: block x, y, z
+  std::array<int64_t, 3> unroll = {1, 1, 1};
+  for (size_t gd = 0; gd < grid.size() && gd < 3; ++gd)
+    unroll[gd] = s.unrollFactor(prog.iterators[static_cast<size_t>(grid[gd])].name);
+  return fusionConfigFor(s.family.value, s.timeTile.value, streamDim(s, prog), grid, s.blockShape(),
+                         unroll, prog.dims());
 }
 
 bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,

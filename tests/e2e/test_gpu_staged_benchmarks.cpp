@@ -64,7 +64,8 @@ std::vector<Setting> settings(int dims) {
   unrollSlow[dims - 1] = 3;
   add("shared default", ScheduleFamily::Shared, {0, 0, 0}, 16);
   add("shared 5x3x2 unroll fastest 2", ScheduleFamily::Shared, {5, 3, 2}, 16, unrollFast);
-  add("shared 16x4x2 unroll slowest 3 cyclic", ScheduleFamily::Shared, {16, 4, 2}, 16, unrollSlow, true);
+  add("shared 16x4x2 unroll slowest 3 cyclic", ScheduleFamily::Shared, {16, 4, 2}, 16, unrollSlow,
+      true);
   // Stream: the grid has one dimension fewer than the program.
   std::array<int, 3> odd = dims == 3 ? std::array<int, 3>{7, 3, 1} : std::array<int, 3>{7, 1, 1};
   std::array<int, 3> wide = dims == 3 ? std::array<int, 3>{32, 2, 1} : std::array<int, 3>{64, 1, 1};
