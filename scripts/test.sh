@@ -1,7 +1,44 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test (unit, diagnostics, end-to-end, fuzz).
+# Arguments go to ctest (scripts/test.sh -R Semantics).
+#
+# scripts/test.sh --sanitize [CTEST ARGS]: builds build-asan/ with AddressSanitizer and
+# UndefinedBehaviorSanitizer (-DTESSEL_SANITIZE=ON) and runs a subset under them (below); any
+# report fails its test. Further arguments go to ctest after the subset's (a -R replaces it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "${1:-}" = "--sanitize" ]; then
+  shift
+  bash scripts/deps.sh
+  # Debug (-O0), not RelWithDebInfo: the build is most of this job's time and -O0 compiles much
+  # faster on a 2-core machine; the optimiser can also fold away the accesses and arithmetic
+  # that the sanitizers check, and -O0 reports name exact lines.
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTESSEL_SANITIZE=ON >/dev/null
+  # Only the programs the subset runs (tessel for the end-to-end tests).
+  ninja -C build-asan -j "$(nproc)" tessel test_diagnostics test_fuzz_frontend test_semantics \
+    test_runtime test_cpp_backend test_run_verify test_cli test_benchmarks
+  suppressions="$PWD/tests/lsan.supp"
+  cd build-asan
+  # The subset: the frontend (Parsed, every benchmark through `tessel check` and `info`), the
+  # diagnostics files, the fuzzers (in process and through the command line: Cli), the semantics
+  # and the interpreter, and the C++/OpenMP backend (unit tests, RunVerify, every benchmark run
+  # and verified). Not the OpenCL suites (PoCL's LLVM is very slow under ASan; one Cli test runs
+  # a tiny program on it) nor the CUDA ones. The generated C++ is compiled unsanitized and
+  # dlopen'ed into the sanitized process. Interpreter.SevenPointSpeed asserts a time an -O0
+  # sanitized build cannot meet.
+  subset='^(Parsed|Diagnostics|FuzzFrontend|Semantics|Interpreter|CppLowering|CppModule|Emitter'
+  subset+='|LoopIr|RunVerify|Cli|Benchmarks)\.|^All/Benchmark\.'
+  # Any report, a leak included, ends the process with SIGABRT (a sanitized `tessel` must not
+  # exit 1 or 2 like a user error). Leaks in system libraries are suppressed by tests/lsan.supp.
+  # Options already in the environment come last and win.
+  export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:check_initialization_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+  export LSAN_OPTIONS="suppressions=$suppressions${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:abort_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+  ctest --output-on-failure -j "$(nproc)" -R "$subset" -E '^Interpreter\.SevenPointSpeed$' "$@"
+  exit
+fi
+
 bash scripts/build.sh
 cd build
 # deps.sh installed PoCL: a missing OpenCL device is a failure here, not a skipped test.

@@ -8,6 +8,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "support/saturating.h"
+
 namespace tessel {
 
 // ---- SymBound -----------------------------------------------------------------------------
@@ -88,7 +90,7 @@ std::string SymRange::str() const { return lo.str() + ".." + hi.str(); }
 int64_t Box::points() const {
   if (empty) return 0;
   int64_t n = 1;
-  for (size_t d = 0; d < lo.size(); ++d) n *= hi[d] - lo[d] + 1;
+  for (size_t d = 0; d < lo.size(); ++d) n = satMul(n, hi[d] - lo[d] + 1);
   return n;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "support/saturating.h"
+
 namespace tessel {
 
 bool StageGroup::offCentre() const {
@@ -68,7 +70,7 @@ std::vector<StageGroup> stageGroups(const Program& prog, const CallInst& call, c
 
 int64_t StagePlan::tileElements() const {
   int64_t n = 1;
-  for (int64_t e : extent) n *= e;
+  for (int64_t e : extent) n = satMul(n, e);
   return n;
 }
 
@@ -79,7 +81,7 @@ int64_t StagePlan::sharedElements() const {
     case StageKind::Tile:
       return tileElements();
     case StageKind::Planes:
-      return tileElements() * sharedPlanes();
+      return satMul(tileElements(), sharedPlanes());
   }
   return 0;
 }
@@ -159,7 +161,7 @@ StmtStaging planStaging(const Program& prog, const CallInst& call, const Stmt& s
       tileOf(p, tile, sp, sharedRefs);
       out.registerPlanes += p.registerPlanes();
     }
-    out.sharedBytes += p.sharedElements() * deviceBytes(grp.type);
+    out.sharedBytes = satAdd(out.sharedBytes, satMul(p.sharedElements(), deviceBytes(grp.type)));
     out.groups.push_back(std::move(p));
   }
   return out;

@@ -7,6 +7,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "support/saturating.h"
+
 namespace tessel {
 
 FusedSequence fuseCalls(const Program& prog, const std::vector<int>& body, int steps) {
@@ -132,7 +134,7 @@ int64_t planePoints(const Box& b, int streamDim) {
   if (b.empty) return 0;
   int64_t n = 1;
   for (size_t d = 0; d < b.lo.size(); ++d)
-    if (static_cast<int>(d) != streamDim) n *= b.hi[d] - b.lo[d] + 1;
+    if (static_cast<int>(d) != streamDim) n = satMul(n, b.hi[d] - b.lo[d] + 1);
   return n;
 }
 
@@ -276,8 +278,8 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     s.redundant = s.points - planePoints(intersect(s.region, tile), spec.streamDim);
     if (spec.streamDim >= 0 && !s.region.empty)
       s.lead = s.region.hi[static_cast<size_t>(spec.streamDim)];
-    a.totals.computed += s.points;
-    a.totals.redundant += s.redundant;
+    a.totals.computed = satAdd(a.totals.computed, s.points);
+    a.totals.redundant = satAdd(a.totals.redundant, s.redundant);
   }
   for (auto& r : reads)
     if (r.producer >= 0) a.stages[static_cast<size_t>(r.reader)].readsProduced = true;
@@ -331,10 +333,10 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
       }
     }
     b.planes = spec.streamDim >= 0 ? hi - lo + 1 : 1;
-    b.elements = planePoints(box, spec.streamDim) * b.planes;
+    b.elements = satMul(planePoints(box, spec.streamDim), b.planes);
     if (spec.streamDim < 0) b.elements = box.points();
-    b.bytes = b.shared ? b.elements * elementBytes(typeOf(prog, seq, v)) : 0;
-    a.totals.sharedBytes += b.bytes;
+    b.bytes = b.shared ? satMul(b.elements, elementBytes(typeOf(prog, seq, v))) : 0;
+    a.totals.sharedBytes = satAdd(a.totals.sharedBytes, b.bytes);
     a.buffers.push_back(b);
   };
   for (auto& [v, rs] : globalReads) {
@@ -357,7 +359,7 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     auto it = need.find(h.value);
     h.box = it == need.end() ? emptyBox(dims) : it->second;
     h.elements = h.box.points();
-    h.bytes = h.elements * elementBytes(typeOf(prog, seq, h.value));
+    h.bytes = satMul(h.elements, elementBytes(typeOf(prog, seq, h.value)));
     for (size_t k = 0; k < st.size() && h.firstWriter < 0; ++k) {
       if (a.stages[k].region.empty) continue;  // a dead stage accesses nothing
       bool readsIt = false;
@@ -372,7 +374,7 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
                                             st[static_cast<size_t>(h.firstWriter)].write, +1))
                        .points();
     }
-    a.totals.sharedBytesHulls += h.bytes;
+    a.totals.sharedBytesHulls = satAdd(a.totals.sharedBytesHulls, h.bytes);
     a.hulls.push_back(h);
   }
   if (a.totals.computed > 0)

@@ -8,6 +8,7 @@
 
 #include "analysis/staging.h"
 #include "driver/resources.h"
+#include "support/saturating.h"
 
 namespace tessel {
 
@@ -95,7 +96,7 @@ KernelReport directReport(const Program& prog, const GpuKernelInfo& k) {
     if (sp.empty()) {  // a per-point local scalar: one element per point of the tile
       for (int d = 0; d < n; ++d) {
         f.extents.push_back(r.tile[d]);
-        if (d != k.streamIter) f.points *= tile[d];
+        if (d != k.streamIter) f.points = satMul(f.points, tile[d]);
       }
     }
     for (size_t d = 0; d < sp.size(); ++d) {
@@ -107,7 +108,7 @@ KernelReport directReport(const Program& prog, const GpuKernelInfo& k) {
         f.extents.push_back(halo ? fmt::format("all+{}", halo) : "all");
       } else {
         f.extents.push_back(std::to_string(tile[iter] + halo));
-        f.points *= tile[iter] + halo;
+        f.points = satMul(f.points, tile[iter] + halo);
       }
     }
     r.footprints.push_back(f);
@@ -130,7 +131,7 @@ KernelReport stagedReport(const Program& prog, const GpuKernelInfo& k) {
   int64_t points = 1;  // output points per block (per plane when streamed)
   for (size_t gd = 0; gd < k.gridIters.size(); ++gd) {
     tile[k.gridIters[gd]] = static_cast<int64_t>(k.block[gd]) * k.unroll[gd];
-    points *= tile[k.gridIters[gd]];
+    points = satMul(points, tile[k.gridIters[gd]]);
   }
   std::string swept = k.chunk == 0 ? std::string("all") : std::to_string(k.chunk);
   for (int d = 0; d < n; ++d) r.tile.push_back(d == k.streamIter ? swept : std::to_string(tile[d]));

@@ -8,6 +8,8 @@ namespace tessel::sema {
 
 namespace {
 
+constexpr int64_t kMaxOffset = 2147483647;  // 2^31 - 1, the largest subscript offset
+
 struct LocalSym {
   enum class Kind { Array, Scalar, Init } kind;
   int index;
@@ -509,17 +511,24 @@ class BodyBuilder {
       out_ = {it, 0};
       return true;
     }
+    // The halos, regions and tiles summed from offsets stay far inside 64 bits (language.md 4.6).
+    auto offset = [&](int it, const ast::Expr& c, int64_t v) {
+      if (v > kMaxOffset || v < -kMaxOffset) {
+        err(DiagId::bad_subscript, c.loc,
+            fmt::format("the offset {} is too large: offsets lie between -{} and {}", v, kMaxOffset,
+                        kMaxOffset));
+        return false;
+      }
+      out_ = {it, v};
+      return true;
+    };
     if (e.kind == ast::Expr::Kind::Binary && (e.op == Op::Add || e.op == Op::Sub)) {
       const ast::Expr& a = *e.args[0];
       const ast::Expr& b = *e.args[1];
-      if (int it = iterOf(a); it >= 0 && b.kind == ast::Expr::Kind::Int) {
-        out_ = {it, e.op == Op::Add ? b.ival : -b.ival};
-        return true;
-      }
-      if (int it = iterOf(b); it >= 0 && a.kind == ast::Expr::Kind::Int && e.op == Op::Add) {
-        out_ = {it, a.ival};
-        return true;
-      }
+      if (int it = iterOf(a); it >= 0 && b.kind == ast::Expr::Kind::Int)
+        return offset(it, b, e.op == Op::Add ? b.ival : -b.ival);
+      if (int it = iterOf(b); it >= 0 && a.kind == ast::Expr::Kind::Int && e.op == Op::Add)
+        return offset(it, a, a.ival);
     }
     err(DiagId::bad_subscript, e.loc,
         "a subscript must be 'iterator', 'iterator + c', 'iterator - c' or an integer constant",

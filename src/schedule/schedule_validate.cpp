@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <stdexcept>
 
@@ -10,6 +11,9 @@
 namespace tessel {
 
 namespace {
+
+// The launch plan (codegen/lower_gpu.h) holds unroll factors and chunks as int.
+constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
 
 struct Checker {
   const Schedule& s;
@@ -104,10 +108,11 @@ struct Checker {
   }
 
   void checkChunk() {
-    if (s.chunk.value >= 1) return;
+    if (s.chunk.value >= 1 && s.chunk.value <= kMaxInt) return;
     error(s.chunk.origin,
-          fmt::format("{}: a chunk has at least 1 plane, not {}",
+          fmt::format("{}: a chunk has at least 1 plane{}, not {}",
                       settingName(s.chunk.origin, fmt::format("chunk {}", s.chunk.value)),
+                      s.chunk.value >= 1 ? fmt::format(" and at most {}", kMaxInt) : "",
                       s.chunk.value),
           "e.g. --chunk 16 (planes per block of a chunked 'stream')");
   }
@@ -200,6 +205,9 @@ struct Checker {
         error(s.unroll.origin,
               fmt::format("{}: unroll factor {} for '{}' must be at least 1 (1: no unrolling)",
                           what, factor, name));
+      else if (factor > kMaxInt)
+        error(s.unroll.origin, fmt::format("{}: unroll factor {} for '{}' must be at most {}", what,
+                                           factor, name, kMaxInt));
     }
   }
 

@@ -4,10 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "runtime/npy.h"
 #include "support/command.h"
@@ -220,6 +219,33 @@ TEST(Cli, RelativeWorkDirectory) {
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(fs::exists(d / "gen" / "sub" / "tessel_program.cpp"));
   EXPECT_TRUE(fs::exists(d / "gen" / "sub" / "CMakeLists.txt"));
+}
+
+// Offsets of +-(2^31 - 1), the largest allowed: the tiles, footprints and shared bytes derived
+// from them pass 64 bits and saturate. Under scripts/test.sh --sanitize these overflowed
+// (UndefinedBehaviorSanitizer aborted tessel); a larger offset is an error.
+TEST(Cli, HugeOffsetsSaturateTheSizesDerivedFromThem) {
+  auto d = tempDir("huge");
+  std::string program =
+      "parameter M=64, N=64;\niterator j, i;\ndouble a[M,N], b[M,N];\n"
+      "stencil s (x, y) { x[j][i] = y[j-2147483647][i-2147483647] + "
+      "y[j+2147483647][i+2147483647]; }\ns (b, a);\ns (a, b);\n";
+  auto f = writeFile(d / "huge.sten", program);
+  auto r = runCommand(tesselBinary() + " info " + f + " --schedule global");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("(9223372036854775807 points)"), std::string::npos) << r.output;
+  r = runCommand(tesselBinary() + " info " + f + " --schedule shared");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("needs 9223372036854775807 bytes"), std::string::npos) << r.output;
+  r = runCommand(tesselBinary() + " info " + f + " --schedule overlapped --time-tile 2");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("leaves no tile after the halo"), std::string::npos) << r.output;
+  size_t at = program.find("2147483647");
+  f = writeFile(d / "larger.sten", program.replace(at, 10, "2147483648"));
+  r = runCommand(tesselBinary() + " check " + f);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("the offset -2147483648 is too large"), std::string::npos) << r.output;
+  fs::remove_all(d);
 }
 
 // Every prefix of a real program, and random bytes: the compiler answers 0 or 1, never crashes.

@@ -504,7 +504,9 @@ TEST(CppModule, CompileFailureNamesTheLog) {
 }
 
 TEST(CppModule, RejectsMismatchedStateAndOutOfBoundsAccess) {
-  CppModule m(blurProgram(), testOptions());
+  // CppModule keeps a pointer to its Program: the program must outlive the module.
+  Program prog = blurProgram();
+  CppModule m(prog, testOptions());
   ProgramState wrong{{10},
                      {{ScalarType::Double, {9}, std::vector<double>(9)},
                       {ScalarType::Double, {10}, std::vector<double>(10)}},
