@@ -237,9 +237,14 @@ TEST(Cli, HugeOffsetsSaturateTheSizesDerivedFromThem) {
   r = runCommand(tesselBinary() + " info " + f + " --schedule shared");
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_NE(r.output.find("needs 9223372036854775807 bytes"), std::string::npos) << r.output;
-  r = runCommand(tesselBinary() + " info " + f + " --schedule overlapped --time-tile 2");
+  r = runCommand(tesselBinary() + " info " + f +
+                 " --schedule overlapped --time-tile 2 --block 32,16");
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_NE(r.output.find("leaves no tile after the halo"), std::string::npos) << r.output;
+  // With the default block, no block leaves a tile after that halo: one step is fused instead.
+  r = runCommand(tesselBinary() + " info " + f + " --schedule overlapped --time-tile 2");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("1 steps are fused instead"), std::string::npos) << r.output;
   size_t at = program.find("2147483647");
   f = writeFile(d / "larger.sten", program.replace(at, 10, "2147483648"));
   r = runCommand(tesselBinary() + " check " + f);
