@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "schedule/schedule.h"
+#include "support/saturating.h"
 
 namespace tessel {
 
@@ -24,8 +25,9 @@ FusionConfig fusionConfigFor(ScheduleFamily family, int64_t timeTile, int stream
   c.coverage.assign(static_cast<size_t>(dims), 1);
   for (size_t gd = 0; gd < gridIters.size() && gd < 3; ++gd)
     // The streamed kernel gives a thread one point per plane (unroll does not apply).
+    // Saturating: fitting runs before validate() refuses an absurd unroll factor.
     c.coverage[static_cast<size_t>(gridIters[gd])] =
-        block[gd] * (streamed ? 1 : std::max<int64_t>(1, unroll[gd]));
+        satMul(block[gd], streamed ? 1 : std::max<int64_t>(1, unroll[gd]));
   return c;
 }
 
