@@ -120,5 +120,12 @@ Dialect openclDialect();
 /// C++17 host code of a GPU target: cppDialect without OpenMP, plus the Launch spelling of the
 /// generated host runtime (codegen/gpu_host_runtime.h).
 Dialect gpuHostDialect();
+/// The kernels of a GPU target run on the CPU (after pass work-item-loops: plain functions
+/// with OpenMP-parallel block loops): cppDialect with the error status passed to kernels and
+/// helpers as a pointer, recorded atomically, as on a GPU.
+Dialect cpuKernelDialect();
+/// Host code of the CPU run of GPU kernels: gpuHostDialect with a launch that calls the
+/// kernel's CPU function over the grid (codegen/gpu_host_runtime_cpu.cpp).
+Dialect cpuHostDialect();
 
 }  // namespace tessel

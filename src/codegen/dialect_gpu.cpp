@@ -166,4 +166,29 @@ Dialect gpuHostDialect() {
   return d;
 }
 
+Dialect cpuKernelDialect() {
+  Dialect d = cppDialect();
+  d.name = "C++/OpenMP (GPU kernels on the CPU)";
+  d.prelude.clear();  // the runtime's includes come first
+  d.statusName = "tessel_device_status";
+  d.statusParam = "int* {name}";
+  d.statusRecord =
+      "int none = 0;\n"
+      "__atomic_compare_exchange_n({name}, &none, {code}, false, __ATOMIC_RELAXED, "
+      "__ATOMIC_RELAXED);";
+  std::vector<std::string> words = gpuReservedWords();
+  d.reservedWords.insert(d.reservedWords.end(), words.begin(), words.end());
+  return d;
+}
+
+Dialect cpuHostDialect() {
+  Dialect d = gpuHostDialect();
+  d.name = "C++ host (GPU kernels on the CPU)";
+  d.launchPattern =
+      "tessel_launch(rt, {id}, [&] {{ {name}({gx}, {gy}, {gz}, {bx}, {by}, {bz}{args}, "
+      "rt.status); }});";
+  d.bufferArgPattern = "{name}";
+  return d;
+}
+
 }  // namespace tessel

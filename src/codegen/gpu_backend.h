@@ -4,6 +4,8 @@
 // OpenCL: tessel_kernels.cl (the kernels, OpenCL C 1.2), tessel_host.cpp (the host code, with
 //   the kernels embedded as a string and built when the device is opened), CMakeLists.txt.
 // CUDA:   tessel_program.cu (kernels and host code), CMakeLists.txt (arch sm_90 by default).
+// Cpu:    tessel_program.cpp (the kernels as CPU functions, pass work-item-loops, and the host
+//         code over the CPU runtime), CMakeLists.txt.
 // Either builds into libtessel_program.so with the C interface of gpu_host_runtime.h.
 #pragma once
 
@@ -20,6 +22,7 @@ namespace tessel {
 inline constexpr const char* kOpenclKernelName = "tessel_kernels.cl";
 inline constexpr const char* kOpenclHostName = "tessel_host.cpp";
 inline constexpr const char* kCudaSourceName = "tessel_program.cu";
+inline constexpr const char* kCpuSourceName = "tessel_program.cpp";
 inline constexpr const char* kGpuLibraryName = "libtessel_program.so";
 inline constexpr const char* kDefaultCudaArch = "sm_90";
 
@@ -27,6 +30,9 @@ inline constexpr const char* kDefaultCudaArch = "sm_90";
 /// C++17, a shared library, the host's own arithmetic exact like the reference (no FMA
 /// contraction, wrapping ints).
 std::vector<std::string> openclHostCompileFlags();
+/// Compiler flags of the CPU build of the GPU kernels and host code (GpuApi::Cpu): those of the
+/// C++ target (cppCompileFlags: -O3, OpenMP, no FMA contraction, wrapping ints).
+std::vector<std::string> cpuTiledCompileFlags();
 /// nvcc flags for the CUDA file as a shared library for `arch` (sm_90): -O3, -fmad=false (no
 /// FMA contraction in kernels), the host flags as for OpenCL.
 std::vector<std::string> cudaCompileFlags(const std::string& arch = kDefaultCudaArch);

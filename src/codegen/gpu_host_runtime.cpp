@@ -80,12 +80,21 @@ extern "C" int32_t tessel_entry(void* const* arrays, const double* scalars,
 }  // namespace
 
 GpuHostRuntime gpuHostRuntime(GpuApi api) {
-  bool cl = api == GpuApi::OpenCL;
   GpuHostRuntime r;
-  r.includes = cl ? gpu::openclIncludes() : gpu::cudaIncludes();
-  r.definitions = cl ? gpu::openclDefinitions() : gpu::cudaDefinitions();
-  r.entry = fmt::format(fmt::runtime(kEntry),
-                        fmt::arg("env", cl ? "TESSEL_OPENCL_DEVICE" : "TESSEL_CUDA_DEVICE"));
+  const char* env = "TESSEL_OPENCL_DEVICE";
+  if (api == GpuApi::OpenCL) {
+    r.includes = gpu::openclIncludes();
+    r.definitions = gpu::openclDefinitions();
+  } else if (api == GpuApi::Cuda) {
+    r.includes = gpu::cudaIncludes();
+    r.definitions = gpu::cudaDefinitions();
+    env = "TESSEL_CUDA_DEVICE";
+  } else {
+    r.includes = gpu::cpuIncludes();
+    r.definitions = gpu::cpuDefinitions();
+    env = "TESSEL_CPU_DEVICE";  // read and ignored: the host is the only device
+  }
+  r.entry = fmt::format(fmt::runtime(kEntry), fmt::arg("env", env));
   return r;
 }
 

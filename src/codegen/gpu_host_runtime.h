@@ -34,7 +34,9 @@ inline constexpr int kGpuApiError = 100;
 /// There is no device of this kind (no OpenCL platform or device, no CUDA device or driver).
 inline constexpr int kGpuNoDevice = 101;
 
-enum class GpuApi { OpenCL, Cuda };
+/// OpenCL and CUDA run on a GPU (or PoCL); Cpu runs the same kernels on the host's OpenMP
+/// threads (pass work-item-loops), for the C++ target's tiled families.
+enum class GpuApi { OpenCL, Cuda, Cpu };
 
 /// The runtime's text, in three parts around the generated code: `includes` first, then the
 /// kernel tables (kTesselKernelNames, and for CUDA kTesselKernels; for OpenCL the kernel source

@@ -8,5 +8,7 @@ const char* openclIncludes();
 const char* openclDefinitions();
 const char* cudaIncludes();
 const char* cudaDefinitions();
+const char* cpuIncludes();
+const char* cpuDefinitions();
 
 }  // namespace tessel::gpu

@@ -8,8 +8,8 @@
 #include <stdexcept>
 
 #include "codegen/build_util.h"
-#include "ir/loop_ir.h"
 #include "codegen/cuda_resources.h"
+#include "ir/loop_ir.h"
 #include "runtime/errors.h"
 
 namespace fs = std::filesystem;
@@ -18,8 +18,14 @@ namespace tessel {
 
 namespace {
 
-const char* apiName(GpuApi api) { return api == GpuApi::OpenCL ? "OpenCL" : "CUDA"; }
-const char* apiDir(GpuApi api) { return api == GpuApi::OpenCL ? "opencl" : "cuda"; }
+const char* apiName(GpuApi api) {
+  return api == GpuApi::OpenCL ? "OpenCL"
+         : api == GpuApi::Cuda ? "CUDA"
+                               : "C++ (kernels on the CPU)";
+}
+const char* apiDir(GpuApi api) {
+  return api == GpuApi::OpenCL ? "opencl" : api == GpuApi::Cuda ? "cuda" : "cpu-tiled";
+}
 
 template <typename F>
 F symbol(void* handle, const char* name, const fs::path& lib) {
@@ -32,7 +38,7 @@ F symbol(void* handle, const char* name, const fs::path& lib) {
 [[noreturn]] void buildFailed(GpuApi api, const GpuBuildOptions& opts, int status,
                               const fs::path& log, const std::string& cmd) {
   std::string text = readFile(log);
-  bool cl = api == GpuApi::OpenCL;
+  bool cl = api != GpuApi::Cuda;  // the host compiler builds OpenCL and Cpu
   if (status == 126 || status == 127)
     throw EnvironmentError(
         cl ? fmt::format("the C++ compiler '{}' cannot be run (see {}); install g++ or set CXX",
@@ -62,8 +68,9 @@ GpuBuildOptions GpuBuildOptions::fromEnvironment(GpuApi api) {
   GpuBuildOptions o;
   if (const char* cxx = std::getenv("CXX"); cxx && *cxx) o.hostCompiler = cxx;
   if (std::string nv = findNvcc(); !nv.empty()) o.nvcc = nv;  // $NVCC, PATH, /usr/local/cuda
-  const char* dev =
-      std::getenv(api == GpuApi::OpenCL ? "TESSEL_OPENCL_DEVICE" : "TESSEL_CUDA_DEVICE");
+  const char* dev = api == GpuApi::Cpu ? nullptr
+                                       : std::getenv(api == GpuApi::OpenCL ? "TESSEL_OPENCL_DEVICE"
+                                                                           : "TESSEL_CUDA_DEVICE");
   if (dev) o.device = dev;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
     o.cacheRoot = fs::path(x) / "tessel" / apiDir(api);
@@ -76,11 +83,13 @@ GpuBuildOptions GpuBuildOptions::fromEnvironment(GpuApi api) {
 }
 
 std::string gpuCompileCommand(GpuApi api, const GpuBuildOptions& opts) {
-  bool cl = api == GpuApi::OpenCL;
-  std::string cmd = shellQuote(cl ? opts.hostCompiler : opts.nvcc);
-  for (auto& f : cl ? openclHostCompileFlags() : cudaCompileFlags(opts.cudaArch))
+  bool cl = api == GpuApi::OpenCL, cpu = api == GpuApi::Cpu;
+  std::string cmd = shellQuote(cl || cpu ? opts.hostCompiler : opts.nvcc);
+  for (auto& f : cl    ? openclHostCompileFlags()
+                 : cpu ? cpuTiledCompileFlags()
+                       : cudaCompileFlags(opts.cudaArch))
     cmd.append(" ").append(shellQuote(f));
-  cmd.append(" ").append(shellQuote(cl ? kOpenclHostName : kCudaSourceName));
+  cmd.append(" ").append(shellQuote(cl ? kOpenclHostName : cpu ? kCpuSourceName : kCudaSourceName));
   if (cl) cmd += " -lOpenCL";
   return cmd;
 }
@@ -206,7 +215,9 @@ GpuModule& GpuModule::operator=(GpuModule&& o) noexcept {
 }
 
 fs::path GpuModule::sourcePath() const {
-  return dir_ / (src_.api == GpuApi::OpenCL ? kOpenclHostName : kCudaSourceName);
+  return dir_ / (src_.api == GpuApi::OpenCL ? kOpenclHostName
+                 : src_.api == GpuApi::Cuda ? kCudaSourceName
+                                            : kCpuSourceName);
 }
 
 double GpuModule::run(ProgramState& state) const {
@@ -242,6 +253,10 @@ double GpuModule::run(ProgramState& state) const {
 OpenclModule::OpenclModule(const Program& prog, const GpuLaunchPlan& plan,
                            const GpuBuildOptions& opts)
     : GpuModule(prog, GpuApi::OpenCL, plan, opts) {}
+
+CpuTiledModule::CpuTiledModule(const Program& prog, const GpuLaunchPlan& plan,
+                               const GpuBuildOptions& opts)
+    : GpuModule(prog, GpuApi::Cpu, plan, opts) {}
 
 CudaModule::CudaModule(const Program& prog, const GpuLaunchPlan& plan, const GpuBuildOptions& opts)
     : GpuModule(prog, GpuApi::Cuda, plan, opts) {}

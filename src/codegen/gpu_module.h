@@ -94,6 +94,15 @@ class OpenclModule : public GpuModule {
       const GpuBuildOptions& opts = GpuBuildOptions::fromEnvironment(GpuApi::OpenCL));
 };
 
+/// The GPU kernels of a schedule run on the host's OpenMP threads (GpuApi::Cpu): the C++
+/// target's tiled families.
+class CpuTiledModule : public GpuModule {
+ public:
+  explicit CpuTiledModule(
+      const Program& prog, const GpuLaunchPlan& plan = {},
+      const GpuBuildOptions& opts = GpuBuildOptions::fromEnvironment(GpuApi::Cpu));
+};
+
 class CudaModule : public GpuModule {
  public:
   explicit CudaModule(const Program& prog, const GpuLaunchPlan& plan = {},

@@ -5,6 +5,7 @@
 
 #include "driver/cpp_backend_adapter.h"
 #include "driver/gpu_backend_adapter.h"
+#include "driver/gpu_plan.h"
 #include "runtime/interpreter.h"
 
 namespace tessel {
@@ -39,7 +40,10 @@ const std::vector<std::string>& backendNames() {
 std::unique_ptr<Backend> makeBackend(const std::string& name, const Program& prog,
                                      const BackendOptions& opts) {
   if (name == "reference") return std::make_unique<ReferenceBackend>(prog);
-  if (name == "cpp") return makeCppBackend(prog, opts);
+  if (name == "cpp")
+    return cppRunsKernels(prog, opts.gpuPlan)
+               ? makeGpuBackend(GpuApi::Cpu, prog, opts, opts.gpuPlan)
+               : makeCppBackend(prog, opts);
   if (name == "opencl") return makeGpuBackend(GpuApi::OpenCL, prog, opts, opts.gpuPlan);
   if (name == "cuda") return makeGpuBackend(GpuApi::Cuda, prog, opts, opts.gpuPlan);
   throw std::runtime_error("unknown backend '" + name + "'");

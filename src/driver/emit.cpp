@@ -6,6 +6,7 @@
 
 #include "codegen/cpp_backend.h"
 #include "codegen/gpu_backend.h"
+#include "driver/gpu_plan.h"
 
 namespace tessel {
 
@@ -24,7 +25,7 @@ std::string buildLine(const std::string& d) {
 }  // namespace
 
 std::string emitProgram(const Program& prog, const EmitOptions& opts) {
-  if (opts.target == "cpp") {
+  if (opts.target == "cpp" && !cppRunsKernels(prog, opts.gpuPlan)) {
     auto source = writeCppProject(prog, opts.directory);
     std::string d = source.parent_path().string();
     return fmt::format("wrote {}\n  and {}/CMakeLists.txt\n", source.string(), d) + buildLine(d);
@@ -32,6 +33,8 @@ std::string emitProgram(const Program& prog, const EmitOptions& opts) {
   GpuApi api;
   if (opts.target == "cuda")
     api = GpuApi::Cuda;
+  else if (opts.target == "cpp")
+    api = GpuApi::Cpu;
   else if (opts.target == "opencl")
     api = GpuApi::OpenCL;
   else
@@ -51,10 +54,15 @@ std::string emitProgram(const Program& prog, const EmitOptions& opts) {
         "  (it builds {1} for {0}; for another GPU add -DCMAKE_CUDA_ARCHITECTURES={2}, for "
         "example, to the first cmake)\n",
         opts.cudaArch, kGpuLibraryName, opts.cudaArch == "sm_80" ? "90" : "80");
-  else
+  else if (api == GpuApi::OpenCL)
     out += fmt::format(
         "  (it builds {}; the kernels are compiled by the OpenCL driver when the device is "
         "opened)\n",
+        kGpuLibraryName);
+  else
+    out += fmt::format(
+        "  (it builds {}: the schedule's GPU kernels as C++/OpenMP functions, pass "
+        "work-item-loops)\n",
         kGpuLibraryName);
   for (auto& n : src.notes) out += "note: " + n + "\n";
   for (auto& n : opts.gpuNotes) out += "note: " + n + "\n";

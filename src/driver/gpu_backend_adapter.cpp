@@ -12,11 +12,21 @@ class GpuBackend : public Backend {
  public:
   GpuBackend(GpuApi api, const Program& prog, const BackendOptions& opts, const GpuLaunchPlan& plan)
       : module_(make(api, prog, opts, plan)), notes_(opts.gpuNotes) {}
-  std::string name() const override { return module_->api() == GpuApi::OpenCL ? "opencl" : "cuda"; }
+  std::string name() const override {
+    GpuApi api = module_->api();
+    return api == GpuApi::OpenCL ? "opencl" : api == GpuApi::Cuda ? "cuda" : "cpp";
+  }
   std::string description() const override {
-    std::string d = fmt::format("{} (generated {} on {}{}; time: kernels, from device events)",
-                                name(), module_->api() == GpuApi::OpenCL ? "OpenCL" : "CUDA",
-                                module_->deviceName(), module_->reused() ? ", cached build" : "");
+    GpuApi api = module_->api();
+    std::string d =
+        api == GpuApi::Cpu
+            ? fmt::format(
+                  "cpp (generated C++/OpenMP: the schedule's GPU kernels on the {}{}; time: "
+                  "kernels, wall clock)",
+                  module_->deviceName(), module_->reused() ? ", cached build" : "")
+            : fmt::format("{} (generated {} on {}{}; time: kernels, from device events)", name(),
+                          api == GpuApi::OpenCL ? "OpenCL" : "CUDA", module_->deviceName(),
+                          module_->reused() ? ", cached build" : "");
     for (auto& n : module_->sources().notes) d += "\n             note: " + n;
     for (auto& n : notes_) d += "\n             note: " + n;
     return d;
@@ -33,6 +43,7 @@ class GpuBackend : public Backend {
     GpuBuildOptions o = GpuBuildOptions::fromEnvironment(api);
     if (!opts.workDir.empty()) o.directory = opts.workDir;
     if (api == GpuApi::OpenCL) return std::make_unique<OpenclModule>(prog, plan, o);
+    if (api == GpuApi::Cpu) return std::make_unique<CpuTiledModule>(prog, plan, o);
     return std::make_unique<CudaModule>(prog, plan, o);
   }
 };

@@ -83,4 +83,10 @@ std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Sch
   return notes;
 }
 
+bool cppRunsKernels(const Program& prog, const GpuLaunchPlan& plan) {
+  for (size_t s = 0; s < prog.stencils.size(); ++s)
+    if (plan.of(static_cast<int>(s)).family != ScheduleFamily::Global) return true;
+  return false;
+}
+
 }  // namespace tessel

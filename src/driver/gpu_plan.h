@@ -16,6 +16,12 @@ namespace tessel {
 /// whole extent).
 GpuLaunchPlan gpuLaunchPlan(const Program& prog, const std::vector<Schedule>& schedules);
 
+/// Whether the C++ target runs the program's GPU kernels on the CPU (GpuApi::Cpu, pass
+/// work-item-loops): when some stencil's family is not `global`. Under `global` it runs the
+/// plain loop nests of lowerToCpp (one parallel loop per statement, the innermost vectorised),
+/// which is what the global family means on a CPU.
+bool cppRunsKernels(const Program& prog, const GpuLaunchPlan& plan);
+
 /// One sentence per clause a Schedule sets that the GPU lowering does not apply (unroll outside
 /// `shared`, time_tile, prefetch, retime, fold, occupancy, perspective, placements, a chunked
 /// stream under `global-stream`, a chunk without chunked streaming), naming the stencil and

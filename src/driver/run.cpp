@@ -122,7 +122,8 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
     ps += (ps.empty() ? "" : ", ") + prog.params[i].name + "=" + std::to_string((*params)[i]);
   out << fmt::format("program      {}\n", prog.file ? prog.file->name() : "");
   j["program"] = prog.file ? prog.file->name() : "";
-  for (size_t i = 0; i < prog.params.size(); ++i) j["parameters"][prog.params[i].name] = (*params)[i];
+  for (size_t i = 0; i < prog.params.size(); ++i)
+    j["parameters"][prog.params[i].name] = (*params)[i];
   j["backend"] = backend.name();
   j["backend_description"] = backend.description();
   j["generated"] = backend.generatedCode();

@@ -1,7 +1,8 @@
 // Issue 9 acceptance: every benchmark under every family, with no option besides --schedule and
-// --time-tile, runs on OpenCL (PoCL) and verifies against the reference interpreter. The only
-// refusal left is a family that needs more dimensions than the program has (global-stream on a
-// 1-D program), with a hint. Defaults that do not fit adapt (schedule_fit.cpp) and say so.
+// --time-tile, runs on OpenCL (PoCL) and on the C++ target (the same kernels on the CPU, pass
+// work-item-loops) and verifies against the reference interpreter. The only refusal left is a
+// family that needs more dimensions than the program has (global-stream on a 1-D program), with
+// a hint. Defaults that do not fit adapt (schedule_fit.cpp) and say so.
 #include <gtest/gtest.h>
 
 #include "support/command.h"
@@ -38,15 +39,13 @@ std::string params(const fs::path& file) {
 
 class EveryFamily : public ::testing::TestWithParam<std::string> {};
 
-}  // namespace
-
-TEST_P(EveryFamily, RunsAndVerifiesWithOnlyScheduleAndTimeTile) {
-  TESSEL_REQUIRE_OPENCL();
-  fs::path file = benchmarkPath(GetParam());
+/// Runs every family of kFamilies on `backend` and checks that each verifies.
+void runEveryFamily(const std::string& backend, const std::string& name) {
+  fs::path file = benchmarkPath(name);
   Parsed p = parseFile(file);
   for (const char* family : kFamilies) {
-    std::string cmd = tesselBinary() + " run " + file.string() + " --backend opencl --verify " +
-                      family + params(file);
+    std::string cmd = tesselBinary() + " run " + file.string() + " --backend " + backend +
+                      " --verify " + family + params(file);
     auto r = runCommand(cmd);
     if (p.prog->dims() == 1 && std::string(family) == "--schedule global-stream") {
       EXPECT_EQ(r.exitCode, 1) << cmd << "\n" << r.output;
@@ -56,8 +55,23 @@ TEST_P(EveryFamily, RunsAndVerifiesWithOnlyScheduleAndTimeTile) {
     }
     EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
     EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << cmd << "\n" << r.output;
+    // On the C++ target every family but global runs the GPU kernels on the CPU.
+    if (backend == "cpp" && std::string(family) != "--schedule global") {
+      EXPECT_NE(r.output.find("the schedule's GPU kernels on the CPU"), std::string::npos)
+          << cmd << "\n"
+          << r.output;
+    }
   }
 }
+
+}  // namespace
+
+TEST_P(EveryFamily, RunsAndVerifiesWithOnlyScheduleAndTimeTile) {
+  TESSEL_REQUIRE_OPENCL();
+  runEveryFamily("opencl", GetParam());
+}
+
+TEST_P(EveryFamily, RunsAndVerifiesOnTheCppTarget) { runEveryFamily("cpp", GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(All, EveryFamily, ::testing::ValuesIn(benchmarkNames()),
                          benchmarkTestName);
