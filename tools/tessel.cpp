@@ -23,6 +23,7 @@
 #include "driver/resources.h"
 #include "driver/run.h"
 #include "driver/schedules.h"
+#include "lower/pass_log.h"
 #include "runtime/errors.h"
 
 namespace {
@@ -177,6 +178,20 @@ int main(int argc, char** argv) {
     for (const std::string& flag : scheduleFlags())
       sub->add_option(flag, scheduleValues[flag], scheduleHelp(flag));
 
+  // The lowering pipeline's pass log (lower/lower.h), in the style of MLIR's pass manager.
+  PassOptions passOpts;
+  std::vector<std::string> printAfter;
+  for (CLI::App* sub : {info, emit, run}) {
+    sub->add_flag("--print-ir-after-all", passOpts.printAfterAll,
+                  "print the IR after each pass of the lowering pipeline (to stderr)");
+    sub->add_option("--print-ir-after", printAfter,
+                    "print the IR after this pass (repeatable; to stderr): " +
+                        fmt::format("{}", fmt::join(passNames(), ", ")))
+        ->check(CLI::IsMember(passNames()));
+    sub->add_flag("--time-passes", passOpts.timePasses,
+                  "print each pipeline pass's wall time at the end (to stderr)");
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -188,6 +203,16 @@ int main(int argc, char** argv) {
               << "')\n";
     return kExitUserError;
   }
+
+  passOpts.printAfter.insert(printAfter.begin(), printAfter.end());
+  PassLog passLog(passOpts, std::cerr);
+  // Prints the --time-passes report once the command has run (whatever its outcome).
+  struct TimingAtExit {
+    const PassLog& log;
+    ~TimingAtExit() {
+      if (log.timePasses()) std::cerr << log.timingReport();
+    }
+  } timingAtExit{passLog};
 
   DiagnosticEngine diags;
   try {
@@ -223,7 +248,8 @@ int main(int argc, char** argv) {
                                            [](auto& kv) { return !kv.second.empty(); });
         std::string kernelText;
         if (infoKernels || anyScheduleFlag) {
-          KernelReportSet ks = reportKernels(prog, gpuLaunchPlan(prog, setup->schedules), !noPtxas);
+          KernelReportSet ks =
+              reportKernels(prog, gpuLaunchPlan(prog, setup->schedules), !noPtxas, &passLog);
           for (auto& n : gpuPlanNotes(prog, setup->schedules)) ks.notes.push_back(n);
           j["kernels"] = kernelReportsJson(ks.reports);
           j["kernel_notes"] = ks.notes;
@@ -252,6 +278,7 @@ int main(int argc, char** argv) {
     if (emit->parsed()) {
       eo.gpuPlan = plan;
       eo.gpuNotes = planNotes;
+      eo.passLog = &passLog;
       std::string written = emitProgram(prog, eo);
       diags.print(std::cerr);
       std::cout << written;
@@ -266,6 +293,7 @@ int main(int argc, char** argv) {
     }
     bo.gpuPlan = plan;
     bo.gpuNotes = planNotes;
+    bo.passLog = &passLog;
     if (!parsePairs(runParams, "--param", ro.params, i64, diags) ||
         !parsePairs(runScalars, "--scalar", ro.scalars, f64, diags) ||
         !parsePairs(runInputs, "--input", ro.inputs, str, diags))

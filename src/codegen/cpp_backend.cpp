@@ -12,16 +12,18 @@
 #include "codegen/build_util.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
-#include "ir/loop_ir.h"
 #include "codegen/lower_cpp.h"
+#include "ir/loop_ir.h"
+#include "lower/lower.h"
 #include "runtime/errors.h"
 
 namespace fs = std::filesystem;
 
 namespace tessel {
 
-std::string generateCpp(const Program& prog) {
-  return CLikeEmitter(cppDialect()).emitModule(lowerToCpp(prog));
+std::string generateCpp(const Program& prog, PassLog* log) {
+  PassLog silent;
+  return CLikeEmitter(cppDialect()).emitModule(lowerLoops(prog, log ? *log : silent));
 }
 
 CppBuildOptions::CppBuildOptions() : flags(cppCompileFlags()) {}
@@ -82,7 +84,7 @@ std::string buildHash(const std::string& source, const std::string& cmd) {
 
 fs::path writeCppProject(const Program& prog, const fs::path& directory,
                          const CppBuildOptions& opts) {
-  std::string source = generateCpp(prog);
+  std::string source = generateCpp(prog, opts.passLog);
   fs::path dir = fs::absolute(directory);
   fs::create_directories(dir);
   writeFile(dir / kCppSourceName, source);
@@ -91,7 +93,7 @@ fs::path writeCppProject(const Program& prog, const fs::path& directory,
 }
 
 CppModule::CppModule(const Program& prog, const CppBuildOptions& opts)
-    : prog_(&prog), source_(generateCpp(prog)) {
+    : prog_(&prog), source_(generateCpp(prog, opts.passLog)) {
   std::string cmd = compileCommand(opts);
   std::string hash = buildHash(source_, cmd);
   // Absolute, because the compiler runs from inside the directory.

@@ -8,12 +8,14 @@
 #include <vector>
 
 #include "ir/program.h"
+#include "lower/pass_log.h"
 #include "runtime/state.h"
 
 namespace tessel {
 
-/// The whole generated translation unit for `prog` (lowerToCpp printed with cppDialect()).
-std::string generateCpp(const Program& prog);
+/// The whole generated translation unit for `prog`: the pipeline's naive-loops (lower/lower.h)
+/// printed with cppDialect(). `log`: the pass log; null: a silent one.
+std::string generateCpp(const Program& prog, PassLog* log = nullptr);
 
 struct CppBuildOptions {
   /// Where the files go. Empty: `cacheRoot/<hash>`, one directory per (source, compiler, flags).
@@ -22,6 +24,7 @@ struct CppBuildOptions {
   std::string compiler = "c++";
   std::vector<std::string> flags;       // default: cppCompileFlags()
   std::vector<std::string> extraFlags;  // appended (e.g. -g, -DNDEBUG)
+  PassLog* passLog = nullptr;           // the pipeline's pass log; null: a silent one
 
   CppBuildOptions();
   /// Reads the environment once, here and nowhere deeper: CXX for the compiler, and for the

@@ -127,5 +127,9 @@ Dialect cpuKernelDialect();
 /// Host code of the CPU run of GPU kernels: gpuHostDialect with a launch that calls the
 /// kernel's CPU function over the grid (codegen/gpu_host_runtime_cpu.cpp).
 Dialect cpuHostDialect();
+/// The loop IR as `--print-ir-after-all` shows it: C-like, target-neutral (thread indices as
+/// local_id.x, group_id.y, ...; `barrier();`; `shared` arrays; `launch` statements; loop kinds
+/// as comments). Printed only, never compiled.
+Dialect irDialect();
 
 }  // namespace tessel

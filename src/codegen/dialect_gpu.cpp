@@ -191,4 +191,26 @@ Dialect cpuHostDialect() {
   return d;
 }
 
+Dialect irDialect() {
+  Dialect d = cppDialect();
+  d.name = "Tessel loop IR";
+  d.prelude.clear();
+  d.parallelPragma = "// loop: parallel";
+  d.simdPragma = "// loop: simd";
+  d.parallelSimdPragma = "// loop: parallel simd";
+  d.allocPattern = "buffer {type} {name}[{count}];";
+  d.copyPattern = "copy {dst} <- {src};  // {count} elements of {type}";
+  d.kernelQualifier = "kernel";
+  d.intrinsicPatterns = {"global_id.{c}",  "local_id.{c}",   "group_id.{c}",
+                         "local_size.{c}", "num_groups.{c}", "global_size.{c}"};
+  d.barrier = "barrier();";
+  d.sharedArrayPattern = "shared {type} {name}[{count}];";
+  d.launchBoundsPattern = "block({x}, {y}, {z})";
+  d.launchBoundsMinBlocksPattern = "block({x}, {y}, {z}) min_blocks_per_sm({minBlocks})";
+  d.launchPattern =
+      "launch {name} grid({gx}, {gy}, {gz}) block({bx}, {by}, {bz}) args(status{args});";
+  d.bufferArgPattern = "{name}";
+  return d;
+}
+
 }  // namespace tessel

@@ -7,8 +7,7 @@
 #include "codegen/emitter.h"
 #include "codegen/lower_cpp.h"
 #include "ir/loop_ir.h"
-#include "ir/loop_ir_verify.h"
-#include "transforms/work_item_loops.h"
+#include "lower/lower.h"
 
 namespace fs = std::filesystem;
 
@@ -209,8 +208,7 @@ void generateCuda(const Program& prog, const GpuProgram& gp, const std::string& 
 }
 
 void generateCpu(const Program& prog, const GpuProgram& gp, GpuSources& s) {
-  s.kernelSource =
-      CLikeEmitter(cpuKernelDialect()).emitModule(transforms::workItemLoops(gp.device));
+  s.kernelSource = CLikeEmitter(cpuKernelDialect()).emitModule(gp.device);
   GpuHostRuntime rt = gpuHostRuntime(GpuApi::Cpu);
   std::vector<std::string> head = {
       fmt::format(
@@ -252,14 +250,9 @@ void generateCpu(const Program& prog, const GpuProgram& gp, GpuSources& s) {
 }  // namespace
 
 GpuSources generateGpu(const Program& prog, GpuApi api, const GpuLaunchPlan& plan,
-                       const std::string& cudaArch) {
-  GpuProgram gp = lowerToGpu(prog, plan);
-  // Every kernel, whichever family built it, must pass the kernel verifier (barriers every
-  // thread reaches, buffers that exist, shared accesses inside their arrays).
-  for (const lir::Function& f : gp.device.functions)
-    if (auto problems = lir::verifyKernel(f); !problems.empty())
-      throw std::logic_error("internal error: the generated kernel fails verification: " +
-                             problems.front());
+                       const std::string& cudaArch, PassLog* log) {
+  PassLog silent;
+  GpuProgram gp = lower(prog, plan, api, log ? *log : silent);
   GpuSources s;
   s.api = api;
   s.kernels = gp.kernels;

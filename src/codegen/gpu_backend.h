@@ -16,6 +16,7 @@
 #include "codegen/gpu_host_runtime.h"
 #include "codegen/lower_gpu.h"
 #include "ir/program.h"
+#include "lower/pass_log.h"
 
 namespace tessel {
 
@@ -48,8 +49,10 @@ struct GpuSources {
 
 /// Lowers and prints `prog` for `api`. `cudaArch` is used by the CMakeLists and build comments.
 /// Throws std::invalid_argument for an unusable configuration (see lowerToGpu).
+/// `log`: the pass log of the pipeline (lower/lower.h), for --print-ir-after-all and
+/// --time-passes; null: a silent one.
 GpuSources generateGpu(const Program& prog, GpuApi api, const GpuLaunchPlan& plan = {},
-                       const std::string& cudaArch = kDefaultCudaArch);
+                       const std::string& cudaArch = kDefaultCudaArch, PassLog* log = nullptr);
 
 /// Writes the sources into `directory` (created if needed) without compiling; returns the paths
 /// written, the main source first.

@@ -126,7 +126,7 @@ GpuModule::GpuModule(const Program& prog, GpuApi api, const GpuLaunchPlan& plan,
   std::string why;
   if (api == GpuApi::Cuda && !cudaDeviceAvailable(&why))
     throw EnvironmentError("no CUDA device: " + why);
-  src_ = generateGpu(prog, api, plan, opts.cudaArch);
+  src_ = generateGpu(prog, api, plan, opts.cudaArch, opts.passLog);
   load(opts);
 }
 

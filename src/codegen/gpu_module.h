@@ -28,6 +28,8 @@ struct GpuBuildOptions {
   /// Which device: "" the first; a number the n-th (over all OpenCL platforms); otherwise a
   /// case-insensitive part of its name ("pthread", "NVIDIA").
   std::string device;
+  /// The pipeline's pass log (--print-ir-after-all, --time-passes); null: a silent one.
+  PassLog* passLog = nullptr;
 
   /// Reads the environment once, here and nowhere deeper: CXX (host compiler), NVCC,
   /// TESSEL_OPENCL_DEVICE or TESSEL_CUDA_DEVICE (for `api`), and for the cache

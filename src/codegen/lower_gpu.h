@@ -116,6 +116,12 @@ struct GpuProgram {
 /// Lowers `prog` for a GPU. Throws std::invalid_argument for a configuration the program cannot
 /// use (a negative block extent, a streaming dimension the program does not have): a Schedule
 /// validates these first, with located messages.
+/// (resolveLaunches, then buildKernels: the first two passes of lower/lower.h.)
 GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan = {});
+
+struct LaunchLayout;
+/// The kernels and host code of `prog` for a resolved layout (launch_layout.h: resolveLaunches
+/// of the same `plan`).
+GpuProgram buildKernels(const Program& prog, const GpuLaunchPlan& plan, const LaunchLayout& layout);
 
 }  // namespace tessel

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/fusion_plan.h"
+#include "codegen/launch_layout.h"
 #include "codegen/lower_gpu.h"
 #include "codegen/namer.h"
 #include "ir/loop_ir.h"
@@ -28,23 +29,6 @@ struct GlobalNames {
   /// overlapped: the second device buffer of each global array a fused kernel writes (its
   /// results go there and the host swaps the two, paper 001 Algorithm 5); "" for the others.
   std::vector<std::string> shadows;
-};
-
-/// How a statement's points map onto the grid (the same for every statement of a program).
-struct GridShape {
-  ScheduleFamily family = ScheduleFamily::Global;
-  std::vector<int> iters;                 // iterator dimension of grid x, y, z
-  std::array<int, 3> block = {1, 1, 1};   // threads per block, x first
-  int stream = -1;                        // the iterator each thread (block) sweeps, or -1
-  std::array<int, 3> unroll = {1, 1, 1};  // shared: points per thread along grid x, y, z
-  bool cyclic = false;                    // shared: a thread's points a block apart
-  int chunk = 0;                          // stream: planes per block; 0: the whole extent
-
-  bool staged() const {
-    return family == ScheduleFamily::Shared || family == ScheduleFamily::Stream;
-  }
-  /// Points per block along grid dimension gd.
-  int tile(size_t gd) const { return block[gd] * unroll[gd]; }
 };
 
 /// What a staged kernel's builder needs from the call being lowered.

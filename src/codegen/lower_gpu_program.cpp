@@ -1,5 +1,6 @@
-// lowerToGpu: the grid shape from the configuration, the names, and tessel_program (device
-// buffers for the global arrays, the call sequence, copy-out). Calls: lower_gpu.cpp.
+// buildKernels: the names, every call's and fused group's kernels and host functions, and
+// tessel_program (device buffers for the global arrays, the call sequence, copy-out), from the
+// launch layout (launch_layout.h). Calls: lower_gpu.cpp; fused groups: lower_gpu_overlapped*.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 
 #include "codegen/dialect.h"
 #include "codegen/gpu_host_runtime.h"
+#include "codegen/launch_layout.h"
 #include "codegen/lower_gpu.h"
 #include "codegen/lower_gpu_internal.h"
 #include "schedule/schedule.h"
@@ -16,75 +18,8 @@ namespace tessel {
 
 using namespace lir;
 using gpu::GlobalNames;
-using gpu::GridShape;
 
 namespace {
-
-/// The grid every kernel of stencil `who` uses, from its configuration (notes for the user in
-/// `notes`).
-GridShape gridShape(const Program& prog, const GpuLaunchConfig& cfg, const std::string& who,
-                    std::vector<std::string>& notes) {
-  int n = prog.dims();
-  GridShape g;
-  g.family = cfg.family;
-  if (g.family == ScheduleFamily::Overlapped && cfg.timeTile < 1)
-    throw std::invalid_argument(fmt::format("{}: time tile {} is below 1", who, cfg.timeTile));
-  bool streams = g.family == ScheduleFamily::GlobalStream || g.family == ScheduleFamily::Stream;
-  if (streams && n == 1) {
-    ScheduleFamily to =
-        g.family == ScheduleFamily::Stream ? ScheduleFamily::Shared : ScheduleFamily::Global;
-    notes.push_back(fmt::format(
-        "{}: {} does not apply to a 1-D program (there is no dimension left to stream over): "
-        "using {}",
-        who, familyName(g.family), familyName(to)));
-    g.family = to;
-    streams = false;
-  }
-  if (streams) {
-    g.stream = cfg.streamDim < 0 ? 0 : cfg.streamDim;
-    if (g.stream >= n)
-      throw std::invalid_argument(
-          fmt::format("{}: streaming dimension {} does not exist: the program has {} iterator{}",
-                      who, g.stream, n, n == 1 ? "" : "s"));
-  }
-  if (g.family == ScheduleFamily::Stream) {
-    if (g.stream == n - 1)
-      throw std::invalid_argument(
-          fmt::format("{}: the stream family cannot stream the unit-stride iterator", who));
-    if (cfg.chunk < 0)
-      throw std::invalid_argument(fmt::format("{}: chunk {} is negative", who, cfg.chunk));
-    g.chunk = cfg.chunk;
-  }
-  for (int d = n - 1; d >= 0; --d)
-    if (d != g.stream) g.iters.push_back(d);  // x is the fastest remaining iterator
-  size_t gd = g.iters.size();
-  if (g.family == ScheduleFamily::Shared) {
-    for (size_t k = 0; k < gd; ++k) {
-      int u = cfg.unroll[k] == 0 ? 1 : cfg.unroll[k];
-      if (u < 1) throw std::invalid_argument(fmt::format("{}: unroll {} is below 1", who, u));
-      g.unroll[k] = u;
-    }
-    g.cyclic = cfg.cyclic;
-  }
-  for (int b : cfg.block)
-    if (b < 0) throw std::invalid_argument(fmt::format("{}: block extent {} is negative", who, b));
-  if (cfg.block[0] == 0) {  // the family's default, as the Schedule has it
-    std::vector<int64_t> b = defaultBlockShape(g.family, gd);
-    for (size_t k = 0; k < 3; ++k) g.block[k] = k < b.size() && k < gd ? static_cast<int>(b[k]) : 1;
-    return g;
-  }
-  for (size_t k = 0; k < 3; ++k) {
-    int b = cfg.block[k] == 0 ? 1 : cfg.block[k];
-    if (k < gd)
-      g.block[k] = b;
-    else if (b > 1)
-      notes.push_back(
-          fmt::format("{}: block extent {} along {} ignored: the grid has {} "
-                      "dimension{}",
-                      who, b, "xyz"[k], gd, gd == 1 ? "" : "s"));
-  }
-  return g;
-}
 
 ExprPtr paramsToVars(const ExprPtr& e, const GlobalNames& g) {
   if (e->kind == ExprKind::ParamRef) return var(g.params.at(e->index), ScalarType::Int);
@@ -307,12 +242,15 @@ Function programFunction(const Program& prog, GlobalNames& g,
 }  // namespace
 
 GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan) {
-  GpuProgram out;
-  std::vector<GridShape> grids;  // per stencil
-  for (size_t s = 0; s < prog.stencils.size(); ++s)
-    grids.push_back(gridShape(prog, plan.of(static_cast<int>(s)),
-                              "stencil '" + prog.stencils[s].name + "'", out.notes));
+  return buildKernels(prog, plan, resolveLaunches(prog, plan));
+}
 
+GpuProgram buildKernels(const Program& prog, const GpuLaunchPlan& plan,
+                        const LaunchLayout& layout) {
+  GpuProgram out;
+  out.notes = layout.notes;
+  const std::vector<GridShape>& grids = layout.grids;
+  const std::vector<FusionGroup>& groups = layout.groups;
   GlobalNames g;
   for (const Dialect& d : {gpuHostDialect(), cudaDialect(), openclDialect()}) {
     for (auto& w : d.reservedWords) g.namer.reserve(w);
@@ -333,17 +271,6 @@ GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan) {
   for (auto& p : prog.params) g.params.push_back(g.namer.take(p.name));
   for (auto& it : prog.iterators) g.iters.push_back(g.namer.take(it.name));
 
-  // Overlapped: the fused groups, their second buffers and kernels.
-  std::vector<FusionConfig> configs;
-  for (size_t s = 0; s < prog.stencils.size(); ++s) {
-    const GpuLaunchConfig& cfg = plan.of(static_cast<int>(s));
-    const GridShape& gs = grids[s];
-    std::array<int64_t, 3> block{}, unroll{};
-    for (size_t gd = 0; gd < 3; ++gd) block[gd] = gs.block[gd], unroll[gd] = cfg.unroll[gd];
-    configs.push_back(
-        fusionConfigFor(gs.family, cfg.timeTile, gs.stream, gs.iters, block, unroll, prog.dims()));
-  }
-  std::vector<FusionGroup> groups = planFusion(prog, configs);
   // The per-statement kernels of every call that runs unfused: all but the calls of straight
   // runs that fused kernels cover (a loop's remaining steps may be any of its calls).
   std::vector<bool> ordinary(prog.calls.size(), true);

@@ -7,6 +7,7 @@
 
 #include "codegen/lower_gpu.h"
 #include "ir/program.h"
+#include "lower/pass_log.h"
 #include "runtime/state.h"
 
 namespace tessel {
@@ -25,9 +26,10 @@ class Backend {
 };
 
 struct BackendOptions {
-  std::string workDir;   // where generated code goes; empty: a per-user cache directory
+  std::string workDir;    // where generated code goes; empty: a per-user cache directory
   GpuLaunchPlan gpuPlan;  // opencl, cuda: how each stencil maps onto threads (gpu_plan.h)
   std::vector<std::string> gpuNotes;  // opencl, cuda: schedule clauses not applied (gpu_plan.h)
+  PassLog* passLog = nullptr;  // the pipeline's pass log (--print-ir-after-all, --time-passes)
 };
 
 /// Names accepted by --backend.

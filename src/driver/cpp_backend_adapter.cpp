@@ -28,6 +28,7 @@ class CppBackend : public Backend {
   static CppBuildOptions options(const BackendOptions& opts) {
     CppBuildOptions o = CppBuildOptions::fromEnvironment();
     if (!opts.workDir.empty()) o.directory = opts.workDir;
+    o.passLog = opts.passLog;
     return o;
   }
   // What the OpenMP runtime of the generated library will use: OMP_NUM_THREADS or every core.

@@ -26,7 +26,9 @@ std::string buildLine(const std::string& d) {
 
 std::string emitProgram(const Program& prog, const EmitOptions& opts) {
   if (opts.target == "cpp" && !cppRunsKernels(prog, opts.gpuPlan)) {
-    auto source = writeCppProject(prog, opts.directory);
+    CppBuildOptions build = CppBuildOptions::fromEnvironment();
+    build.passLog = opts.passLog;
+    auto source = writeCppProject(prog, opts.directory, build);
     std::string d = source.parent_path().string();
     return fmt::format("wrote {}\n  and {}/CMakeLists.txt\n", source.string(), d) + buildLine(d);
   }
@@ -39,7 +41,7 @@ std::string emitProgram(const Program& prog, const EmitOptions& opts) {
     api = GpuApi::OpenCL;
   else
     throw std::runtime_error("unknown target '" + opts.target + "'");
-  GpuSources src = generateGpu(prog, api, opts.gpuPlan, opts.cudaArch);
+  GpuSources src = generateGpu(prog, api, opts.gpuPlan, opts.cudaArch, opts.passLog);
   auto paths = writeGpuProject(src, opts.directory);
   std::string out;
   for (size_t i = 0; i < paths.size(); ++i)

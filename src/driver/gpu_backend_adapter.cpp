@@ -42,6 +42,7 @@ class GpuBackend : public Backend {
                                          const BackendOptions& opts, const GpuLaunchPlan& plan) {
     GpuBuildOptions o = GpuBuildOptions::fromEnvironment(api);
     if (!opts.workDir.empty()) o.directory = opts.workDir;
+    o.passLog = opts.passLog;
     if (api == GpuApi::OpenCL) return std::make_unique<OpenclModule>(prog, plan, o);
     if (api == GpuApi::Cpu) return std::make_unique<CpuTiledModule>(prog, plan, o);
     return std::make_unique<CudaModule>(prog, plan, o);

@@ -8,6 +8,7 @@
 
 #include "analysis/staging.h"
 #include "driver/resources.h"
+#include "lower/lower.h"
 #include "support/saturating.h"
 
 namespace tessel {
@@ -212,9 +213,11 @@ std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& g
   return out;
 }
 
-KernelReportSet reportKernels(const Program& prog, const GpuLaunchPlan& plan, bool ptxas) {
+KernelReportSet reportKernels(const Program& prog, const GpuLaunchPlan& plan, bool ptxas,
+                              PassLog* log) {
   KernelReportSet out;
-  GpuProgram gpu = lowerToGpu(prog, plan);
+  PassLog silent;
+  GpuProgram gpu = lower(prog, plan, GpuApi::OpenCL, log ? *log : silent);
   out.reports = kernelReports(prog, gpu);
   out.notes = gpu.notes;
   if (!ptxas) return out;

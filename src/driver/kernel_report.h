@@ -17,6 +17,7 @@
 #include "codegen/cuda_resources.h"
 #include "codegen/lower_gpu.h"
 #include "ir/program.h"
+#include "lower/pass_log.h"
 
 namespace tessel {
 
@@ -60,7 +61,10 @@ struct KernelReportSet {
 
 /// Lowers `prog` with `plan` and reports its kernels; with `ptxas`, also compiles the CUDA with
 /// nvcc for sm_90 (cached, as `tessel resources`) when nvcc is found.
-KernelReportSet reportKernels(const Program& prog, const GpuLaunchPlan& plan, bool ptxas);
+/// `log`: the pipeline's pass log (lower/lower.h) for --print-ir-after-all and --time-passes;
+/// null: a silent one.
+KernelReportSet reportKernels(const Program& prog, const GpuLaunchPlan& plan, bool ptxas,
+                              PassLog* log = nullptr);
 
 nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports);
 /// A table, one block of lines per kernel; `ptxasNote` says why registers are missing, if they

@@ -1,0 +1,60 @@
+#include "lower/lower.h"
+
+#include <stdexcept>
+
+#include "codegen/dialect.h"
+#include "codegen/emitter.h"
+#include "codegen/launch_layout.h"
+#include "codegen/lower_cpp.h"
+#include "ir/loop_ir_verify.h"
+#include "transforms/work_item_loops.h"
+
+namespace tessel {
+
+GpuProgram lower(const Program& prog, const GpuLaunchPlan& plan, GpuApi api, PassLog& log) {
+  auto show = [](const GpuProgram& p) { return printIr(p); };
+  // The schedule resolved once: each stencil's grid and block, the fused groups of time steps
+  // and their tiles. Everything below reads this value.
+  LaunchLayout layout = log.run(
+      "resolve-launches", [&] { return resolveLaunches(prog, plan); },
+      [&](const LaunchLayout& l) { return describeLayout(prog, l); });
+  // Points to threads or tiles, time steps fused, inputs staged on chip, stream planes rotated,
+  // points unrolled, barriers placed: today one builder per family does all of it.
+  GpuProgram p = log.run(
+      "build-kernels", [&] { return buildKernels(prog, plan, layout); }, show);
+  // Every kernel, whichever family built it, before anything is printed or run.
+  log.check(
+      "verify-kernels",
+      [&] {
+        for (const lir::Function& f : p.device.functions)
+          if (auto problems = lir::verifyKernel(f); !problems.empty())
+            throw std::logic_error("internal error: kernel '" + f.name +
+                                   "' fails verification: " + problems.front());
+      },
+      [&] { return printIr(p); });
+  // On the CPU the kernels' threads become loops and their blocks OpenMP work.
+  if (api == GpuApi::Cpu)
+    p = log.run(
+        "work-item-loops",
+        [&] {
+          GpuProgram q = p;
+          q.device = transforms::workItemLoops(p.device);
+          return q;
+        },
+        show);
+  return p;
+}
+
+lir::Module lowerLoops(const Program& prog, PassLog& log) {
+  return log.run(
+      "naive-loops", [&] { return lowerToCpp(prog); },
+      [](const lir::Module& m) { return printIr(m); });
+}
+
+std::string printIr(const lir::Module& m) { return CLikeEmitter(irDialect()).emitModule(m); }
+
+std::string printIr(const GpuProgram& p) {
+  return "// ---- device ----\n" + printIr(p.device) + "\n// ---- host ----\n" + printIr(p.host);
+}
+
+}  // namespace tessel

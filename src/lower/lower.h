@@ -1,0 +1,41 @@
+// lower(): the lowering pipeline, one visible recipe (architecture.md principle 3). It reads
+// top to bottom as the passes run; each pass is a function from IR to IR in its own file, run
+// through the PassLog, which times it and prints the IR after it when asked
+// (`--print-ir-after-all`, `--print-ir-after=PASS`, `--time-passes` on emit, run and info).
+//
+//   resolve-launches  Program + launch plan -> launch layout (codegen/launch_layout.h): each
+//                     stencil's grid, block, streamed iterator and unrolling, the fused groups
+//                     of time steps and their tiles, resolved once
+//   build-kernels     launch layout -> kernel IR: one kernel per statement, or per fused group
+//                     of time steps, built by its family (codegen/lower_gpu*.cpp), and the host
+//                     code that launches them
+//   verify-kernels    the kernel verifier (ir/loop_ir_verify.h): barriers every thread reaches,
+//                     known buffers, shared accesses in range; changes nothing
+//   work-item-loops   CPU only: kernels become OpenMP functions (transforms/work_item_loops.h)
+//   naive-loops       the C++ target under `global`: one parallel loop nest per statement
+//                     (codegen/lower_cpp.h), instead of the three above
+#pragma once
+
+#include <string>
+
+#include "codegen/gpu_host_runtime.h"
+#include "codegen/lower_gpu.h"
+#include "ir/loop_ir.h"
+#include "ir/program.h"
+#include "lower/pass_log.h"
+
+namespace tessel {
+
+/// Lowers `prog` for a GPU API (OpenCL, CUDA) or for the CPU run of the same kernels (Cpu).
+/// Throws std::invalid_argument for a configuration the program cannot use (see lowerToGpu) and
+/// std::logic_error ("internal error") when a generated kernel fails verification.
+GpuProgram lower(const Program& prog, const GpuLaunchPlan& plan, GpuApi api, PassLog& log);
+
+/// The C++ target's plain loop nests (the global family on a CPU).
+lir::Module lowerLoops(const Program& prog, PassLog& log);
+
+/// The IR as the pass log prints it (irDialect): the device module, then the host module.
+std::string printIr(const GpuProgram& p);
+std::string printIr(const lir::Module& m);
+
+}  // namespace tessel
