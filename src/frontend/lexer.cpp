@@ -91,6 +91,10 @@ bool isKeyword(const std::string& s) {
 
 namespace {
 
+bool identStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
 class Lexer {
  public:
   Lexer(const SourceFile& f, DiagnosticEngine& d) : file_(f), src_(f.text()), diags_(d) {}
@@ -150,10 +154,6 @@ class Lexer {
     t.line = file_.lineCol(static_cast<uint32_t>(start)).first;
     return t;
   }
-
-  static bool identStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-  static bool identChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-  static bool digit(char c) { return c >= '0' && c <= '9'; }
 
   Token number(size_t start) {
     bool isFloat = false;

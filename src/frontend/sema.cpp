@@ -28,25 +28,25 @@ const char* symbolKindName(Symbol::Kind k) {
   return "?";
 }
 
-const Symbol* Sema::lookup(const std::string& name) const {
+const Symbol* SemaCore::lookup(const std::string& name) const {
   auto it = globals_.find(name);
   return it == globals_.end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> Sema::visibleNames() const {
+std::vector<std::string> SemaCore::visibleNames() const {
   std::vector<std::string> v;
   for (auto& [k, _] : globals_) v.push_back(k);
   return v;
 }
 
-void Sema::undeclared(const ast::Name& n, const std::string& what,
-                      const std::vector<std::string>& candidates) {
+void SemaCore::undeclared(const ast::Name& n, const std::string& what,
+                          const std::vector<std::string>& candidates) {
   std::string hint;
   if (auto best = closestName(n.text, candidates)) hint = fmt::format("did you mean '{}'?", *best);
   error(DiagId::undeclared, n.loc, fmt::format("use of undeclared {} '{}'", what, n.text), hint);
 }
 
-bool Sema::declare(const std::string& name, Symbol sym) {
+bool SemaCore::declare(const std::string& name, Symbol sym) {
   if (auto* prev = lookup(name)) {
     auto& d = error(DiagId::redeclared, sym.loc,
                     fmt::format("'{}' is already declared as {}", name, symbolKindName(prev->kind)),
@@ -75,13 +75,13 @@ ExprPtr extentOf(const ExprPtr& lo, const ExprPtr& hi) {
   return binary(c > 0 ? Op::Add : Op::Sub, base, intLit(c > 0 ? c : -c), hi->loc);
 }
 
-int Sema::extentParamCount() const {
+int SemaCore::extentParamCount() const {
   int n = 0;
   for (auto& p : prog_.params) n += !p.fromIterate;
   return n;
 }
 
-ExprPtr Sema::intExpr(const ast::Expr& e, IntContext ctx) {
+ExprPtr SemaCore::intExpr(const ast::Expr& e, IntContext ctx) {
   DiagId bad = ctx == IntContext::Extent         ? DiagId::bad_extent
                : ctx == IntContext::Domain       ? DiagId::bad_domain
                : ctx == IntContext::ParamDefault ? DiagId::bad_parameter_default

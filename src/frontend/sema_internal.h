@@ -40,14 +40,14 @@ struct Binding {
 /// Context for integer expressions over parameters (extents, domains, defaults, iterate bounds).
 enum class IntContext { Extent, Domain, ParamDefault, IterateBound };
 
-class Sema {
+/// The core every part of sema works through: the program being built, the table of global
+/// names, diagnostics, and integer expressions over parameters (sema.cpp).
+class SemaCore {
  public:
-  Sema(const SourceFile& file, DiagnosticEngine& diags) : file_(file), diags_(diags) {
+  SemaCore(const SourceFile& file, DiagnosticEngine& diags) : file_(file), diags_(diags) {
     prog_.file = &file;
   }
-  std::optional<Program> run(const ast::File& tree);
 
-  // ---- shared helpers ----
   DiagnosticEngine& diags() { return diags_; }
   Program& prog() { return prog_; }
   const Symbol* lookup(const std::string& name) const;
@@ -62,7 +62,33 @@ class Sema {
   ExprPtr intExpr(const ast::Expr& e, IntContext ctx);
   int extentParamCount() const;
 
-  // ---- stencil bodies (sema_body.cpp) ----
+ protected:
+  const SourceFile& file_;
+  DiagnosticEngine& diags_;
+  Program prog_;
+  std::map<std::string, Symbol> globals_;
+
+  bool declare(const std::string& name, Symbol sym);
+};
+
+/// What sema records about the stencil definitions, per stencil index, for the body checks.
+struct StencilTables {
+  std::vector<const ast::StencilDef*> stencilAsts;
+  std::vector<std::vector<FormalUse>> formalUses;
+  /// Per stencil: the locals its body never uses (warned once, left out of every instance).
+  std::vector<std::set<const ast::VarDecl*>> unusedLocals;
+  std::vector<bool> stencilOk;
+  std::set<std::string> constantNames;  // names in `constant` lists (cannot be written)
+};
+
+/// The analysis of a whole file: the top level (sema.cpp), stencil bodies (sema_body*.cpp) and
+/// directives (sema_hints.cpp).
+class Sema : public SemaCore, public StencilTables {
+ public:
+  using SemaCore::SemaCore;
+  std::optional<Program> run(const ast::File& tree);
+
+  // ---- stencil bodies (sema_body*.cpp) ----
   /// Checks a definition once with placeholder arguments; records how formals are used.
   void checkDefinition(int stencil);
   /// Instantiates a call; returns false if an error was reported.
@@ -72,20 +98,7 @@ class Sema {
   // ---- directives (sema_hints.cpp) ----
   Hints checkHints(const ast::StencilDef& def);
 
-  std::vector<const ast::StencilDef*> stencilAsts;
-  std::vector<std::vector<FormalUse>> formalUses;
-  /// Per stencil: the locals its body never uses (warned once, left out of every instance).
-  std::vector<std::set<const ast::VarDecl*>> unusedLocals;
-  std::vector<bool> stencilOk;
-  std::set<std::string> constantNames;  // names in `constant` lists (cannot be written)
-
  private:
-  const SourceFile& file_;
-  DiagnosticEngine& diags_;
-  Program prog_;
-  std::map<std::string, Symbol> globals_;
-
-  bool declare(const std::string& name, Symbol sym);
   void params(const ast::Item& it);
   void iterators(const ast::Item& it);
   void declaration(const ast::Decl& d);

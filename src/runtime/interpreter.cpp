@@ -19,8 +19,21 @@ std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& ext) {
   return s;
 }
 
+/// The storage one execution of one call allocates: its local arrays (fresh, or scratch copies of
+/// global arrays), its per-point local scalars over the call-domain box, and the values of its
+/// initialised locals. CallEnv fills it and addresses it.
+class CallStorage {
+ protected:
+  std::vector<std::vector<int64_t>> localExt_;
+  std::vector<std::vector<double>> localData_;
+  std::vector<int64_t> domLo_, domHi_;
+  int64_t domPoints_ = 0;
+  std::vector<double> scalarData_;
+  std::vector<double> inits_;
+};
+
 /// Storage and addressing for one execution of one call.
-class CallEnv final : public CompileEnv {
+class CallEnv final : public CompileEnv, private CallStorage {
  public:
   CallEnv(const Program& prog, const CallInst& call, ProgramState& state,
           const std::vector<std::vector<int64_t>>& globalExt, const std::vector<std::string>& iters)
@@ -125,12 +138,6 @@ class CallEnv final : public CompileEnv {
   ProgramState& state_;
   const std::vector<std::vector<int64_t>>& globalExt_;
   const std::vector<std::string>& iters_;
-  std::vector<std::vector<int64_t>> localExt_;
-  std::vector<std::vector<double>> localData_;
-  std::vector<int64_t> domLo_, domHi_;
-  int64_t domPoints_ = 0;
-  std::vector<double> scalarData_;
-  std::vector<double> inits_;
 };
 
 /// Evaluates `value` at every point of the box, row-major, storing into dst.
