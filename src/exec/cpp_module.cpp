@@ -84,25 +84,27 @@ fs::path writeCppProject(const Program& prog, const fs::path& directory,
   return dir / kCppSourceName;
 }
 
-CppModule::CppModule(const Program& prog, const CppBuildOptions& opts)
-    : prog_(&prog), source_(generateCpp(prog, opts.passLog)) {
+CppModule::Build CppModule::compile(const Program& prog, const CppBuildOptions& opts) {
+  Build b;
+  b.source = generateCpp(prog, opts.passLog);
   std::string cmd = compileCommand(opts);
-  std::string hash = buildHash(source_, cmd);
+  std::string hash = buildHash(b.source, cmd);
   // Absolute, because the compiler runs from inside the directory.
-  dir_ = fs::absolute(opts.directory.empty() ? opts.cacheRoot / hash : opts.directory);
-  lib_ = dir_ / fmt::format("libtessel_{}.so", hash);
-  fs::create_directories(dir_);
+  b.dir = fs::absolute(opts.directory.empty() ? opts.cacheRoot / hash : opts.directory);
+  b.lib = b.dir / fmt::format("libtessel_{}.so", hash);
+  fs::create_directories(b.dir);
 
   // The library name carries the hash of (source, command): if it exists, it is this program.
-  reused_ = fs::exists(lib_);
-  if (!fs::exists(sourcePath()) || readFile(sourcePath()) != source_) {
-    writeFile(sourcePath(), source_);
-    writeFile(dir_ / "CMakeLists.txt", cmakeLists(opts, hash));
+  b.reused = fs::exists(b.lib);
+  fs::path sourcePath = b.dir / kCppSourceName;
+  if (!fs::exists(sourcePath) || readFile(sourcePath) != b.source) {
+    writeFile(sourcePath, b.source);
+    writeFile(b.dir / "CMakeLists.txt", cmakeLists(opts, hash));
   }
-  if (!reused_) {
-    fs::path tmp = tempName(lib_), log = dir_ / "build.log";
+  if (!b.reused) {
+    fs::path tmp = tempName(b.lib), log = b.dir / "build.log";
     std::string full =
-        fmt::format("cd {} && {} {} -o {} > {} 2>&1", shellQuote(dir_.string()), cmd,
+        fmt::format("cd {} && {} {} -o {} > {} 2>&1", shellQuote(b.dir.string()), cmd,
                     kCppSourceName, shellQuote(tmp.string()), shellQuote(log.string()));
     int rc = std::system(full.c_str());
     if (rc != 0 || !fs::exists(tmp)) {
@@ -119,16 +121,22 @@ CppModule::CppModule(const Program& prog, const CppBuildOptions& opts)
           "command: {}\n{}",
           status, log.string(), full, firstLines(readFile(log), 20)));
     }
-    fs::rename(tmp, lib_);
+    fs::rename(tmp, b.lib);
   }
-  handle_ = dlopen(lib_.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+  return b;
+}
+
+CppModule::CppModule(const Program& prog, const CppBuildOptions& opts)
+    : prog_(&prog), build_(compile(prog, opts)) {
+  const fs::path& lib = build_.lib;
+  handle_ = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (!handle_)
-    throw std::runtime_error(fmt::format("cannot load {}: {}", lib_.string(), dlerror()));
+    throw std::runtime_error(fmt::format("cannot load {}: {}", lib.string(), dlerror()));
   entry_ = reinterpret_cast<Entry>(dlsym(handle_, "tessel_entry"));
   if (!entry_) {
     dlclose(handle_);
     handle_ = nullptr;
-    throw std::runtime_error("no tessel_entry in " + lib_.string());
+    throw std::runtime_error("no tessel_entry in " + lib.string());
   }
 }
 
@@ -137,13 +145,7 @@ CppModule::~CppModule() {
 }
 
 CppModule::CppModule(CppModule&& o) noexcept
-    : prog_(o.prog_),
-      source_(std::move(o.source_)),
-      dir_(std::move(o.dir_)),
-      lib_(std::move(o.lib_)),
-      handle_(o.handle_),
-      entry_(o.entry_),
-      reused_(o.reused_) {
+    : prog_(o.prog_), build_(std::move(o.build_)), handle_(o.handle_), entry_(o.entry_) {
   o.handle_ = nullptr;
   o.entry_ = nullptr;
 }
@@ -152,19 +154,16 @@ CppModule& CppModule::operator=(CppModule&& o) noexcept {
   if (this != &o) {
     if (handle_) dlclose(handle_);
     prog_ = o.prog_;
-    source_ = std::move(o.source_);
-    dir_ = std::move(o.dir_);
-    lib_ = std::move(o.lib_);
+    build_ = std::move(o.build_);
     handle_ = o.handle_;
     entry_ = o.entry_;
-    reused_ = o.reused_;
     o.handle_ = nullptr;
     o.entry_ = nullptr;
   }
   return *this;
 }
 
-fs::path CppModule::sourcePath() const { return dir_ / kCppSourceName; }
+fs::path CppModule::sourcePath() const { return build_.dir / kCppSourceName; }
 
 double CppModule::run(ProgramState& state) const {
   if (!entry_) throw std::logic_error("CppModule::run on a moved-from module");
@@ -185,7 +184,7 @@ double CppModule::run(ProgramState& state) const {
     if (what.empty())
       throw std::logic_error(
           fmt::format("internal error: tessel_entry of {} returned the unknown status {}",
-                      lib_.string(), status));
+                      build_.lib.string(), status));
     throw RuntimeError(
         fmt::format("{} in the generated code of {} (the reference interpreter reports where: "
                     "--backend reference)",

@@ -59,22 +59,30 @@ class CppModule {
   /// the same library at the same time share its error status: do not overlap them.
   double run(ProgramState& state) const;
 
-  const std::string& source() const { return source_; }
-  const std::filesystem::path& directory() const { return dir_; }
+  const std::string& source() const { return build_.source; }
+  const std::filesystem::path& directory() const { return build_.dir; }
   std::filesystem::path sourcePath() const;
-  const std::filesystem::path& libraryPath() const { return lib_; }
+  const std::filesystem::path& libraryPath() const { return build_.lib; }
   /// True if the library was found already built (nothing was compiled).
-  bool reused() const { return reused_; }
+  bool reused() const { return build_.reused; }
 
  private:
+  /// What building produced: the generated source, the directory and library it is in, and
+  /// whether the library was there already.
+  struct Build {
+    std::string source;
+    std::filesystem::path dir, lib;
+    bool reused = false;
+  };
   /// tessel_entry: returns the error status (lir::Status), 0 without an error.
   using Entry = int32_t (*)(void* const*, const double*, const int64_t*);
   const Program* prog_ = nullptr;
-  std::string source_;
-  std::filesystem::path dir_, lib_;
-  void* handle_ = nullptr;
+  Build build_;
+  void* handle_ = nullptr;  // the loaded library
   Entry entry_ = nullptr;
-  bool reused_ = false;
+
+  /// Generates the source, writes it and compiles it into the library, unless built already.
+  static Build compile(const Program& prog, const CppBuildOptions& opts);
 };
 
 }  // namespace tessel
