@@ -1,82 +1,16 @@
-// The C++/OpenMP backend: generate C++ for a Program, build it into a shared library with the
-// system compiler, load it, and run it on a ProgramState.
+// The C++/OpenMP backend's source: a Program lowered to loop nests (the pipeline's naive-loops)
+// and printed as one C++ translation unit. Building, loading and running it: exec/cpp_module.h.
 #pragma once
 
-#include <cstdint>
-#include <filesystem>
 #include <string>
-#include <vector>
 
 #include "ir/program.h"
 #include "lower/pass_log.h"
-#include "runtime/state.h"
 
 namespace tessel {
 
 /// The whole generated translation unit for `prog`: the pipeline's naive-loops (lower/lower.h)
 /// printed with cppDialect(). `log`: the pass log; null: a silent one.
 std::string generateCpp(const Program& prog, PassLog* log = nullptr);
-
-struct CppBuildOptions {
-  /// Where the files go. Empty: `cacheRoot/<hash>`, one directory per (source, compiler, flags).
-  std::filesystem::path directory;
-  std::filesystem::path cacheRoot;
-  std::string compiler = "c++";
-  std::vector<std::string> flags;       // default: cppCompileFlags()
-  std::vector<std::string> extraFlags;  // appended (e.g. -g, -DNDEBUG)
-  PassLog* passLog = nullptr;           // the pipeline's pass log; null: a silent one
-
-  CppBuildOptions();
-  /// Reads the environment once, here and nowhere deeper: CXX for the compiler, and for the
-  /// cache $XDG_CACHE_HOME/tessel/cpp, else $HOME/.cache/tessel/cpp, else a temp directory.
-  static CppBuildOptions fromEnvironment();
-};
-
-/// A compiled program. Writes tessel_program.cpp, a CMakeLists.txt that builds the same library
-/// standalone, build.log and libtessel_<hash>.so into its directory; a library already built
-/// there from the same source, compiler and flags is reused. Compilation failures throw
-/// std::runtime_error naming the log file. The Program must outlive the module.
-/// Writes the generated source and a standalone CMakeLists.txt into `directory` without
-/// compiling; returns the source's path.
-std::filesystem::path writeCppProject(
-    const Program& prog, const std::filesystem::path& directory,
-    const CppBuildOptions& opts = CppBuildOptions::fromEnvironment());
-
-class CppModule {
- public:
-  explicit CppModule(const Program& prog,
-                     const CppBuildOptions& opts = CppBuildOptions::fromEnvironment());
-  ~CppModule();
-  CppModule(CppModule&& o) noexcept;
-  CppModule& operator=(CppModule&& o) noexcept;
-  CppModule(const CppModule&) = delete;
-  CppModule& operator=(const CppModule&) = delete;
-
-  /// Runs the whole program on `state` in place: converts each array to its element type,
-  /// calls tessel_entry, converts back. Returns the seconds the entry call took. Throws
-  /// RuntimeError when the state does not match the program or an access would leave an array,
-  /// and when the program meets a run-time error (an integer division or remainder by zero, a
-  /// negative integer exponent: the status tessel_entry returns); the generated code does not
-  /// say where, and the arrays then hold what it wrote (unspecified values). Runs of modules of
-  /// the same library at the same time share its error status: do not overlap them.
-  double run(ProgramState& state) const;
-
-  const std::string& source() const { return source_; }
-  const std::filesystem::path& directory() const { return dir_; }
-  std::filesystem::path sourcePath() const;
-  const std::filesystem::path& libraryPath() const { return lib_; }
-  /// True if the library was found already built (nothing was compiled).
-  bool reused() const { return reused_; }
-
- private:
-  /// tessel_entry: returns the error status (lir::Status), 0 without an error.
-  using Entry = int32_t (*)(void* const*, const double*, const int64_t*);
-  const Program* prog_ = nullptr;
-  std::string source_;
-  std::filesystem::path dir_, lib_;
-  void* handle_ = nullptr;
-  Entry entry_ = nullptr;
-  bool reused_ = false;
-};
 
 }  // namespace tessel

@@ -7,15 +7,15 @@
 namespace tessel {
 
 std::string Dialect::mathName(const std::string& fn, ScalarType t) const {
-  auto it = mathOverrides.find(fn);
-  if (it != mathOverrides.end()) {
+  auto it = math.overrides.find(fn);
+  if (it != math.overrides.end()) {
     const std::string& n = t == ScalarType::Float    ? it->second.floatName
                            : t == ScalarType::Double ? it->second.doubleName
                                                      : it->second.intName;
     if (!n.empty()) return n;
   }
-  if (t != ScalarType::Float || mathOverloaded) return fn;
-  return fn + floatMathSuffix;
+  if (t != ScalarType::Float || math.overloaded) return fn;
+  return fn + math.floatSuffix;
 }
 
 std::vector<std::string> Dialect::mathNames() const {
@@ -36,25 +36,25 @@ Dialect cppDialect() {
   d.prelude = {"#include <algorithm>", "#include <atomic>",  "#include <cmath>",
                "#include <cstdint>",   "#include <cstdlib>", "#include <cstring>",
                "#include <memory>"};
-  d.typeNames = {"bool", "int32_t", "int64_t", "float", "double"};
-  d.restrictQualifier = "__restrict";
-  d.parallelPragma = "#pragma omp parallel for schedule(static)";
-  d.simdPragma = "#pragma omp simd";
-  d.parallelSimdPragma = "#pragma omp parallel for simd schedule(static)";
-  d.allocPattern =
+  d.types.names = {"bool", "int32_t", "int64_t", "float", "double"};
+  d.types.restrictQualifier = "__restrict";
+  d.loopPragmas.parallel = "#pragma omp parallel for schedule(static)";
+  d.loopPragmas.simd = "#pragma omp simd";
+  d.loopPragmas.parallelSimd = "#pragma omp parallel for simd schedule(static)";
+  d.host.allocPattern =
       // Not zero-filled: the region rules guarantee every element read was written first.
       "std::unique_ptr<{type}[]> {name}_storage(new {type}[{count}]);  // uninitialised\n"
       "{type}* {restrict} {name} = {name}_storage.get();";
-  d.copyPattern = "std::memcpy({dst}, {src}, sizeof({type}) * ({count}));";
+  d.host.copyPattern = "std::memcpy({dst}, {src}, sizeof({type}) * ({count}));";
   // Set from any OpenMP thread: an atomic, relaxed (the join of the parallel region orders it
   // before the entry point reads it).
-  d.statusDecl = "static std::atomic<int> {name}(0);";
-  d.statusRecord =
+  d.status.decl = "static std::atomic<int> {name}(0);";
+  d.status.record =
       "int none = 0;\n"
       "{name}.compare_exchange_strong(none, {code}, std::memory_order_relaxed);";
-  d.statusReset = "{name}.store(0, std::memory_order_relaxed);";
-  d.statusRead = "{name}.load(std::memory_order_relaxed)";
-  d.mathOverrides = {
+  d.status.reset = "{name}.store(0, std::memory_order_relaxed);";
+  d.status.read = "{name}.load(std::memory_order_relaxed)";
+  d.math.overrides = {
       {"abs", {"std::abs", "fabsf", "fabs"}},
       // fmin/fmax like the reference interpreter (a NaN operand is ignored)
       {"min", {"std::min<int64_t>", "fminf", "fmin"}},

@@ -23,86 +23,102 @@ struct MathSpelling {
 struct Dialect {
   std::string name;                  // "C++/OpenMP"
   std::vector<std::string> prelude;  // first lines of a file (includes, pragmas)
-
-  // Types, indexed by lir::CType (Bool, Int32, Int64, Float, Double).
-  std::array<std::string, 5> typeNames;
-  std::string uint64Name = "uint64_t";  // used by helpers only
-  std::string restrictQualifier;        // after the `*` of a buffer pointer; "" for none
-  std::string pointerAddressSpace;      // before the element type of a buffer pointer (OpenCL)
-
-  // Literals and conversions.
-  std::string boolTrue = "true", boolFalse = "false";
-  std::string floatSuffix = "f";           // 1.5f
-  std::string int64Suffix = "LL";          // index literals beyond the 32-bit range
-  std::string floatInfinity = "INFINITY";  // a float expression; double infinities are cast
-  std::string floatNan = "NAN";
-  std::string castPattern = "({type}){expr}";  // {type}, {expr} (expr already parenthesised)
-
-  // Loops: pragma lines printed before a For of the given kind ("" for none).
-  std::string parallelPragma, simdPragma, parallelSimdPragma;
-
-  // Functions: qualifiers per linkage, and for the helpers the emitter adds on demand.
-  std::string internalQualifier = "static";
-  std::string publicQualifier;
-  std::string externCQualifier = "extern \"C\"";
-  std::string helperQualifier = "static inline";
-
-  // Buffers. Patterns take {type}, {name}, {count}, {restrict} (alloc) and {type}, {dst},
-  // {src}, {count} (copy); an alloc must zero-fill and may span several lines.
-  std::string allocPattern;
-  std::string copyPattern;
-
-  // Error status (lir::Status, loop_ir.h): a file-scope record of the first run-time error, set
-  // by the helpers without trapping, cleared by ResetStatus and returned by a Return of the
-  // status. Patterns take {name} (statusName) and, in statusRecord, {code} (an int expression).
-  std::string statusName = "tessel_status";
-  std::string statusDecl;    // its file-scope definition, holding 0 (no error)
-  std::string statusRecord;  // statement(s): record {code} unless an error is recorded already
-  std::string statusReset;   // statement: back to 0
-  std::string statusRead;    // expression: the status, an int
-
-  // Math: default names are fn (double) and fn + floatMathSuffix (float), or fn for both when
-  // mathOverloaded; mathOverrides replace them per function. Int arguments of functions that
-  // keep int (abs, min, max) use intName; their arguments are 64-bit integers.
-  std::string floatMathSuffix = "f";
-  bool mathOverloaded = false;
-  std::map<std::string, MathSpelling> mathOverrides;
-
-  // GPU kernels (CUDA, OpenCL); empty in host dialects.
-  std::string kernelQualifier;  // before the `void` of a Linkage::Kernel function
-  /// Element type of bool buffers and bool kernel parameters where not typeName(Bool) (OpenCL
-  /// forbids bool in kernel arguments and buffers: uchar, one byte like a host bool).
-  std::string boolStorageName;
-  /// Spelling of each lir::Intrinsic (an int64 expression), by enum value; {d} is the dimension
-  /// 0..2, {c} its letter x/y/z.
-  std::array<std::string, 6> intrinsicPatterns;
-  std::string barrier;  // the Barrier statement
-  /// A kernel's shared-memory array (lir::SharedArray): {type}, {name}, {count}.
-  std::string sharedArrayPattern;
-  /// A kernel's required block shape (lir::Function::requiredBlock): {x} {y} {z} and {threads}
-  /// (their product); printed after the kernel qualifier, or, when launchBoundsAfterResult,
-  /// between the result type and the name (CUDA's `void __launch_bounds__(n) name(...)`).
-  std::string launchBoundsPattern;
-  /// The same with lir::Function::minBlocksPerSm ({minBlocks}) given.
-  std::string launchBoundsMinBlocksPattern;
-  bool launchBoundsAfterResult = false;
-  /// Non-empty: the error status lives in device memory, not at file scope. Kernels have a
-  /// pointer parameter named statusName (declared by the lowering), which the fallible helpers
-  /// take first; this pattern declares it in their parameter lists ({name}); statusRecord then
-  /// treats {name} as that pointer. statusDecl, statusReset and statusRead are unused.
-  std::string statusParam;
-
-  // Host code of a GPU target: a Launch statement, and how a device buffer is passed to it.
-  // launchPattern takes {id} (the kernel's index), {name}, {dims} (1-3), {gx} {gy} {gz} (blocks;
-  // 1 beyond dims), {bx} {by} {bz} (threads per block) and {args} (", "-separated, each
-  // preceded by ", "); bufferArgPattern takes {name}.
-  std::string launchPattern;
-  std::string bufferArgPattern = "{name}";
-
   /// Identifiers generated code must not use for variables (keywords, library names, macros).
   std::vector<std::string> reservedWords;
+  /// The error status (lir::Status, loop_ir.h): a file-scope record of the first run-time error,
+  /// set by the helpers without trapping, cleared by ResetStatus and returned by a Return of the
+  /// status; `status` spells it. This is its identifier (the lowerings reserve it).
+  std::string statusName = "tessel_status";
 
-  const std::string& typeName(lir::CType t) const { return typeNames[static_cast<int>(t)]; }
+  struct Types {
+    std::array<std::string, 5> names;  // indexed by lir::CType (Bool, Int32, Int64, Float, Double)
+    std::string uint64 = "uint64_t";   // used by helpers only
+    /// Element type of bool buffers and bool kernel parameters where not names[Bool] (OpenCL
+    /// forbids bool in kernel arguments and buffers: uchar, one byte like a host bool).
+    std::string boolStorage;
+    std::string restrictQualifier;    // after the `*` of a buffer pointer; "" for none
+    std::string pointerAddressSpace;  // before the element type of a buffer pointer (OpenCL)
+  } types;
+
+  struct Literals {  // and conversions
+    std::string boolTrue = "true", boolFalse = "false";
+    std::string floatSuffix = "f";           // 1.5f
+    std::string int64Suffix = "LL";          // index literals beyond the 32-bit range
+    std::string floatInfinity = "INFINITY";  // a float expression; double infinities are cast
+    std::string floatNan = "NAN";
+    std::string castPattern = "({type}){expr}";  // {type}, {expr} (expr already parenthesised)
+  } literals;
+
+  /// Loops: pragma lines printed before a For of the given kind ("" for none).
+  struct LoopPragmas {
+    std::string parallel, simd, parallelSimd;
+  } loopPragmas;
+
+  /// Functions: qualifiers per linkage (lir::Linkage), and for the helpers the emitter adds on
+  /// demand.
+  struct FunctionQualifiers {
+    std::string internal = "static";
+    std::string external;  // Linkage::Public, an ordinary external function
+    std::string externC = "extern \"C\"";
+    /// Before the `void` of a Linkage::Kernel function; empty in host dialects (no kernels).
+    std::string kernel;
+    std::string helper = "static inline";
+  } functions;
+
+  /// Host code. Buffers: patterns take {type}, {name}, {count}, {restrict} (alloc) and {type},
+  /// {dst}, {src}, {count} (copy); an alloc must zero-fill and may span several lines. A GPU
+  /// target's Launch statement, and how a device buffer is passed to it: launchPattern takes
+  /// {id} (the kernel's index), {name}, {dims} (1-3), {gx} {gy} {gz} (blocks; 1 beyond dims),
+  /// {bx} {by} {bz} (threads per block) and {args} (", "-separated, each preceded by ", ");
+  /// bufferArgPattern takes {name}.
+  struct Host {
+    std::string allocPattern;
+    std::string copyPattern;
+    std::string launchPattern;
+    std::string bufferArgPattern = "{name}";
+  } host;
+
+  /// How the error status (statusName) is spelled. Patterns take {name} (statusName) and, in
+  /// record, {code} (an int expression).
+  struct Status {
+    std::string decl;    // its file-scope definition, holding 0 (no error)
+    std::string record;  // statement(s): record {code} unless an error is recorded already
+    std::string reset;   // statement: back to 0
+    std::string read;    // expression: the status, an int
+    /// Non-empty: the error status lives in device memory, not at file scope. Kernels have a
+    /// pointer parameter named statusName (declared by the lowering), which the fallible helpers
+    /// take first; this pattern declares it in their parameter lists ({name}); record then
+    /// treats {name} as that pointer. decl, reset and read are unused.
+    std::string param;
+  } status;
+
+  /// Math: default names are fn (double) and fn + floatSuffix (float), or fn for both when
+  /// overloaded; overrides replace them per function. Int arguments of functions that keep int
+  /// (abs, min, max) use intName; their arguments are 64-bit integers.
+  struct Math {
+    std::string floatSuffix = "f";
+    bool overloaded = false;
+    std::map<std::string, MathSpelling> overrides;
+  } math;
+
+  /// GPU kernels (CUDA, OpenCL); empty in host dialects.
+  struct Kernels {
+    /// Spelling of each lir::Intrinsic (an int64 expression), by enum value; {d} is the dimension
+    /// 0..2, {c} its letter x/y/z.
+    std::array<std::string, 6> intrinsicPatterns;
+    std::string barrier;  // the Barrier statement
+    /// A kernel's shared-memory array (lir::SharedArray): {type}, {name}, {count}.
+    std::string sharedArrayPattern;
+    /// A kernel's required block shape (lir::Function::requiredBlock): {x} {y} {z} and {threads}
+    /// (their product); printed after the kernel qualifier, or, when launchBoundsAfterResult,
+    /// between the result type and the name (CUDA's `void __launch_bounds__(n) name(...)`).
+    std::string launchBoundsPattern;
+    /// The same with lir::Function::minBlocksPerSm ({minBlocks}) given.
+    std::string launchBoundsMinBlocksPattern;
+    bool launchBoundsAfterResult = false;
+  } kernels;
+
+  const std::string& typeName(lir::CType t) const { return types.names[static_cast<int>(t)]; }
   /// Name of math function `fn` applied to arguments of type t (already converted to t).
   std::string mathName(const std::string& fn, ScalarType t) const;
   /// Every math-function spelling of this dialect (so variables can avoid them).

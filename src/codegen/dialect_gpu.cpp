@@ -61,9 +61,9 @@ std::vector<std::string> gpuReservedWords() {
 /// What CUDA and OpenCL share.
 Dialect deviceBase() {
   Dialect d;
-  d.internalQualifier = "static";
-  d.publicQualifier.clear();
-  d.externCQualifier.clear();
+  d.functions.internal = "static";
+  d.functions.external.clear();
+  d.functions.externC.clear();
   d.reservedWords = gpuReservedWords();
   return d;
 }
@@ -74,14 +74,14 @@ Dialect cudaDialect() {
   Dialect d = deviceBase();
   d.name = "CUDA";
   d.prelude = {"#include <cmath>", "#include <cstdint>", "#include <cuda_runtime.h>"};
-  d.typeNames = {"bool", "int", "long long", "float", "double"};
-  d.uint64Name = "unsigned long long";
-  d.restrictQualifier = "__restrict__";
+  d.types.names = {"bool", "int", "long long", "float", "double"};
+  d.types.uint64 = "unsigned long long";
+  d.types.restrictQualifier = "__restrict__";
   // Plain C names: ptxas reports resources under them (no C++ mangling).
-  d.kernelQualifier = "extern \"C\" __global__";
-  d.internalQualifier = "static __device__";
-  d.helperQualifier = "static __device__ inline";
-  d.intrinsicPatterns = {
+  d.functions.kernel = "extern \"C\" __global__";
+  d.functions.internal = "static __device__";
+  d.functions.helper = "static __device__ inline";
+  d.kernels.intrinsicPatterns = {
       "((long long)blockIdx.{c} * blockDim.{c} + threadIdx.{c})",
       "(long long)threadIdx.{c}",
       "(long long)blockIdx.{c}",
@@ -89,18 +89,18 @@ Dialect cudaDialect() {
       "(long long)gridDim.{c}",
       "((long long)gridDim.{c} * blockDim.{c})",
   };
-  d.barrier = "__syncthreads();";
-  d.sharedArrayPattern = "__shared__ {type} {name}[{count}];";
+  d.kernels.barrier = "__syncthreads();";
+  d.kernels.sharedArrayPattern = "__shared__ {type} {name}[{count}];";
   // At least 1 block per SM: ptxas may use the registers one block of this size allows instead
   // of spilling to fit more blocks (it spilled the overlapped kernels with the bare form).
-  d.launchBoundsPattern = "__launch_bounds__({threads}, 1)";
+  d.kernels.launchBoundsPattern = "__launch_bounds__({threads}, 1)";
   // With Function::minBlocksPerSm (the staged families: half a multiprocessor's threads).
-  d.launchBoundsMinBlocksPattern = "__launch_bounds__({threads}, {minBlocks})";
-  d.launchBoundsAfterResult = true;
+  d.kernels.launchBoundsMinBlocksPattern = "__launch_bounds__({threads}, {minBlocks})";
+  d.kernels.launchBoundsAfterResult = true;
   d.statusName = "tessel_device_status";
-  d.statusParam = "int* {name}";
-  d.statusRecord = "atomicCAS({name}, 0, {code});";
-  d.mathOverrides = {
+  d.status.param = "int* {name}";
+  d.status.record = "atomicCAS({name}, 0, {code});";
+  d.math.overrides = {
       {"abs", {"llabs", "fabsf", "fabs"}},
       // fmin/fmax like the reference interpreter (a NaN operand is ignored)
       {"min", {"llmin", "fminf", "fmin"}},
@@ -118,29 +118,30 @@ Dialect openclDialect() {
       "#pragma OPENCL FP_CONTRACT OFF",
       "#pragma OPENCL EXTENSION cl_khr_fp64 : enable",
   };
-  d.typeNames = {"bool", "int", "long", "float", "double"};
-  d.uint64Name = "ulong";
-  d.int64Suffix = "L";
-  d.restrictQualifier = "restrict";
-  d.pointerAddressSpace = "__global";
-  d.boolStorageName = "uchar";
-  d.kernelQualifier = "__kernel";
-  d.helperQualifier = "static inline";
-  d.intrinsicPatterns = {
+  d.types.names = {"bool", "int", "long", "float", "double"};
+  d.types.uint64 = "ulong";
+  d.literals.int64Suffix = "L";
+  d.types.restrictQualifier = "restrict";
+  d.types.pointerAddressSpace = "__global";
+  d.types.boolStorage = "uchar";
+  d.functions.kernel = "__kernel";
+  d.functions.helper = "static inline";
+  d.kernels.intrinsicPatterns = {
       "(long)get_global_id({d})",  "(long)get_local_id({d})",   "(long)get_group_id({d})",
       "(long)get_local_size({d})", "(long)get_num_groups({d})", "(long)get_global_size({d})",
   };
-  d.barrier = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);";
-  d.sharedArrayPattern = "__local {type} {name}[{count}];";
-  d.launchBoundsPattern = "__attribute__((reqd_work_group_size({x}, {y}, {z})))";
-  d.launchBoundsMinBlocksPattern = d.launchBoundsPattern;  // OpenCL has no register cap hint
+  d.kernels.barrier = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);";
+  d.kernels.sharedArrayPattern = "__local {type} {name}[{count}];";
+  d.kernels.launchBoundsPattern = "__attribute__((reqd_work_group_size({x}, {y}, {z})))";
+  d.kernels.launchBoundsMinBlocksPattern =
+      d.kernels.launchBoundsPattern;  // OpenCL has no register cap hint
   d.statusName = "tessel_device_status";
-  d.statusParam = "__global int* {name}";
-  d.statusRecord = "atomic_cmpxchg({name}, 0, {code});";
+  d.status.param = "__global int* {name}";
+  d.status.record = "atomic_cmpxchg({name}, 0, {code});";
   // Math functions are overloaded on float and double; integer abs returns an unsigned type,
   // converted back to a (signed) language int.
-  d.mathOverloaded = true;
-  d.mathOverrides = {
+  d.math.overloaded = true;
+  d.math.overrides = {
       {"abs", {"(long)abs", "fabs", "fabs"}},
       {"min", {"min", "fmin", "fmin"}},
       {"max", {"max", "fmax", "fmax"}},
@@ -152,15 +153,15 @@ Dialect gpuHostDialect() {
   Dialect d = cppDialect();
   d.name = "C++ host (GPU)";
   d.prelude.clear();  // the host runtime's includes come first
-  d.parallelPragma.clear();
-  d.simdPragma.clear();
-  d.parallelSimdPragma.clear();
-  d.internalQualifier = "static";
-  d.allocPattern = "tessel_device_buffer {name}(rt, sizeof({type}) * ({count}), \"{name}\");";
-  d.copyPattern = "tessel_copy(rt, {dst}, {src});  // on the device: {count} elements";
-  d.launchPattern =
+  d.loopPragmas.parallel.clear();
+  d.loopPragmas.simd.clear();
+  d.loopPragmas.parallelSimd.clear();
+  d.functions.internal = "static";
+  d.host.allocPattern = "tessel_device_buffer {name}(rt, sizeof({type}) * ({count}), \"{name}\");";
+  d.host.copyPattern = "tessel_copy(rt, {dst}, {src});  // on the device: {count} elements";
+  d.host.launchPattern =
       "tessel_launch(rt, {id}, {dims}, {gx}, {gy}, {gz}, {bx}, {by}, {bz}{args});  // {name}";
-  d.bufferArgPattern = "{name}.handle";
+  d.host.bufferArgPattern = "{name}.handle";
   std::vector<std::string> words = gpuReservedWords();
   d.reservedWords.insert(d.reservedWords.end(), words.begin(), words.end());
   return d;
@@ -171,8 +172,8 @@ Dialect cpuKernelDialect() {
   d.name = "C++/OpenMP (GPU kernels on the CPU)";
   d.prelude.clear();  // the runtime's includes come first
   d.statusName = "tessel_device_status";
-  d.statusParam = "int* {name}";
-  d.statusRecord =
+  d.status.param = "int* {name}";
+  d.status.record =
       "int none = 0;\n"
       "__atomic_compare_exchange_n({name}, &none, {code}, false, __ATOMIC_RELAXED, "
       "__ATOMIC_RELAXED);";
@@ -184,10 +185,10 @@ Dialect cpuKernelDialect() {
 Dialect cpuHostDialect() {
   Dialect d = gpuHostDialect();
   d.name = "C++ host (GPU kernels on the CPU)";
-  d.launchPattern =
+  d.host.launchPattern =
       "tessel_launch(rt, {id}, [&] {{ {name}({gx}, {gy}, {gz}, {bx}, {by}, {bz}{args}, "
       "rt.status); }});";
-  d.bufferArgPattern = "{name}";
+  d.host.bufferArgPattern = "{name}";
   return d;
 }
 
@@ -195,21 +196,21 @@ Dialect irDialect() {
   Dialect d = cppDialect();
   d.name = "Tessel loop IR";
   d.prelude.clear();
-  d.parallelPragma = "// loop: parallel";
-  d.simdPragma = "// loop: simd";
-  d.parallelSimdPragma = "// loop: parallel simd";
-  d.allocPattern = "buffer {type} {name}[{count}];";
-  d.copyPattern = "copy {dst} <- {src};  // {count} elements of {type}";
-  d.kernelQualifier = "kernel";
-  d.intrinsicPatterns = {"global_id.{c}",  "local_id.{c}",   "group_id.{c}",
-                         "local_size.{c}", "num_groups.{c}", "global_size.{c}"};
-  d.barrier = "barrier();";
-  d.sharedArrayPattern = "shared {type} {name}[{count}];";
-  d.launchBoundsPattern = "block({x}, {y}, {z})";
-  d.launchBoundsMinBlocksPattern = "block({x}, {y}, {z}) min_blocks_per_sm({minBlocks})";
-  d.launchPattern =
+  d.loopPragmas.parallel = "// loop: parallel";
+  d.loopPragmas.simd = "// loop: simd";
+  d.loopPragmas.parallelSimd = "// loop: parallel simd";
+  d.host.allocPattern = "buffer {type} {name}[{count}];";
+  d.host.copyPattern = "copy {dst} <- {src};  // {count} elements of {type}";
+  d.functions.kernel = "kernel";
+  d.kernels.intrinsicPatterns = {"global_id.{c}",  "local_id.{c}",   "group_id.{c}",
+                                 "local_size.{c}", "num_groups.{c}", "global_size.{c}"};
+  d.kernels.barrier = "barrier();";
+  d.kernels.sharedArrayPattern = "shared {type} {name}[{count}];";
+  d.kernels.launchBoundsPattern = "block({x}, {y}, {z})";
+  d.kernels.launchBoundsMinBlocksPattern = "block({x}, {y}, {z}) min_blocks_per_sm({minBlocks})";
+  d.host.launchPattern =
       "launch {name} grid({gx}, {gy}, {gz}) block({bx}, {by}, {bz}) args(status{args});";
-  d.bufferArgPattern = "{name}";
+  d.host.bufferArgPattern = "{name}";
   return d;
 }
 

@@ -41,57 +41,75 @@ using emit::kIpow;
   throw std::logic_error("internal error: emitter: " + what);
 }
 
-class Printer {
+std::string wrap(const Out& o, bool paren) { return paren ? "(" + o.s + ")" : o.s; }
+Out infix(Out a, Out b, const char* op, int prec);
+Out fnCall(const std::string& name, const std::vector<Out>& args);
+
+/// Prints expressions, noting what the printed code needs at the top of its file: the helpers it
+/// calls and whether it uses the error status.
+class ExprPrinter {
  public:
-  explicit Printer(const Dialect& d) : d_(d) {}
+  explicit ExprPrinter(const Dialect& d) : d_(d) {}
 
   unsigned helpers = 0;     // which helpers the printed code calls
   bool usesStatus = false;  // the printed code reads or writes the error status
 
   Out expr(const ExprPtr& e);
-  void stmt(const lir::StmtPtr& s, int indent, std::string& out);
-  std::string function(const lir::Function& f);
+  Out castTo(CType t, const Out& inner);
+  /// A status pattern of the dialect, filled in (and the status marked as used).
+  std::string status(const std::string& pattern, const std::string& code = "");
   /// The error status's definition and the helpers, for the top of a file.
   std::string helperDefinitions() const { return emit::helperDefinitions(d_, helpers, usesStatus); }
 
  private:
   const Dialect& d_;
-  int fallibleCalls_ = 0;              // calls printed of helpers that may record an error
-  const lir::Function* fn_ = nullptr;  // the function being printed, if any
+  int fallibleCalls_ = 0;  // calls printed of helpers that may record an error
 
-  static std::string wrap(const Out& o, bool paren) { return paren ? "(" + o.s + ")" : o.s; }
-  Out infix(Out a, Out b, const char* op, int prec);
   Out conv(const ExprPtr& e, ScalarType to);
-  Out castTo(CType t, const Out& inner);
   Out wide(const Out& o) { return o.narrow ? castTo(CType::Int64, o) : o; }
   Out literal(const Expr& e);
   Out binary(const Expr& e);
   Out call(const Expr& e);
-  Out fnCall(const std::string& name, const std::vector<Out>& args);
   /// A helper's arguments, preceded by the status pointer where the dialect passes one.
   std::vector<Out> statusArgs(std::vector<Out> args) {
-    if (d_.statusParam.empty()) return args;
+    if (d_.status.param.empty()) return args;
     usesStatus = true;
     args.insert(args.begin(), Out{d_.statusName});
     return args;
   }
+};
+
+/// Prints statements and functions; their expressions through an ExprPrinter.
+class Printer {
+ public:
+  explicit Printer(const Dialect& d) : d_(d), ex_(d) {}
+
+  void stmt(const lir::StmtPtr& s, int indent, std::string& out);
+  std::string function(const lir::Function& f);
+  /// The error status's definition and the helpers, for the top of a file.
+  std::string helperDefinitions() const { return ex_.helperDefinitions(); }
+
+ private:
+  const Dialect& d_;
+  ExprPrinter ex_;
+  const lir::Function* fn_ = nullptr;  // the function being printed, if any
+
+  Out expr(const ExprPtr& e) { return ex_.expr(e); }
   void launch(const lir::Stmt& s, const std::string& pad, std::string& out);
-  /// A status pattern of the dialect, filled in (and the status marked as used).
-  std::string status(const std::string& pattern, const std::string& code = "");
   std::string pointerType(CType t, bool constData) const;
 };
 
 // ---- expressions ---------------------------------------------------------------------------
 
-Out Printer::fnCall(const std::string& name, const std::vector<Out>& args) {
+Out fnCall(const std::string& name, const std::vector<Out>& args) {
   std::string s = name + "(";
   for (size_t i = 0; i < args.size(); ++i) s += (i ? ", " : "") + args[i].s;
   return {s + ")", kPrimary};
 }
 
-Out Printer::castTo(CType t, const Out& inner) {
+Out ExprPrinter::castTo(CType t, const Out& inner) {
   std::string x = wrap(inner, inner.prec < kUnary || inner.s[0] == '-');
-  Out o{fmt::format(fmt::runtime(d_.castPattern), fmt::arg("type", d_.typeName(t)),
+  Out o{fmt::format(fmt::runtime(d_.literals.castPattern), fmt::arg("type", d_.typeName(t)),
                     fmt::arg("expr", x)),
         kUnary};
   o.narrow = t == CType::Int32 || t == CType::Bool;
@@ -99,40 +117,41 @@ Out Printer::castTo(CType t, const Out& inner) {
 }
 
 // e converted to `to` with the language's conversion (C's, for in-range values).
-Out Printer::conv(const ExprPtr& e, ScalarType to) {
+Out ExprPrinter::conv(const ExprPtr& e, ScalarType to) {
   Out o = expr(e);
   if (e->type == to) return o;
   if (to == ScalarType::Int && e->type == ScalarType::Bool) return o;  // C promotes
   return castTo(lir::ctypeOf(to), o);
 }
 
-Out Printer::literal(const Expr& e) {
-  if (e.kind == ExprKind::BoolLit) return {e.ival ? d_.boolTrue : d_.boolFalse, kPrimary, true};
+Out ExprPrinter::literal(const Expr& e) {
+  if (e.kind == ExprKind::BoolLit)
+    return {e.ival ? d_.literals.boolTrue : d_.literals.boolFalse, kPrimary, true};
   if (e.kind == ExprKind::IntLit) {
     int64_t v = e.ival;
     bool fits = v > std::numeric_limits<int32_t>::min() && v <= std::numeric_limits<int32_t>::max();
-    std::string s = std::to_string(v) + (fits ? "" : d_.int64Suffix);
+    std::string s = std::to_string(v) + (fits ? "" : d_.literals.int64Suffix);
     return {s, v < 0 ? kUnary : kPrimary, fits};
   }
   // Floating literal: the shortest decimal that reads back as the same value (exact).
   double v = e.fval;
   bool isFloat = e.type == ScalarType::Float;
   if (std::isnan(v)) {
-    Out o{d_.floatNan, kPrimary};
+    Out o{d_.literals.floatNan, kPrimary};
     return isFloat ? o : castTo(CType::Double, o);
   }
   if (std::isinf(v)) {
-    Out o{d_.floatInfinity, kPrimary};
+    Out o{d_.literals.floatInfinity, kPrimary};
     if (!isFloat) o = castTo(CType::Double, o);
     return v < 0 ? Out{"-" + wrap(o, o.prec < kUnary), kUnary} : o;
   }
   std::string s = isFloat ? fmt::format("{}", static_cast<float>(v)) : fmt::format("{}", v);
   if (s.find_first_of(".eE") == std::string::npos) s += ".0";
-  if (isFloat) s += d_.floatSuffix;
+  if (isFloat) s += d_.literals.floatSuffix;
   return {s, s[0] == '-' ? kUnary : kPrimary};
 }
 
-Out Printer::infix(Out a, Out b, const char* op, int prec) {
+Out infix(Out a, Out b, const char* op, int prec) {
   // Logical and bitwise operators parenthesise any other binary operand, for readability.
   bool strict = prec >= kLogOr && prec <= kBitAnd;
   auto needs = [&](const Out& o, bool right) {
@@ -143,7 +162,7 @@ Out Printer::infix(Out a, Out b, const char* op, int prec) {
   return {fmt::format("{} {} {}", wrap(a, needs(a, false)), op, wrap(b, needs(b, true))), prec};
 }
 
-Out Printer::binary(const Expr& e) {
+Out ExprPrinter::binary(const Expr& e) {
   ScalarType r = e.type;
   const ExprPtr &x = e.args[0], &y = e.args[1];
   if (r == ScalarType::Int || (r == ScalarType::Bool && (e.op == Op::And || e.op == Op::Or))) {
@@ -231,7 +250,7 @@ Out Printer::binary(const Expr& e) {
   internal(fmt::format("binary operator '{}' on type {}", opSpelling(e.op), typeName(r)));
 }
 
-Out Printer::call(const Expr& e) {
+Out ExprPrinter::call(const Expr& e) {
   // Arguments are converted to the result type: float functions for float, double for double
   // and for int arguments (except abs/min/max, which keep 64-bit int).
   std::vector<Out> args;
@@ -247,7 +266,7 @@ Out Printer::call(const Expr& e) {
   return fnCall(d_.mathName(e.name, e.type), args);
 }
 
-Out Printer::expr(const ExprPtr& e) {
+Out ExprPrinter::expr(const ExprPtr& e) {
   switch (e->kind) {
     case ExprKind::IntLit:
     case ExprKind::FloatLit:
@@ -261,7 +280,7 @@ Out Printer::expr(const ExprPtr& e) {
     case ExprKind::ArrayRef:
       internal("array reference '" + e->name + "' was not lowered");
     case ExprKind::Intrinsic: {
-      const std::string& pat = d_.intrinsicPatterns.at(static_cast<size_t>(e->ival));
+      const std::string& pat = d_.kernels.intrinsicPatterns.at(static_cast<size_t>(e->ival));
       if (pat.empty()) internal("the dialect " + d_.name + " has no GPU index " + e->name);
       std::string c(1, "xyz"[e->index]);
       // A pattern is a primary expression or a cast of one: it binds like a unary operator.
@@ -311,11 +330,11 @@ Out Printer::expr(const ExprPtr& e) {
 // ---- statements ----------------------------------------------------------------------------
 
 std::string Printer::pointerType(CType t, bool constData) const {
-  std::string s = d_.pointerAddressSpace.empty() ? "" : d_.pointerAddressSpace + " ";
+  std::string s = d_.types.pointerAddressSpace.empty() ? "" : d_.types.pointerAddressSpace + " ";
   if (constData) s += "const ";
-  s +=
-      (t == CType::Bool && !d_.boolStorageName.empty() ? d_.boolStorageName : d_.typeName(t)) + "*";
-  if (!d_.restrictQualifier.empty()) s += " " + d_.restrictQualifier;
+  s += (t == CType::Bool && !d_.types.boolStorage.empty() ? d_.types.boolStorage : d_.typeName(t)) +
+       "*";
+  if (!d_.types.restrictQualifier.empty()) s += " " + d_.types.restrictQualifier;
   return s;
 }
 
@@ -336,13 +355,13 @@ void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
         case lir::LoopKind::Serial:
           break;
         case lir::LoopKind::Parallel:
-          pragma = &d_.parallelPragma;
+          pragma = &d_.loopPragmas.parallel;
           break;
         case lir::LoopKind::Simd:
-          pragma = &d_.simdPragma;
+          pragma = &d_.loopPragmas.simd;
           break;
         case lir::LoopKind::ParallelSimd:
-          pragma = &d_.parallelSimdPragma;
+          pragma = &d_.loopPragmas.parallelSimd;
           break;
       }
       if (pragma && !pragma->empty()) out += pad + *pragma + "\n";
@@ -390,15 +409,16 @@ void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
       addLines(s->name, pad, "// ", out, true);
       return;
     case StmtKind::Alloc:
-      addLines(fmt::format(fmt::runtime(d_.allocPattern), fmt::arg("type", d_.typeName(s->type)),
-                           fmt::arg("name", s->name), fmt::arg("count", expr(s->value).s),
-                           fmt::arg("restrict", d_.restrictQualifier)),
-               pad, "", out);
+      addLines(
+          fmt::format(fmt::runtime(d_.host.allocPattern), fmt::arg("type", d_.typeName(s->type)),
+                      fmt::arg("name", s->name), fmt::arg("count", expr(s->value).s),
+                      fmt::arg("restrict", d_.types.restrictQualifier)),
+          pad, "", out);
       return;
     case StmtKind::Copy:
-      addLines(fmt::format(fmt::runtime(d_.copyPattern), fmt::arg("type", d_.typeName(s->type)),
-                           fmt::arg("dst", s->name), fmt::arg("src", s->source),
-                           fmt::arg("count", expr(s->value).s)),
+      addLines(fmt::format(fmt::runtime(d_.host.copyPattern),
+                           fmt::arg("type", d_.typeName(s->type)), fmt::arg("dst", s->name),
+                           fmt::arg("src", s->source), fmt::arg("count", expr(s->value).s)),
                pad, "", out);
       return;
     case StmtKind::Call: {
@@ -408,11 +428,11 @@ void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
       return;
     }
     case StmtKind::ResetStatus:
-      addLines(status(d_.statusReset), pad, "", out);
+      addLines(ex_.status(d_.status.reset), pad, "", out);
       return;
     case StmtKind::Barrier:
-      if (d_.barrier.empty()) internal("the dialect " + d_.name + " has no barrier");
-      out += pad + d_.barrier + "\n";
+      if (d_.kernels.barrier.empty()) internal("the dialect " + d_.name + " has no barrier");
+      out += pad + d_.kernels.barrier + "\n";
       return;
     case StmtKind::Launch:
       launch(*s, pad, out);
@@ -424,7 +444,7 @@ void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
                  " a value in function '" + fn_->name + "'");
       if (fn_ && s->status && *fn_->result != CType::Int32)
         internal("function '" + fn_->name + "' returns the error status, not an int32");
-      std::string v = s->status  ? " " + status(d_.statusRead)
+      std::string v = s->status  ? " " + ex_.status(d_.status.read)
                       : s->value ? " " + expr(s->value).s
                                  : "";
       out += breakCode(pad + "return" + v + ";", pad);
@@ -435,20 +455,20 @@ void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
 }
 
 void Printer::launch(const lir::Stmt& s, const std::string& pad, std::string& out) {
-  if (d_.launchPattern.empty()) internal("the dialect " + d_.name + " cannot launch kernels");
+  if (d_.host.launchPattern.empty()) internal("the dialect " + d_.name + " cannot launch kernels");
   std::string args;
   for (size_t k = 0; k < s.args.size(); ++k) {
     const lir::Param& p = s.kernelParams[k];
     const ExprPtr& a = s.args[k];
     std::string text;
     if (p.pointer) {
-      text = fmt::format(fmt::runtime(d_.bufferArgPattern), fmt::arg("name", a->name));
+      text = fmt::format(fmt::runtime(d_.host.bufferArgPattern), fmt::arg("name", a->name));
     } else {
       // Passed as the kernel parameter's exact type: a Var of that type as it is (an Int Var
       // is an int64), anything else converted.
       CType natural = a->type == ScalarType::Int ? CType::Int64 : lir::ctypeOf(a->type);
       Out o = expr(a);
-      text = a->kind == ExprKind::Var && natural == p.type ? o.s : castTo(p.type, o).s;
+      text = a->kind == ExprKind::Var && natural == p.type ? o.s : ex_.castTo(p.type, o).s;
     }
     args += ", " + text;
   }
@@ -458,14 +478,14 @@ void Printer::launch(const lir::Stmt& s, const std::string& pad, std::string& ou
     b[d] = expr(s.blockShape[d]).s;
   }
   std::string text =
-      fmt::format(fmt::runtime(d_.launchPattern), fmt::arg("id", s.value->ival),
+      fmt::format(fmt::runtime(d_.host.launchPattern), fmt::arg("id", s.value->ival),
                   fmt::arg("name", s.name), fmt::arg("dims", s.grid.size()), fmt::arg("gx", g[0]),
                   fmt::arg("gy", g[1]), fmt::arg("gz", g[2]), fmt::arg("bx", b[0]),
                   fmt::arg("by", b[1]), fmt::arg("bz", b[2]), fmt::arg("args", args));
   out += breakCode(pad + text, pad);
 }
 
-std::string Printer::status(const std::string& pattern, const std::string& code) {
+std::string ExprPrinter::status(const std::string& pattern, const std::string& code) {
   if (pattern.empty()) internal("the dialect " + d_.name + " has no error status");
   usesStatus = true;
   return fmt::format(fmt::runtime(pattern), fmt::arg("name", d_.statusName),
@@ -478,33 +498,34 @@ std::string Printer::function(const lir::Function& f) {
   if (!f.comment.empty()) addLines(f.comment, "", "// ", out, true);
   std::vector<std::string> params;
   for (auto& p : f.params) {
-    std::string scalar = p.type == CType::Bool && !d_.boolStorageName.empty() ? d_.boolStorageName
-                                                                              : d_.typeName(p.type);
+    std::string scalar = p.type == CType::Bool && !d_.types.boolStorage.empty()
+                             ? d_.types.boolStorage
+                             : d_.typeName(p.type);
     params.push_back(!p.opaqueType.empty() ? p.opaqueType + " " + p.name
                      : p.slots             ? "void* const* " + p.name
                      : p.pointer           ? pointerType(p.type, p.constData) + " " + p.name
                                            : "const " + scalar + " " + p.name);
   }
   bool kernel = f.linkage == lir::Linkage::Kernel;
-  if (kernel && (f.result || d_.kernelQualifier.empty()))
+  if (kernel && (f.result || d_.functions.kernel.empty()))
     internal("kernel '" + f.name + "' in dialect " + d_.name);
   if (!kernel && (!f.shared.empty() || f.requiredBlock[0] > 0))
     internal("shared arrays or a required block in function '" + f.name + "', not a kernel");
-  std::string q = f.linkage == lir::Linkage::Internal  ? d_.internalQualifier
-                  : f.linkage == lir::Linkage::ExternC ? d_.externCQualifier
-                  : kernel                             ? d_.kernelQualifier
-                                                       : d_.publicQualifier;
+  std::string q = f.linkage == lir::Linkage::Internal  ? d_.functions.internal
+                  : f.linkage == lir::Linkage::ExternC ? d_.functions.externC
+                  : kernel                             ? d_.functions.kernel
+                                                       : d_.functions.external;
   std::string result = f.result ? d_.typeName(*f.result) : "void";
   if (f.requiredBlock[0] > 0) {
     const auto& b = f.requiredBlock;
-    if (d_.launchBoundsPattern.empty() || b[1] < 1 || b[2] < 1)
+    if (d_.kernels.launchBoundsPattern.empty() || b[1] < 1 || b[2] < 1)
       internal("required block of kernel '" + f.name + "' in dialect " + d_.name);
-    const std::string& pattern =
-        f.minBlocksPerSm > 0 ? d_.launchBoundsMinBlocksPattern : d_.launchBoundsPattern;
+    const std::string& pattern = f.minBlocksPerSm > 0 ? d_.kernels.launchBoundsMinBlocksPattern
+                                                      : d_.kernels.launchBoundsPattern;
     std::string lb = fmt::format(fmt::runtime(pattern), fmt::arg("x", b[0]), fmt::arg("y", b[1]),
                                  fmt::arg("z", b[2]), fmt::arg("threads", b[0] * b[1] * b[2]),
                                  fmt::arg("minBlocks", f.minBlocksPerSm));
-    if (d_.launchBoundsAfterResult)
+    if (d_.kernels.launchBoundsAfterResult)
       result += " " + lb;
     else
       q += (q.empty() ? "" : " ") + lb;
@@ -522,11 +543,12 @@ std::string Printer::function(const lir::Function& f) {
   for (auto& p : f.params)
     if (p.maybeUnused) out += "  (void)" + p.name + ";\n";
   for (auto& a : f.shared) {
-    if (d_.sharedArrayPattern.empty()) internal("the dialect " + d_.name + " has no shared memory");
-    std::string t = a.type == CType::Bool && !d_.boolStorageName.empty() ? d_.boolStorageName
-                                                                         : d_.typeName(a.type);
+    if (d_.kernels.sharedArrayPattern.empty())
+      internal("the dialect " + d_.name + " has no shared memory");
+    std::string t = a.type == CType::Bool && !d_.types.boolStorage.empty() ? d_.types.boolStorage
+                                                                           : d_.typeName(a.type);
     out += "  " +
-           fmt::format(fmt::runtime(d_.sharedArrayPattern), fmt::arg("type", t),
+           fmt::format(fmt::runtime(d_.kernels.sharedArrayPattern), fmt::arg("type", t),
                        fmt::arg("name", a.name), fmt::arg("count", a.count)) +
            "\n";
   }
@@ -566,6 +588,6 @@ std::string CLikeEmitter::emitStmt(const lir::StmtPtr& s, int indent) const {
   return out;
 }
 
-std::string CLikeEmitter::emitExpr(const ExprPtr& e) const { return Printer(d_).expr(e).s; }
+std::string CLikeEmitter::emitExpr(const ExprPtr& e) const { return ExprPrinter(d_).expr(e).s; }
 
 }  // namespace tessel

@@ -68,9 +68,9 @@ std::string helperDefinitions(const Dialect& d, unsigned helpers, bool usesStatu
                        fmt::arg("code", code));
   };
   std::string statusParamDecl =
-      d.statusParam.empty()
+      d.status.param.empty()
           ? ""
-          : fmt::format(fmt::runtime(d.statusParam), fmt::arg("name", d.statusName)) + ", ";
+          : fmt::format(fmt::runtime(d.status.param), fmt::arg("name", d.statusName)) + ", ";
   // Written in the common subset of C, C++, CUDA and OpenCL C; {q} is the dialect's helper
   // qualifier, {i}/{u} its 64-bit signed/unsigned integer types, {div}/{mod}/{pow} the
   // lir::Status codes of their errors.
@@ -121,23 +121,23 @@ std::string helperDefinitions(const Dialect& d, unsigned helpers, bool usesStatu
         "// Records run-time error `code` of the program, unless one is recorded already; the\n"
         "// entry point returns it. Nothing traps: the helpers below return a value and the\n"
         "// program runs on (its arrays then hold unspecified values).\n";
-    if (!d.helperQualifier.empty()) head += d.helperQualifier + " ";
+    if (!d.functions.helper.empty()) head += d.functions.helper + " ";
     head += "void tessel_fail(" + statusParamDecl + "int code) {\n";
-    addLines(status(d.statusRecord, "code"), "  ", "", head);
+    addLines(status(d.status.record, "code"), "  ", "", head);
     head += "}\n\n";
   }
-  if ((usesStatus || helpers) && d.statusParam.empty()) {
+  if ((usesStatus || helpers) && d.status.param.empty()) {
     std::string decl =
         "// The error status: 0, or the first run-time error the program met (set by the "
         "helpers).\n";
-    addLines(status(d.statusDecl), "", "", decl);
+    addLines(status(d.status.decl), "", "", decl);
     head = decl + "\n" + head;
   }
   auto code = [](lir::Status st) { return static_cast<int>(st); };
-  return head + fmt::format(fmt::runtime(out), fmt::arg("q", d.helperQualifier),
+  return head + fmt::format(fmt::runtime(out), fmt::arg("q", d.functions.helper),
                             fmt::arg("i", d.typeName(lir::CType::Int64)),
-                            fmt::arg("u", d.uint64Name), fmt::arg("sp", statusParamDecl),
-                            fmt::arg("sa", d.statusParam.empty() ? "" : d.statusName + ", "),
+                            fmt::arg("u", d.types.uint64), fmt::arg("sp", statusParamDecl),
+                            fmt::arg("sa", d.status.param.empty() ? "" : d.statusName + ", "),
                             fmt::arg("div", code(lir::Status::IntDivisionByZero)),
                             fmt::arg("mod", code(lir::Status::IntRemainderByZero)),
                             fmt::arg("pow", code(lir::Status::NegativeExponent)));

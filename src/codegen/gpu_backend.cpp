@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "codegen/build_util.h"
+#include <filesystem>
+
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
 #include "codegen/lower_cpp.h"
@@ -264,24 +265,6 @@ GpuSources generateGpu(const Program& prog, GpuApi api, const GpuLaunchPlan& pla
   else
     generateCpu(prog, gp, s);
   return s;
-}
-
-std::vector<fs::path> writeGpuProject(const GpuSources& src, const fs::path& directory) {
-  fs::path dir = fs::absolute(directory);
-  fs::create_directories(dir);
-  std::vector<fs::path> out;
-  if (src.api == GpuApi::OpenCL) {
-    writeFile(dir / kOpenclHostName, src.hostSource);
-    writeFile(dir / kOpenclKernelName, src.kernelSource);
-    out = {dir / kOpenclHostName, dir / kOpenclKernelName};
-  } else {
-    const char* name = src.api == GpuApi::Cuda ? kCudaSourceName : kCpuSourceName;
-    writeFile(dir / name, src.hostSource);
-    out = {dir / name};
-  }
-  writeFile(dir / "CMakeLists.txt", src.cmakeLists);
-  out.push_back(dir / "CMakeLists.txt");
-  return out;
 }
 
 }  // namespace tessel

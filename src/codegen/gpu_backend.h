@@ -7,9 +7,9 @@
 // Cpu:    tessel_program.cpp (the kernels as CPU functions, pass work-item-loops, and the host
 //         code over the CPU runtime), CMakeLists.txt.
 // Either builds into libtessel_program.so with the C interface of gpu_host_runtime.h.
+// Writing, building, loading and running them: exec/gpu_module.h.
 #pragma once
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -53,10 +53,5 @@ struct GpuSources {
 /// --time-passes; null: a silent one.
 GpuSources generateGpu(const Program& prog, GpuApi api, const GpuLaunchPlan& plan = {},
                        const std::string& cudaArch = kDefaultCudaArch, PassLog* log = nullptr);
-
-/// Writes the sources into `directory` (created if needed) without compiling; returns the paths
-/// written, the main source first.
-std::vector<std::filesystem::path> writeGpuProject(const GpuSources& src,
-                                                   const std::filesystem::path& directory);
 
 }  // namespace tessel

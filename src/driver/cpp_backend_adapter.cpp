@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "codegen/cpp_backend.h"
+#include "exec/cpp_module.h"
 
 namespace tessel {
 

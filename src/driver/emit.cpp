@@ -4,9 +4,10 @@
 
 #include <stdexcept>
 
-#include "codegen/cpp_backend.h"
 #include "codegen/gpu_backend.h"
 #include "driver/gpu_plan.h"
+#include "exec/cpp_module.h"
+#include "exec/gpu_module.h"
 
 namespace tessel {
 

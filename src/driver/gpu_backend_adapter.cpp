@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "codegen/gpu_module.h"
+#include "exec/gpu_module.h"
 
 namespace tessel {
 

@@ -42,16 +42,16 @@ nlohmann::json fusedKernelsJson(const Program& prog, const std::vector<Schedule>
            {"points_redundant", t.redundant},
            {"redundancy_percent", t.redundancyPercent},
            {"shared_bytes", bytes},
-           {"shared_limit", machine.sharedPerBlock},
-           {"exceeds_shared", bytes > machine.sharedPerBlock},
+           {"shared_limit", machine.memory.sharedPerBlock},
+           {"exceeds_shared", bytes > machine.memory.sharedPerBlock},
            {"loads_per_point", t.loadsPerPoint},
            {"stores_per_point", t.storesPerPoint},
            {"regions", describe(v.analysis, prog)}});
-      if (bytes > machine.sharedPerBlock)
+      if (bytes > machine.memory.sharedPerBlock)
         out.back()["note"] = fmt::format(
             "exceeds the {} bytes of shared memory per block of {}: run and emit refuse this "
             "schedule",
-            machine.sharedPerBlock, machine.name);
+            machine.memory.sharedPerBlock, machine.name);
     }
   }
   return out;

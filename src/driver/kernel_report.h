@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/cuda_resources.h"
 #include "codegen/lower_gpu.h"
+#include "exec/cuda_resources.h"
 #include "ir/program.h"
 #include "lower/pass_log.h"
 

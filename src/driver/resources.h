@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "codegen/cuda_resources.h"
 #include "codegen/lower_gpu.h"
+#include "exec/cuda_resources.h"
 #include "ir/program.h"
 
 namespace tessel {

@@ -23,7 +23,7 @@
 // helpers that compute these operations record a Status in the module's error status (the first
 // error wins) and return a value, and the computation runs on. ResetStatus clears the status and
 // a Return of the status hands it to the caller; the Dialect spells all three. In GPU kernels
-// the status is an int in device memory, passed to every kernel (Dialect::statusParam).
+// the status is an int in device memory, passed to every kernel (Dialect::status.param).
 #pragma once
 
 #include <array>

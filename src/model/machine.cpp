@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 std::string MachineDesc::computeCapability() const {
-  return fmt::format("{}.{}", ccMajor, ccMinor);
+  return fmt::format("{}.{}", compute.ccMajor, compute.ccMinor);
 }
 
 namespace {
@@ -200,29 +200,29 @@ std::optional<MachineDesc> parseMachine(const std::string& text, const std::stri
   m.id = lower(fs::path(fileName).stem().string());
   m.path = fileName;
   m.name = j["name"].get<std::string>();
-  capability(j["compute_capability"], m.ccMajor, m.ccMinor);
+  capability(j["compute_capability"], m.compute.ccMajor, m.compute.ccMinor);
   auto i64 = [&](const char* k) { return j[k].get<int64_t>(); };
-  m.sms = i64("sms");
-  m.warpSize = i64("warp_size");
-  m.maxThreadsPerBlock = i64("max_threads_per_block");
+  m.compute.sms = i64("sms");
+  m.compute.warpSize = i64("warp_size");
+  m.limits.maxThreadsPerBlock = i64("max_threads_per_block");
   for (int d = 0; d < 3; ++d) {
-    m.maxBlockDims[d] = j["max_block_dims"][d].get<int64_t>();
-    m.maxGridDims[d] = j["max_grid_dims"][d].get<int64_t>();
+    m.limits.maxBlockDims[d] = j["max_block_dims"][d].get<int64_t>();
+    m.limits.maxGridDims[d] = j["max_grid_dims"][d].get<int64_t>();
   }
-  m.maxThreadsPerSm = i64("max_threads_per_sm");
-  m.maxBlocksPerSm = i64("max_blocks_per_sm");
-  m.registersPerSm = i64("registers_per_sm");
-  m.maxRegistersPerBlock = i64("max_registers_per_block");
-  m.maxRegistersPerThread = i64("max_registers_per_thread");
-  m.sharedPerBlock = i64("shared_memory_per_block_bytes");
-  m.sharedPerBlockOptin = i64("shared_memory_per_block_optin_bytes");
-  m.sharedPerSm = i64("shared_memory_per_sm_bytes");
-  m.peakFp32 = j["peak_fp32_flop_per_s"].get<double>();
-  m.peakFp64 = j["peak_fp64_flop_per_s"].get<double>();
-  m.dramBandwidth = j["dram_bandwidth_bytes_per_s"].get<double>();
-  if (!j["l2_size_bytes"].is_null()) m.l2Bytes = i64("l2_size_bytes");
+  m.limits.maxThreadsPerSm = i64("max_threads_per_sm");
+  m.limits.maxBlocksPerSm = i64("max_blocks_per_sm");
+  m.limits.registersPerSm = i64("registers_per_sm");
+  m.limits.maxRegistersPerBlock = i64("max_registers_per_block");
+  m.limits.maxRegistersPerThread = i64("max_registers_per_thread");
+  m.memory.sharedPerBlock = i64("shared_memory_per_block_bytes");
+  m.memory.sharedPerBlockOptin = i64("shared_memory_per_block_optin_bytes");
+  m.memory.sharedPerSm = i64("shared_memory_per_sm_bytes");
+  m.compute.peakFp32 = j["peak_fp32_flop_per_s"].get<double>();
+  m.compute.peakFp64 = j["peak_fp64_flop_per_s"].get<double>();
+  m.memory.dramBandwidth = j["dram_bandwidth_bytes_per_s"].get<double>();
+  if (!j["l2_size_bytes"].is_null()) m.memory.l2Bytes = i64("l2_size_bytes");
   if (!j["l2_bandwidth_bytes_per_s"].is_null())
-    m.l2Bandwidth = j["l2_bandwidth_bytes_per_s"].get<double>();
+    m.memory.l2Bandwidth = j["l2_bandwidth_bytes_per_s"].get<double>();
   for (auto& [k, v] : j["sources"].items()) m.sources[k] = v.get<std::string>();
   if (j.contains("notes"))
     for (auto& n : j["notes"]) m.notes.push_back(n.get<std::string>());
@@ -231,27 +231,27 @@ std::optional<MachineDesc> parseMachine(const std::string& text, const std::stri
   auto inconsistent = [&](bool cond, std::string msg) {
     if (cond) bad(std::move(msg));
   };
-  inconsistent(m.maxThreadsPerBlock % m.warpSize != 0,
+  inconsistent(m.limits.maxThreadsPerBlock % m.compute.warpSize != 0,
                fmt::format("max_threads_per_block {} is not a multiple of warp_size {}",
-                           m.maxThreadsPerBlock, m.warpSize));
-  inconsistent(m.maxThreadsPerBlock > m.maxThreadsPerSm,
+                           m.limits.maxThreadsPerBlock, m.compute.warpSize));
+  inconsistent(m.limits.maxThreadsPerBlock > m.limits.maxThreadsPerSm,
                fmt::format("max_threads_per_block {} exceeds max_threads_per_sm {}",
-                           m.maxThreadsPerBlock, m.maxThreadsPerSm));
+                           m.limits.maxThreadsPerBlock, m.limits.maxThreadsPerSm));
   for (int d = 0; d < 3; ++d)
-    inconsistent(m.maxBlockDims[d] > m.maxThreadsPerBlock,
+    inconsistent(m.limits.maxBlockDims[d] > m.limits.maxThreadsPerBlock,
                  fmt::format("max_block_dims[{}] = {} exceeds max_threads_per_block {}", d,
-                             m.maxBlockDims[d], m.maxThreadsPerBlock));
-  inconsistent(m.maxRegistersPerBlock > m.registersPerSm,
+                             m.limits.maxBlockDims[d], m.limits.maxThreadsPerBlock));
+  inconsistent(m.limits.maxRegistersPerBlock > m.limits.registersPerSm,
                fmt::format("max_registers_per_block {} exceeds registers_per_sm {}",
-                           m.maxRegistersPerBlock, m.registersPerSm));
-  inconsistent(m.sharedPerBlock > m.sharedPerBlockOptin,
+                           m.limits.maxRegistersPerBlock, m.limits.registersPerSm));
+  inconsistent(m.memory.sharedPerBlock > m.memory.sharedPerBlockOptin,
                fmt::format("shared_memory_per_block_bytes {} exceeds "
                            "shared_memory_per_block_optin_bytes {}",
-                           m.sharedPerBlock, m.sharedPerBlockOptin));
-  inconsistent(m.sharedPerBlockOptin > m.sharedPerSm,
+                           m.memory.sharedPerBlock, m.memory.sharedPerBlockOptin));
+  inconsistent(m.memory.sharedPerBlockOptin > m.memory.sharedPerSm,
                fmt::format("shared_memory_per_block_optin_bytes {} exceeds "
                            "shared_memory_per_sm_bytes {}",
-                           m.sharedPerBlockOptin, m.sharedPerSm));
+                           m.memory.sharedPerBlockOptin, m.memory.sharedPerSm));
   if (errors) return std::nullopt;
   return m;
 }

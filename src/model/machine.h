@@ -18,27 +18,40 @@ namespace tessel {
 
 /// One GPU. Sizes are in bytes, rates in FLOP/s and bytes/s.
 struct MachineDesc {
-  std::string id;                // the file's stem: "h100"
-  std::string name;              // "NVIDIA H100 SXM5 80GB"
-  std::string path;              // the file it was read from
-  int ccMajor = 0, ccMinor = 0;  // compute capability
-  int64_t sms = 0;
-  int64_t warpSize = 0;
-  int64_t maxThreadsPerBlock = 0;
-  std::array<int64_t, 3> maxBlockDims{};  // x, y, z
-  std::array<int64_t, 3> maxGridDims{};   // x, y, z
-  int64_t maxThreadsPerSm = 0;
-  int64_t maxBlocksPerSm = 0;
-  int64_t registersPerSm = 0;
-  int64_t maxRegistersPerBlock = 0;
-  int64_t maxRegistersPerThread = 0;
-  int64_t sharedPerBlock = 0;       // without opting in
-  int64_t sharedPerBlockOptin = 0;  // the most a kernel may opt in to
-  int64_t sharedPerSm = 0;
-  double peakFp32 = 0, peakFp64 = 0;           // non-tensor FLOP/s
-  double dramBandwidth = 0;                    // bytes/s
-  std::optional<int64_t> l2Bytes;              // nullopt: the vendor publishes no figure
-  std::optional<double> l2Bandwidth;           // bytes/s; nullopt: the vendor publishes no figure
+  std::string id;    // the file's stem: "h100"
+  std::string name;  // "NVIDIA H100 SXM5 80GB"
+  std::string path;  // the file it was read from
+
+  /// The multiprocessors and how fast they compute.
+  struct Compute {
+    int ccMajor = 0, ccMinor = 0;  // compute capability
+    int64_t sms = 0;
+    int64_t warpSize = 0;
+    double peakFp32 = 0, peakFp64 = 0;  // non-tensor FLOP/s
+  } compute;
+
+  /// What a launch, a block and a multiprocessor may hold: threads, blocks, registers.
+  struct Limits {
+    int64_t maxThreadsPerBlock = 0;
+    std::array<int64_t, 3> maxBlockDims{};  // x, y, z
+    std::array<int64_t, 3> maxGridDims{};   // x, y, z
+    int64_t maxThreadsPerSm = 0;
+    int64_t maxBlocksPerSm = 0;
+    int64_t registersPerSm = 0;
+    int64_t maxRegistersPerBlock = 0;
+    int64_t maxRegistersPerThread = 0;
+  } limits;
+
+  /// Shared memory sizes, and the caches and DRAM.
+  struct Memory {
+    int64_t sharedPerBlock = 0;       // without opting in
+    int64_t sharedPerBlockOptin = 0;  // the most a kernel may opt in to
+    int64_t sharedPerSm = 0;
+    double dramBandwidth = 0;           // bytes/s
+    std::optional<int64_t> l2Bytes;     // nullopt: the vendor publishes no figure
+    std::optional<double> l2Bandwidth;  // bytes/s; nullopt: the vendor publishes no figure
+  } memory;
+
   std::map<std::string, std::string> sources;  // field name -> where the figure comes from
   std::vector<std::string> notes;
 

@@ -66,8 +66,10 @@ std::vector<std::vector<int64_t>> candidateBlocks(size_t dims, const MachineDesc
     for (int64_t y : dims >= 2 ? ys : std::vector<int64_t>{1})
       for (int64_t z : dims >= 3 ? ys : std::vector<int64_t>{1}) {
         int64_t t = x * y * z;
-        if (t < 32 || t > maxThreads || t > m.maxThreadsPerBlock) continue;
-        if (x > m.maxBlockDims[0] || y > m.maxBlockDims[1] || z > m.maxBlockDims[2]) continue;
+        if (t < 32 || t > maxThreads || t > m.limits.maxThreadsPerBlock) continue;
+        if (x > m.limits.maxBlockDims[0] || y > m.limits.maxBlockDims[1] ||
+            z > m.limits.maxBlockDims[2])
+          continue;
         std::vector<int64_t> b{x};
         if (dims >= 2) b.push_back(y);
         if (dims >= 3) b.push_back(z);
@@ -91,7 +93,7 @@ bool fitBlock(std::vector<Schedule>& all, size_t i, const Program& prog, const M
   const std::vector<int64_t> original = s.block.value;
   int64_t defaultThreads = 1;
   for (int64_t b : defaultBlock(s, prog)) defaultThreads *= b;
-  for (int64_t limit : {fused ? int64_t{512} : defaultThreads, m.maxThreadsPerBlock}) {
+  for (int64_t limit : {fused ? int64_t{512} : defaultThreads, m.limits.maxThreadsPerBlock}) {
     std::vector<int64_t> best;
     double bestScore = -1;
     for (auto& b : candidateBlocks(dims, m, limit)) {

@@ -128,14 +128,14 @@ struct Checker {
             ? (s.stream->value.full ? "full_stream " : "stream ") + s.stream->value.iterator
             : std::string("schedule ") + familyName(s.family.value);
     for (const KernelNeeds& k : kernelNeeds(s, prog)) {
-      if (k.sharedBytes <= m.sharedPerBlock) continue;
+      if (k.sharedBytes <= m.memory.sharedPerBlock) continue;
       error(o,
             fmt::format("{}: the '{}' schedule of stencil '{}' needs {} bytes of shared memory "
                         "per block ({} threads) for statement {} of call {} (staging {}), more "
                         "than the {} bytes per block that {} allows",
                         settingName(o, clause), familyName(s.family.value),
                         prog.stencils[s.stencil].name, k.sharedBytes, k.threads, k.stmt + 1, k.call,
-                        k.staged, m.sharedPerBlock, machine()),
+                        k.staged, m.memory.sharedPerBlock, machine()),
             "use a smaller block or unroll, or --schedule global");
       return;  // one error per schedule is enough
     }
@@ -158,20 +158,21 @@ struct Checker {
         error(s.block.origin,
               fmt::format("{}: block extent {} in {} must be at least 1", what, b[d], axis[d]));
         extentsOk = false;
-      } else if (b[d] > m.maxBlockDims[d]) {
+      } else if (b[d] > m.limits.maxBlockDims[d]) {
         error(s.block.origin,
               fmt::format("{}: block extent {} in {} is more than the {} that {} allows in {}",
-                          what, b[d], axis[d], m.maxBlockDims[d], machine(), axis[d]));
+                          what, b[d], axis[d], m.limits.maxBlockDims[d], machine(), axis[d]));
         extentsOk = false;
       }
     }
     if (!extentsOk) return;
     int64_t threads = s.blockThreads();  // no overflow: each extent is within the machine's limit
-    if (threads > m.maxThreadsPerBlock)
+    if (threads > m.limits.maxThreadsPerBlock)
       error(s.block.origin,
             fmt::format("{} has {} threads, more than the {} threads per block that {} allows",
-                        what, threads, m.maxThreadsPerBlock, machine()),
-            fmt::format("a block may have at most {} threads (x * y * z)", m.maxThreadsPerBlock));
+                        what, threads, m.limits.maxThreadsPerBlock, machine()),
+            fmt::format("a block may have at most {} threads (x * y * z)",
+                        m.limits.maxThreadsPerBlock));
     // Thread dimensions beyond the grid's would compute the same points twice.
     if (streams(s.family.value) && prog.dims() < 2) return;
     auto grid = gridDims(s, prog);

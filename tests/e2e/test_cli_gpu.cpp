@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 
-#include "codegen/cuda_resources.h"
-#include "codegen/gpu_module.h"
+#include "exec/cuda_resources.h"
+#include "exec/gpu_module.h"
 #include "support/command.h"
 
 using namespace tessel::testing;

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "codegen/cuda_resources.h"
+#include "exec/cuda_resources.h"
 #include "support/command.h"
 
 using namespace tessel::testing;

@@ -5,7 +5,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
-#include "codegen/build_util.h"
+#include "exec/build_util.h"
 #include "support/command.h"
 #include "unit/gpu_test_util.h"
 

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "codegen/cuda_resources.h"
 #include "codegen/gpu_backend.h"
-#include "codegen/gpu_module.h"
+#include "exec/cuda_resources.h"
+#include "exec/gpu_module.h"
 #include "frontend/frontend.h"
 #include "runtime/data.h"
 #include "runtime/errors.h"

@@ -4,12 +4,12 @@
 #include <gtest/gtest.h>
 
 #include "codegen/cpp_backend.h"
-#include "codegen/cuda_resources.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
 #include "codegen/gpu_backend.h"
 #include "codegen/lower_gpu.h"
 #include "driver/gpu_plan.h"
+#include "exec/cuda_resources.h"
 #include "ir/loop_ir.h"
 #include "model/machine.h"
 #include "schedule/schedule.h"

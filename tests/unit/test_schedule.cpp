@@ -95,27 +95,27 @@ TEST(Machine, AllSixLoadWithEveryFigureSourced) {
     auto m = loadMachine(id, d, kSourceMachines);
     ASSERT_TRUE(m) << allText(d);
     EXPECT_EQ(m->id, id);
-    EXPECT_EQ(m->warpSize, 32);
-    EXPECT_EQ(m->maxThreadsPerBlock, 1024);
-    EXPECT_EQ(m->maxBlockDims, (std::array<int64_t, 3>{1024, 1024, 64}));
-    EXPECT_EQ(m->sources.size(), 19u);  // every figure says where it comes from
-    EXPECT_FALSE(m->l2Bandwidth);       // NVIDIA publishes none for these GPUs
-    EXPECT_GT(m->peakFp32, m->peakFp64);
+    EXPECT_EQ(m->compute.warpSize, 32);
+    EXPECT_EQ(m->limits.maxThreadsPerBlock, 1024);
+    EXPECT_EQ(m->limits.maxBlockDims, (std::array<int64_t, 3>{1024, 1024, 64}));
+    EXPECT_EQ(m->sources.size(), 19u);    // every figure says where it comes from
+    EXPECT_FALSE(m->memory.l2Bandwidth);  // NVIDIA publishes none for these GPUs
+    EXPECT_GT(m->compute.peakFp32, m->compute.peakFp64);
   }
   auto h100 = machine("h100");
   EXPECT_EQ(h100.computeCapability(), "9.0");
-  EXPECT_EQ(h100.sms, 132);
-  EXPECT_EQ(h100.sharedPerSm, 228 * 1024);
-  EXPECT_EQ(h100.sharedPerBlockOptin, 227 * 1024);
-  EXPECT_EQ(h100.l2Bytes, 50 * 1024 * 1024);
-  EXPECT_DOUBLE_EQ(h100.dramBandwidth, 3.35e12);
-  EXPECT_DOUBLE_EQ(h100.peakFp64, 34e12);
-  EXPECT_FALSE(machine("h200").l2Bytes);  // not published: null, with a note in sources
-  EXPECT_DOUBLE_EQ(machine("h200").dramBandwidth, 4.8e12);
-  EXPECT_EQ(machine("a100").sms, 108);
+  EXPECT_EQ(h100.compute.sms, 132);
+  EXPECT_EQ(h100.memory.sharedPerSm, 228 * 1024);
+  EXPECT_EQ(h100.memory.sharedPerBlockOptin, 227 * 1024);
+  EXPECT_EQ(h100.memory.l2Bytes, 50 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(h100.memory.dramBandwidth, 3.35e12);
+  EXPECT_DOUBLE_EQ(h100.compute.peakFp64, 34e12);
+  EXPECT_FALSE(machine("h200").memory.l2Bytes);  // not published: null, with a note in sources
+  EXPECT_DOUBLE_EQ(machine("h200").memory.dramBandwidth, 4.8e12);
+  EXPECT_EQ(machine("a100").compute.sms, 108);
   EXPECT_EQ(machine("v100").computeCapability(), "7.0");
-  EXPECT_EQ(machine("p100").sharedPerBlockOptin, 48 * 1024);
-  EXPECT_EQ(machine("k20c").maxBlocksPerSm, 16);
+  EXPECT_EQ(machine("p100").memory.sharedPerBlockOptin, 48 * 1024);
+  EXPECT_EQ(machine("k20c").limits.maxBlocksPerSm, 16);
   EXPECT_EQ(machine("k20c").computeCapability(), "3.5");
 }
 

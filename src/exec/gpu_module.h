@@ -1,5 +1,6 @@
-// The GPU runtimes: generate a Program's OpenCL or CUDA code (gpu_backend.h), build its host
-// code into a shared library (cached by hash), load it with dlopen, open a device and run.
+// The GPU runtimes: generate a Program's OpenCL or CUDA code (codegen/gpu_backend.h), build its
+// host code into a shared library (cached by hash), load it with dlopen, open a device and run;
+// or write the sources out as a standalone project (writeGpuProject).
 //
 // OpenCL runs through the ICD loader on the first device (or the one GpuBuildOptions names;
 // PoCL runs it on the CPU here). CUDA is used only where a CUDA device exists: CudaModule checks
@@ -110,6 +111,11 @@ class CudaModule : public GpuModule {
   explicit CudaModule(const Program& prog, const GpuLaunchPlan& plan = {},
                       const GpuBuildOptions& opts = GpuBuildOptions::fromEnvironment(GpuApi::Cuda));
 };
+
+/// Writes the sources into `directory` (created if needed) without compiling; returns the paths
+/// written, the main source first.
+std::vector<std::filesystem::path> writeGpuProject(const GpuSources& src,
+                                                   const std::filesystem::path& directory);
 
 /// Whether a CUDA device can run code here: loads libcuda.so.1 and asks cuInit and
 /// cuDeviceGetCount. When not, `why` (if given) says why ("no CUDA driver (libcuda.so.1 ...)").

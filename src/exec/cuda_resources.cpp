@@ -1,4 +1,4 @@
-#include "codegen/cuda_resources.h"
+#include "exec/cuda_resources.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "codegen/build_util.h"
+#include "exec/build_util.h"
 #include "runtime/errors.h"
 
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "codegen/build_util.h"
+#include "exec/build_util.h"
 
 #include <fmt/format.h>
 #include <sys/wait.h>

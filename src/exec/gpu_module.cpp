@@ -1,4 +1,4 @@
-#include "codegen/gpu_module.h"
+#include "exec/gpu_module.h"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "codegen/build_util.h"
-#include "codegen/cuda_resources.h"
+#include "exec/build_util.h"
+#include "exec/cuda_resources.h"
 #include "ir/loop_ir.h"
 #include "runtime/errors.h"
 
@@ -260,5 +260,23 @@ CpuTiledModule::CpuTiledModule(const Program& prog, const GpuLaunchPlan& plan,
 
 CudaModule::CudaModule(const Program& prog, const GpuLaunchPlan& plan, const GpuBuildOptions& opts)
     : GpuModule(prog, GpuApi::Cuda, plan, opts) {}
+
+std::vector<fs::path> writeGpuProject(const GpuSources& src, const fs::path& directory) {
+  fs::path dir = fs::absolute(directory);
+  fs::create_directories(dir);
+  std::vector<fs::path> out;
+  if (src.api == GpuApi::OpenCL) {
+    writeFile(dir / kOpenclHostName, src.hostSource);
+    writeFile(dir / kOpenclKernelName, src.kernelSource);
+    out = {dir / kOpenclHostName, dir / kOpenclKernelName};
+  } else {
+    const char* name = src.api == GpuApi::Cuda ? kCudaSourceName : kCpuSourceName;
+    writeFile(dir / name, src.hostSource);
+    out = {dir / name};
+  }
+  writeFile(dir / "CMakeLists.txt", src.cmakeLists);
+  out.push_back(dir / "CMakeLists.txt");
+  return out;
+}
 
 }  // namespace tessel
