@@ -21,14 +21,6 @@ using gpu::GlobalNames;
 
 namespace {
 
-ExprPtr paramsToVars(const ExprPtr& e, const GlobalNames& g) {
-  if (e->kind == ExprKind::ParamRef) return var(g.params.at(e->index), ScalarType::Int);
-  if (e->args.empty()) return e;
-  std::vector<ExprPtr> args;
-  for (auto& a : e->args) args.push_back(paramsToVars(a, g));
-  return gpu::withArgs(e, std::move(args));
-}
-
 /// What tessel_program needs to run the fused groups: per group, the host function and its
 /// arguments for each variant (by starting phase).
 struct FusedCalls {
@@ -200,8 +192,7 @@ Function programFunction(const Program& prog, GlobalNames& g,
   for (size_t s = 0; s < prog.scalars.size(); ++s) {
     ScalarType t = prog.scalars[s].type;
     ExprPtr v = load("scalars", intLit(static_cast<int64_t>(s)), ScalarType::Double);
-    b.push_back(
-        localDecl(gpu::valueType(t), g.scalars[s], t == ScalarType::Double ? v : cast(t, v)));
+    b.push_back(localDecl(valueType(t), g.scalars[s], t == ScalarType::Double ? v : cast(t, v)));
   }
   std::vector<bool> out = copiedOut(prog);
   b.push_back(
