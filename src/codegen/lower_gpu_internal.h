@@ -54,7 +54,7 @@ lir::Param bufferParam(const std::string& name);
 lir::Function lowerCall(const Program& prog, int index, GlobalNames& g, const GridShape& grid,
                         GpuProgram& out, std::vector<ExprPtr>& args);
 
-/// Lowers one variant of a fused group (lower_gpu_overlapped.cpp): appends its kernel to
+/// Lowers one variant of a fused group (lower_gpu_fused.h): appends its kernel to
 /// out.device and out.kernels and returns the host function that launches it and swaps the
 /// written arrays with their shadows; `args` receives what tessel_program passes to it.
 /// `block`: threads per block along x, y, z. A variant whose analysis streams a dimension

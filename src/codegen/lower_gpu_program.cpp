@@ -1,6 +1,6 @@
 // buildKernels: the names, every call's and fused group's kernels and host functions, and
 // tessel_program (device buffers for the global arrays, the call sequence, copy-out), from the
-// launch layout (launch_layout.h). Calls: lower_gpu.cpp; fused groups: lower_gpu_overlapped*.cpp.
+// launch layout (launch_layout.h). Calls: lower_gpu.cpp; fused groups: lower_gpu_fused.h.
 #include <fmt/format.h>
 
 #include <algorithm>
