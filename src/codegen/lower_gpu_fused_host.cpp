@@ -173,8 +173,8 @@ Function FusedHost::build() {
 }  // namespace fused
 
 lir::Function lowerFused(const Program& prog, const FusedVariant& v, const std::string& name,
-                    GlobalNames& g, const std::array<int, 3>& block, int chunk, GpuProgram& out,
-                    std::vector<ExprPtr>& args) {
+                         GlobalNames& g, const std::array<int, 3>& block, int chunk,
+                         GpuProgram& out, std::vector<ExprPtr>& args) {
   std::string kernelName = g.namer.take(name);
   std::string hostName = g.namer.take(name + "_run");
   int dims = prog.dims(), sd = v.analysis.spec.streamDim;
