@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "analysis/regions.h"
+#include "codegen/call_exprs.h"
 #include "codegen/dialect.h"
 #include "codegen/namer.h"
 
@@ -20,28 +21,7 @@ std::vector<std::string> cppCompileFlags() {
 
 namespace {
 
-[[noreturn]] void internal(const std::string& what) {
-  throw std::logic_error("internal error: C++ lowering: " + what);
-}
-
-/// C names of the program's global symbols, shared by every generated function.
-struct GlobalNames {
-  Namer namer;  // everything taken at file scope (also reserved inside functions)
-  std::vector<std::string> arrays, scalars, params, iters, callFns;
-};
-
-CType scalarParamType(ScalarType t) {
-  return t == ScalarType::Int ? CType::Int64 : ctypeOf(t);  // ints are 64-bit values
-}
-
-/// Copy of e with its arguments replaced (types and everything else kept).
-ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args) {
-  auto n = std::make_shared<Expr>(*e);
-  n->args = std::move(args);
-  return n;
-}
-
-
+using GlobalNames = ProgramNames;
 
 std::string domainText(const Domain& d, const std::vector<std::string>& iters) {
   std::string s;
@@ -52,14 +32,18 @@ std::string domainText(const Domain& d, const std::vector<std::string>& iters) {
 }
 
 /// Lowers one CallInst to a function.
-class CallLowering {
+class CallLowering : public RefObserver {
  public:
   CallLowering(const Program& p, int index, GlobalNames& g)
       : prog_(p), call_(p.calls[index]), index_(index), g_(g), names_(g.namer) {}
 
   Function build();
   /// Arguments tessel_program passes (the global names, in parameter order).
-  std::vector<ExprPtr> callArgs() const;
+  std::vector<ExprPtr> callArgs() const { return uses_.args(prog_, g_); }
+  /// Lowering records the parameters it reads (collectUses the arrays and scalars).
+  void uses(const Expr& ref) override {
+    if (ref.kind == ExprKind::ParamRef) uses_.params.insert(ref.index);
+  }
 
  private:
   const Program& prog_;
@@ -67,28 +51,20 @@ class CallLowering {
   int index_;
   GlobalNames& g_;
   Namer names_;
-  std::set<int> arraysUsed_, scalarsUsed_, paramsUsed_;  // paramsUsed_: filled by lower()
-  std::vector<std::string> localArrays_, localScalars_, inits_;
-  std::vector<std::string> boxLo_, boxN_;  // local-scalar box, per dimension
+  HostUses uses_;  // params: filled by lowering
+  CallNames locals_;
+  CallExprs x_{prog_, call_, g_, locals_, *this};
 
   void collectUses();
-  ExprPtr lower(const ExprPtr& e);
-  ExprPtr linearIndex(const Expr& ref);
-  ExprPtr boxIndex();
-  ExprPtr bound(const SymBound& b);
-  ExprPtr count(const std::vector<ExprPtr>& extents);
-  const std::string& bufferOf(ArrayId a) const {
-    return a.local ? localArrays_.at(a.index) : g_.arrays.at(a.index);
-  }
   void statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& out);
 };
 
 void CallLowering::collectUses() {
   auto scan = [&](const ExprPtr& e) {
     visitExpr(e, [&](const ExprPtr& x) {
-      if (x->kind == ExprKind::ArrayRef && !x->array.local) arraysUsed_.insert(x->array.index);
+      if (x->kind == ExprKind::ArrayRef && !x->array.local) uses_.arrays.insert(x->array.index);
       if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Global)
-        scalarsUsed_.insert(x->index);
+        uses_.scalars.insert(x->index);
     });
   };
   for (auto& st : call_.stmts) {
@@ -97,114 +73,16 @@ void CallLowering::collectUses() {
   }
   for (auto& in : call_.inits) scan(in.value);
   for (auto& la : call_.localArrays)
-    if (la.scratchOf >= 0) arraysUsed_.insert(la.scratchOf);
-}
-
-ExprPtr CallLowering::lower(const ExprPtr& e) {
-  switch (e->kind) {
-    case ExprKind::ParamRef:
-      paramsUsed_.insert(e->index);
-      return var(g_.params.at(e->index), ScalarType::Int);
-    case ExprKind::IterRef:
-      return var(g_.iters.at(e->index), ScalarType::Int);
-    case ExprKind::ScalarRef:
-      switch (e->scalarKind) {
-        case ScalarKind::Global:
-          return var(g_.scalars.at(e->index), e->type);
-        case ScalarKind::Init:
-          return var(inits_.at(e->index), e->type);
-        case ScalarKind::Local:
-          return load(localScalars_.at(e->index), boxIndex(), e->type);
-      }
-      break;
-    case ExprKind::ArrayRef:
-      return load(bufferOf(e->array), linearIndex(*e), e->type);
-    default: {
-      if (e->args.empty()) return e;
-      std::vector<ExprPtr> args;
-      for (auto& a : e->args) args.push_back(lower(a));
-      return withArgs(e, std::move(args));
-    }
-  }
-  internal("unknown scalar kind");
-}
-
-// Row-major over the array's own extents: ((s0 * E1 + s1) * E2 + s2), each subscript naming
-// its iterator (or a fixed plane).
-ExprPtr CallLowering::linearIndex(const Expr& ref) {
-  const auto& ext = prog_.extents(call_, ref.array);
-  if (ext.size() != ref.subs.size()) internal("subscript count of '" + ref.name + "'");
-  ExprPtr acc;
-  for (size_t d = 0; d < ref.subs.size(); ++d) {
-    const Subscript& s = ref.subs[d];
-    ExprPtr scaled = d == 0 ? intLit(0) : indexMul(acc, lower(ext[d]));
-    if (!s.fixed()) scaled = indexAdd(scaled, var(g_.iters.at(s.iter), ScalarType::Int));
-    acc = indexAddConst(scaled, s.offset);
-  }
-  return acc ? acc : intLit(0);
-}
-
-ExprPtr CallLowering::boxIndex() {
-  ExprPtr acc;
-  for (size_t d = 0; d < boxLo_.size(); ++d) {
-    ExprPtr rel = indexSub(var(g_.iters[d], ScalarType::Int), var(boxLo_[d], ScalarType::Int));
-    acc = d == 0 ? rel : indexAdd(indexMul(acc, var(boxN_[d], ScalarType::Int)), rel);
-  }
-  return acc ? acc : intLit(0);
-}
-
-ExprPtr CallLowering::bound(const SymBound& b) {
-  if (b.terms.empty()) internal("a region bound without terms");
-  ExprPtr acc;
-  for (auto& t : b.terms) {
-    ExprPtr x = t.base ? indexAddConst(lower(t.base), t.c) : intLit(t.c);
-    acc = !acc ? x : b.lower ? indexMax(acc, x) : indexMin(acc, x);
-  }
-  return acc;
-}
-
-ExprPtr CallLowering::count(const std::vector<ExprPtr>& extents) {
-  ExprPtr n = intLit(1);
-  for (auto& e : extents) n = indexMul(n, lower(e));
-  return n;
-}
-
-std::vector<ExprPtr> CallLowering::callArgs() const {
-  std::vector<ExprPtr> args;
-  for (int a : arraysUsed_) args.push_back(var(g_.arrays[a], prog_.arrays[a].type));
-  for (int s : scalarsUsed_) args.push_back(var(g_.scalars[s], prog_.scalars[s].type));
-  for (int p : paramsUsed_) args.push_back(var(g_.params[p], ScalarType::Int));
-  return args;
+    if (la.scratchOf >= 0) uses_.arrays.insert(la.scratchOf);
 }
 
 void CallLowering::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& out) {
-  const tessel::Stmt& st = call_.stmts[k];
-  auto iters = prog_.iteratorNames();
-  std::string text = fmt::format("Statement {}", k + 1);
-  if (st.loc.valid()) text += fmt::format(" (line {})", st.loc.line());
-  text += ": " + statementText(prog_, call_, st) + "\nRegion: ";
-  for (size_t d = 0; d < reg.iter.size(); ++d)
-    text += fmt::format("{}{} in {}", d ? ", " : "", iters[d], reg.iter[d].str());
+  std::string text = statementHeading(prog_, call_, k, reg);
   if (reg.iter.empty()) text += "a single point";
   out.push_back(comment(text));
 
-  // The store: converted to the left-hand side's type; compound forms read the left side.
-  ScalarType lt = st.lhs->type;
-  std::string buf;
-  ExprPtr idx;
-  if (st.lhsIsScalar()) {
-    buf = localScalars_.at(st.lhs->index);
-    idx = boxIndex();
-  } else {
-    buf = bufferOf(st.lhs->array);
-    idx = linearIndex(*st.lhs);
-  }
-  ExprPtr value = lower(st.rhs);
-  if (st.op != AssignOp::Set) {
-    value = binary(compoundOp(st.op), load(buf, idx, lt), value);
-  }
-  if (value->type != lt) value = cast(lt, value);
-  std::vector<StmtPtr> body = {store(buf, idx, value)};
+  Assignment a = x_.assignment(call_.stmts[k]);
+  std::vector<StmtPtr> body = {store(a.buffer, a.index, a.value)};
 
   int n = static_cast<int>(reg.iter.size());
   for (int d = n - 1; d >= 0; --d) {
@@ -212,19 +90,19 @@ void CallLowering::statement(size_t k, const StmtRegion& reg, std::vector<StmtPt
                     : d == 0     ? LoopKind::Parallel
                     : d == n - 1 ? LoopKind::Simd
                                  : LoopKind::Serial;
-    body = {forLoop(g_.iters[d], bound(reg.iter[d].lo), bound(reg.iter[d].hi), kind, body)};
+    body = {forLoop(g_.iters[d], x_.bound(reg.iter[d].lo), x_.bound(reg.iter[d].hi), kind, body)};
   }
   // Conditions on planes: decided here when both sides are constants, else tested at run time.
   ExprPtr cond;
   for (auto& c : reg.conditions) {
-    ExprPtr a = bound(c.a), b = bound(c.b);
-    if (a->kind == ExprKind::IntLit && b->kind == ExprKind::IntLit) {
-      if (a->ival <= b->ival) continue;
+    ExprPtr lhs = x_.bound(c.a), rhs = x_.bound(c.b);
+    if (lhs->kind == ExprKind::IntLit && rhs->kind == ExprKind::IntLit) {
+      if (lhs->ival <= rhs->ival) continue;
       out.push_back(comment("Never runs: a plane it reads lies outside its producer's region."));
       return;
     }
-    ExprPtr x = binary(Op::Le, a, b);
-    cond = cond ? binary(Op::And, cond, x) : x;
+    ExprPtr le = binary(Op::Le, lhs, rhs);
+    cond = cond ? binary(Op::And, cond, le) : le;
   }
   if (cond) body = {ifThen(cond, body)};
   out.insert(out.end(), body.begin(), body.end());
@@ -241,46 +119,8 @@ Function CallLowering::build() {
   if (call_.loc.valid()) f.comment += fmt::format(" at line {}", call_.loc.line());
   f.comment += "\nCall domain: " +
                (call_.domain.empty() ? "a single point" : domainText(call_.domain, iters));
-  std::vector<StmtPtr> body;
-  if (!call_.inits.empty()) body.push_back(comment("Initialised locals: evaluated once per call."));
-  for (auto& in : call_.inits) {
-    inits_.push_back(names_.take(in.name));
-    ExprPtr v = lower(in.value);
-    if (v->type != in.type || in.type == ScalarType::Int) v = cast(in.type, v);
-    body.push_back(localDecl(scalarParamType(in.type), inits_.back(), v));
-  }
-  for (auto& la : call_.localArrays) {
-    std::string n = names_.takeBuffer(la.name);
-    localArrays_.push_back(n);
-    ExprPtr cnt = count(la.extents);
-    if (la.scratchOf >= 0) {
-      body.push_back(comment(fmt::format("Local array '{}': a private copy of '{}' for this call.",
-                                         la.name, prog_.arrays[la.scratchOf].name)));
-      body.push_back(alloc(ctypeOf(la.type), n, cnt));
-      body.push_back(copy(ctypeOf(la.type), n, g_.arrays[la.scratchOf], cnt));
-    } else {
-      body.push_back(comment(fmt::format("Local array '{}', fresh for this call.", la.name)));
-      body.push_back(alloc(ctypeOf(la.type), n, cnt));
-    }
-  }
-  if (!call_.localScalars.empty()) {
-    body.push_back(comment("Per-point local scalars live in buffers over the call-domain box."));
-    ExprPtr cnt = intLit(1);
-    for (size_t d = 0; d < call_.domain.size(); ++d) {
-      boxLo_.push_back(names_.take("lo_" + g_.iters[d]));
-      boxN_.push_back(names_.take("n_" + g_.iters[d]));
-      ExprPtr lo = lower(call_.domain[d].lo), hi = lower(call_.domain[d].hi);
-      body.push_back(localDecl(CType::Int64, boxLo_[d], lo));
-      ExprPtr ext = indexSub(indexAddConst(hi, 1), var(boxLo_[d], ScalarType::Int));
-      body.push_back(localDecl(CType::Int64, boxN_[d], indexMax(intLit(0), ext)));
-      cnt = indexMul(cnt, var(boxN_[d], ScalarType::Int));
-    }
-    for (auto& ls : call_.localScalars) {
-      std::string n = names_.takeBuffer(ls.name);
-      localScalars_.push_back(n);
-      body.push_back(alloc(ctypeOf(ls.type), n, cnt));
-    }
-  }
+  static const LocalsStyle kStyle{"Initialised locals: evaluated once per call.", "", true};
+  std::vector<StmtPtr> body = declareLocals(prog_, call_, g_, kStyle, names_, locals_, x_);
   CallRegions regions = analyzeRegions(prog_, call_);
   for (size_t k = 0; k < call_.stmts.size(); ++k) {
     if (!body.empty()) body.push_back(comment(""));
@@ -288,23 +128,15 @@ Function CallLowering::build() {
   }
   f.body = block(std::move(body));
   // Parameters last: lowering the body found which ones it uses.
-  for (int a : arraysUsed_) f.params.push_back({g_.arrays[a], ctypeOf(prog_.arrays[a].type), true});
-  for (int s : scalarsUsed_)
-    f.params.push_back({g_.scalars[s], scalarParamType(prog_.scalars[s].type), false});
-  for (int p : paramsUsed_) f.params.push_back({g_.params[p], CType::Int64, false});
+  for (int a : uses_.arrays)
+    f.params.push_back({g_.arrays[a], ctypeOf(prog_.arrays[a].type), true});
+  for (int s : uses_.scalars)
+    f.params.push_back({g_.scalars[s], valueType(prog_.scalars[s].type), false});
+  for (int p : uses_.params) f.params.push_back({g_.params[p], CType::Int64, false});
   return f;
 }
 
 // ---- tessel_program and tessel_entry -------------------------------------------------------
-
-/// An expression over parameters with each parameter replaced by its C variable.
-ExprPtr paramsToVars(const ExprPtr& e, const GlobalNames& g) {
-  if (e->kind == ExprKind::ParamRef) return var(g.params.at(e->index), ScalarType::Int);
-  if (e->args.empty()) return e;
-  std::vector<ExprPtr> args;
-  for (auto& a : e->args) args.push_back(paramsToVars(a, g));
-  return withArgs(e, std::move(args));
-}
 
 /// Program::body as host code: calls of the call functions and serial iterate loops.
 std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>& nodes,

@@ -1,6 +1,9 @@
-// The lowering of one fused variant (the overlapped family and stream + time_tile): shared by
-// lower_gpu_overlapped.cpp (host function, tiled kernel) and lower_gpu_overlapped_stream.cpp
-// (the streamed kernel). Internal to the GPU lowering.
+// The lowering of one fused variant (the overlapped family and stream + time_tile): the context
+// its parts share and their interfaces. The host function: lower_gpu_fused_host.cpp; the
+// translation of expressions: lower_gpu_fused_exprs.cpp; the kernel's signature and the host's
+// arguments: lower_gpu_fused_params.cpp; the tiled kernel: lower_gpu_overlapped.cpp; the
+// streamed kernel: lower_gpu_overlapped_stream.cpp, its rings and registers in
+// lower_gpu_fused_rings.cpp. Internal to the GPU lowering.
 #pragma once
 
 #include <fmt/format.h>
@@ -18,110 +21,132 @@ using namespace lir;
 
 inline ExprPtr ivar(const std::string& n) { return var(n, ScalarType::Int); }
 
-class FusedGpu {
- public:
-  FusedGpu(const Program& p, const FusedVariant& v, std::string kernelName, std::string hostName,
-           GlobalNames& g, const std::array<int, 3>& block, int chunk, GpuProgram& out)
-      : prog_(p),
-        v_(v),
-        a_(v.analysis),
-        name_(std::move(kernelName)),
-        hostName_(std::move(hostName)),
-        g_(g),
-        block_(block),
-        out_(out),
-        names_(g.namer),
-        dims_(p.dims()),
-        sd_(v.analysis.spec.streamDim),
-        chunk_(chunk) {
-    // Streamed: the grid covers the other dimensions; the next grid dimension counts chunks.
-    if (sd_ >= 0)
-      for (size_t gd = static_cast<size_t>(dims_ - 1); gd < 3; ++gd) block_[gd] = 1;
-  }
+/// A statement's region bound variables, per iterator dimension: (lo, hi).
+using Bounds = std::vector<std::pair<std::string, std::string>>;
 
-  Function build();
-  std::vector<ExprPtr> callArgs() const;
+/// What every part of a fused variant's lowering reads: the variant, its launch shape, the
+/// names in scope and the host variables the kernel takes.
+struct FusedContext {
+  const Program& prog;
+  const FusedVariant& v;
+  const TileAnalysis& a;
+  GlobalNames& g;
+  std::array<int, 3> block;
+  int dims;
+  int sd;     // the streamed dimension (stream + time_tile), or -1
+  int chunk;  // streamed: planes per block; 0: a block sweeps every plane
+  std::string kernelName, hostName;
+  Namer names;                                       // the host function's scope (and kernel's)
+  std::map<std::pair<int, int>, std::string> inits;  // (call, init) -> host variable
+  std::map<std::pair<int, int>, Bounds> bounds;      // (call, statement) -> its region's bounds
+  std::set<int> written;  // the global arrays the kernel writes (into their second buffers)
+};
+
+/// The grid dimension of iterator dimension d (not the streamed one): the last iterator is x.
+inline int gridDim(const FusedContext& c, int d) {
+  return c.sd >= 0 && d < c.sd ? c.dims - 2 - d : c.dims - 1 - d;
+}
+/// Threads per block along iterator dimension d.
+inline int threads(const FusedContext& c, int d) {
+  return c.block[static_cast<size_t>(gridDim(c, d))];
+}
+/// The call of step `step` of the sequence.
+const CallInst& callAt(const FusedContext& c, int step);
+/// The iterator variables, per dimension.
+std::vector<ExprPtr> iterVars(const FusedContext& c);
+/// The iterator dimensions but the streamed one, slowest first.
+std::vector<int> inPlane(const FusedContext& c);
+/// The value an array reference of step `step` names.
+inline TileValue valueOf(ArrayId id, int step) {
+  if (!id.local) return {TileValue::Kind::Global, -1, id.index};
+  return {TileValue::Kind::LocalArray, step, id.index};
+}
+/// The element type of a value the sequence writes.
+ScalarType elementType(const FusedContext& c, const TileValue& v);
+/// The variable-name stem of a value ("u" for "u (step 2)").
+std::string valueStem(const FusedContext& c, const TileValue& v);
+/// "0 j2d5pt, 1 j2d5pt": the fused calls, for the kernel's comment.
+std::vector<std::string> callNames(const FusedContext& c);
+
+/// What the kernel takes besides its written arrays' second buffers and the region bounds.
+struct KernelUses {
+  std::set<int> arrays, scalars, params;  // arrays: read from global memory (or loaded)
+  std::set<std::pair<int, int>> inits;    // (call, init)
+  bool status = false;                    // it calls a status helper
+};
+
+/// What the host function and its kernel use, recorded as expressions are translated.
+struct FusedUses {
+  HostUses host;  // arrays: the global arrays the kernel reads
+  KernelUses kernel;
+  bool inKernel = false;  // translating kernel code: parameters count for the kernel too
+  void array(int a) {
+    host.arrays.insert(a);
+    kernel.arrays.insert(a);
+  }
+};
+
+/// Where a kernel keeps the values the sequence writes: the tiled kernel in shared tiles, the
+/// streamed one in rings of planes and registers.
+class FusedReads {
+ public:
+  virtual ~FusedReads() = default;
+  /// Local scalar v at the current point.
+  virtual ExprPtr local(const TileValue& v, ScalarType t) = 0;
+  /// Array reference `ref` (value v) from where the kernel keeps it; null: from global memory.
+  virtual ExprPtr array(const Expr& ref, const TileValue& v) = 0;
+};
+
+/// Translates the fused calls' expressions, recording what they use: host code (parameters,
+/// global scalars, initialised locals) and kernel code at the point the iterator variables
+/// name.
+class FusedExprs {
+ public:
+  FusedExprs(FusedContext& c, FusedUses& u) : c_(c), u_(u) {}
+
+  /// Host code of call `call` (-1: an array extent, over parameters only).
+  ExprPtr host(const ExprPtr& e, int call);
+  /// Kernel code of the statement of step `step()`, reading written values through `reads`.
+  ExprPtr kernel(const ExprPtr& e);
+  /// Extent d of global array `array` (host or kernel code).
+  ExprPtr extent(int array, int d) { return host(c_.prog.arrays.at(array).extents.at(d), -1); }
+  /// Row-major in the referenced array at the point `at` (per iterator dimension) plus the
+  /// subscripts' offsets.
+  ExprPtr globalIndex(const Expr& ref, const std::vector<ExprPtr>& at);
+  /// Row-major in global array `array` (which has every dimension: it is written) at `at`.
+  ExprPtr rowMajor(int array, const std::vector<ExprPtr>& at);
+  /// The step whose statement is being translated (-1: none).
+  int step() const { return step_; }
+  void setStep(int step) { step_ = step; }
+  void setReads(FusedReads* reads) { reads_ = reads; }
 
  private:
-  const Program& prog_;
-  const FusedVariant& v_;
-  const TileAnalysis& a_;
-  std::string name_, hostName_;
-  GlobalNames& g_;
-  std::array<int, 3> block_;
-  GpuProgram& out_;
-  Namer names_;
-  int dims_;
-  int sd_;     // the streamed dimension (stream + time_tile), or -1
-  int chunk_;  // streamed: planes per block; 0: a block sweeps every plane
+  FusedContext& c_;
+  FusedUses& u_;
+  FusedReads* reads_ = nullptr;
+  int step_ = -1;
 
-  // Host-side names.
-  std::map<std::pair<int, int>, std::string> inits_;  // (call, init) -> variable
-  std::map<std::pair<int, int>, std::vector<std::pair<std::string, std::string>>> bounds_;
-  std::set<int> arraysUsed_, scalarsUsed_, paramsUsed_, written_;
-  // Kernel-side state.
-  bool inKernel_ = false;
-  int step_ = -1;  // the step whose statement is being lowered
-  std::map<TileValue, std::string> sharedName_;
-  std::map<TileValue, const TileHull*> hull_;
-  std::vector<std::string> t0_, lid_;  // per iterator dimension
-  std::set<int> kArrays_, kScalars_, kParams_;
-  std::set<std::pair<int, int>> kInits_;
-  bool usesStatus_ = false;
-
-  /// The grid dimension of iterator dimension d (not the streamed one): the last iterator is x.
-  int gridDim(int d) const { return sd_ >= 0 && d < sd_ ? dims_ - 2 - d : dims_ - 1 - d; }
-  int threads(int d) const { return block_[static_cast<size_t>(gridDim(d))]; }
-  const CallInst& callAt(int step) const {
-    return prog_.calls.at(static_cast<size_t>(v_.seq.calls.at(static_cast<size_t>(step))));
-  }
-  ExprPtr param(int p) {
-    paramsUsed_.insert(p);
-    if (inKernel_) kParams_.insert(p);
-    return ivar(g_.params.at(static_cast<size_t>(p)));
-  }
-  ExprPtr lowerHost(const ExprPtr& e, int call);
-  ExprPtr lowerKernel(const ExprPtr& e);
-  ExprPtr globalIndex(const Expr& ref, const std::vector<ExprPtr>& at);
-  ExprPtr sharedIndex(const TileValue& v, const std::vector<ExprPtr>& at);
-  ExprPtr extent(int array, int d) { return lowerHost(prog_.arrays.at(array).extents.at(d), -1); }
-  TileValue valueOf(ArrayId id) const {
-    if (!id.local) return {TileValue::Kind::Global, -1, id.index};
-    return {TileValue::Kind::LocalArray, step_, id.index};
-  }
-  std::vector<ExprPtr> iterVars() const {
-    std::vector<ExprPtr> v;
-    for (int d = 0; d < dims_; ++d) v.push_back(ivar(g_.iters[static_cast<size_t>(d)]));
-    return v;
-  }
-  std::vector<StmtPtr> loadHull(const TileHull& h);
-  std::vector<StmtPtr> stage(size_t s);
-  std::vector<StmtPtr> writeBack(int array);
-  Function kernel();
-  /// The kernel's signature, comment and GpuKernelInfo around body `kb`.
-  Function finishKernel(Function f, std::vector<StmtPtr> kb, int64_t shared,
-                        const std::string& comment);
-
-  // Streamed (lower_gpu_overlapped_stream.cpp).
-  struct Ring {
-    std::string name;
-    int64_t planes = 1, planeElems = 1;
-  };
-  StreamedPlan plan_;
-  std::map<int, Ring> rings_;          // TileAnalysis::buffers index -> shared ring
-  std::map<int, std::string> regs_;    // producing stage -> its result's register
-  std::vector<std::string> point_;     // per dimension: the thread's point (not sd_)
-  std::string q_, chunkLo_, chunkHi_;  // the step, the block's first and last plane
-  int64_t ringBias_ = 0;               // keeps ring slots of early planes non-negative
-  int stage_ = -1;                     // the stage being lowered
-  std::vector<int> inPlane() const;    // iterator dimensions but sd_, slowest first
-  ExprPtr streamExtent();              // planes along sd_: the written arrays' largest
-  ExprPtr ringIndex(int buffer, const ExprPtr& plane, const std::vector<ExprPtr>& at);
-  ExprPtr streamRead(const TileValue& v, const std::vector<int64_t>& off, ScalarType t);
-  std::vector<StmtPtr> loadRing(int buffer);
-  std::vector<StmtPtr> streamStage(size_t s);
-  Function streamKernel();
-  std::vector<ExprPtr> streamGrid(std::vector<StmtPtr>& body);
+  ExprPtr param(int p);
 };
+
+/// The planes along the streamed dimension: the written arrays' largest extent.
+ExprPtr streamExtent(const FusedContext& c, FusedExprs& x);
+
+/// The kernel `c.kernelName` with body `kb` and comment `text`: its parameters (arrays read
+/// from global memory, the written arrays' second buffers, scalars, initialised locals,
+/// parameters, the statements' region bounds, the status); its GpuKernelInfo goes to `out`.
+Function finishKernel(const FusedContext& c, const KernelUses& k, Function f,
+                      std::vector<StmtPtr> kb, int64_t shared, const std::string& text,
+                      GpuProgram& out);
+/// The host function's parameters after the runtime: `u.arrays`' buffers (which include the
+/// written arrays), the second buffers, scalars, parameters.
+std::vector<lir::Param> hostParams(const FusedContext& c, const HostUses& u);
+/// What tessel_program passes for those, the runtime first.
+std::vector<ExprPtr> hostArgs(const FusedContext& c, const HostUses& u);
+
+/// The overlapped family's kernel (lower_gpu_overlapped.cpp).
+Function tiledKernel(FusedContext& c, FusedUses& u, FusedExprs& x, GpuProgram& out);
+/// The stream + time_tile kernel (lower_gpu_overlapped_stream.cpp).
+Function streamedKernel(FusedContext& c, FusedUses& u, FusedExprs& x, GpuProgram& out);
 
 }  // namespace tessel::gpu::fused

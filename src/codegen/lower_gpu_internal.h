@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "analysis/fusion_plan.h"
+#include "codegen/call_exprs.h"
 #include "codegen/launch_layout.h"
 #include "codegen/lower_gpu.h"
 #include "codegen/namer.h"
@@ -23,9 +24,7 @@ inline constexpr const char* kBufferType = "tessel_device_buffer&";
 inline constexpr const char* kDeviceStatusParam = "tessel_device_status";
 
 /// C names of the program's global symbols, shared by every generated function.
-struct GlobalNames {
-  Namer namer;  // everything taken at file scope (also avoided inside functions)
-  std::vector<std::string> arrays, scalars, params, iters, callFns;
+struct GlobalNames : ProgramNames {
   /// overlapped: the second device buffer of each global array a fused kernel writes (its
   /// results go there and the host swaps the two, paper 001 Algorithm 5); "" for the others.
   std::vector<std::string> shadows;
@@ -49,17 +48,13 @@ ExprPtr zeroOf(ScalarType t);
 /// Host-function parameters: the runtime handle and a device buffer (runtime types, by name).
 lir::Param runtimeParam();
 lir::Param bufferParam(const std::string& name);
-/// The C type of a language value in generated code (ints are 64-bit values).
-lir::CType valueType(ScalarType t);
-/// Copy of e with its arguments replaced.
-ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args);
 
 /// Lowers call `index`: appends its kernels to out.device and out.kernels and returns its host
 /// function; `args` receives what tessel_program passes to it.
 lir::Function lowerCall(const Program& prog, int index, GlobalNames& g, const GridShape& grid,
                         GpuProgram& out, std::vector<ExprPtr>& args);
 
-/// Lowers one variant of a fused group (lower_gpu_overlapped.cpp): appends its kernel to
+/// Lowers one variant of a fused group (lower_gpu_fused.h): appends its kernel to
 /// out.device and out.kernels and returns the host function that launches it and swaps the
 /// written arrays with their shadows; `args` receives what tessel_program passes to it.
 /// `block`: threads per block along x, y, z. A variant whose analysis streams a dimension

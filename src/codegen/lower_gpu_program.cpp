@@ -1,6 +1,6 @@
 // buildKernels: the names, every call's and fused group's kernels and host functions, and
 // tessel_program (device buffers for the global arrays, the call sequence, copy-out), from the
-// launch layout (launch_layout.h). Calls: lower_gpu.cpp; fused groups: lower_gpu_overlapped*.cpp.
+// launch layout (launch_layout.h). Calls: lower_gpu.cpp; fused groups: lower_gpu_fused.h.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,14 +20,6 @@ using namespace lir;
 using gpu::GlobalNames;
 
 namespace {
-
-ExprPtr paramsToVars(const ExprPtr& e, const GlobalNames& g) {
-  if (e->kind == ExprKind::ParamRef) return var(g.params.at(e->index), ScalarType::Int);
-  if (e->args.empty()) return e;
-  std::vector<ExprPtr> args;
-  for (auto& a : e->args) args.push_back(paramsToVars(a, g));
-  return gpu::withArgs(e, std::move(args));
-}
 
 /// What tessel_program needs to run the fused groups: per group, the host function and its
 /// arguments for each variant (by starting phase).
@@ -200,8 +192,7 @@ Function programFunction(const Program& prog, GlobalNames& g,
   for (size_t s = 0; s < prog.scalars.size(); ++s) {
     ScalarType t = prog.scalars[s].type;
     ExprPtr v = load("scalars", intLit(static_cast<int64_t>(s)), ScalarType::Double);
-    b.push_back(
-        localDecl(gpu::valueType(t), g.scalars[s], t == ScalarType::Double ? v : cast(t, v)));
+    b.push_back(localDecl(valueType(t), g.scalars[s], t == ScalarType::Double ? v : cast(t, v)));
   }
   std::vector<bool> out = copiedOut(prog);
   b.push_back(

@@ -1,18 +1,49 @@
-// The kernel of one statement under a staged family (`shared`, `stream`): the thread mapping,
-// the cooperative loads of what analysis/staging.h stages, barriers, the plane sweep with its
-// rotation, and the reads of the right-hand side from shared memory and registers. Part of the
-// GPU lowering (lower_gpu.cpp builds the store and the host code); not a public interface.
+// The kernel of one statement under a staged family (`shared`, `stream`): what the statement's
+// kernel builder (lower_gpu_stmt_kernel.h) asks of it. It plans the staging (analysis/staging.h),
+// names the kernel's variables, replaces the right-hand side's reads by shared-memory loads and
+// registers, and wraps the store in the family's body: the shared family's tile here, the stream
+// family's plane sweep in lower_gpu_staged_stream.cpp. The parts are in lower_gpu_staged_parts.h.
+// Part of the GPU lowering; not a public interface.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "analysis/staging.h"
-#include "ir/loop_ir.h"
 #include "codegen/lower_gpu_internal.h"
 #include "codegen/namer.h"
+#include "ir/loop_ir.h"
 
 namespace tessel::gpu {
+
+/// Names a staged kernel declares, taken from the kernel's scope.
+struct StagedNames {
+  struct Group {
+    std::string shared;             // the shared array (tile or ring of planes)
+    std::vector<std::string> regs;  // stream: planes regLo..regHi
+  };
+  std::vector<Group> groups;        // per StmtStaging::groups entry
+  std::vector<std::string> t0;      // per iterator: the block's first point ("" if none)
+  std::string tid, elem;            // the thread's index in its block; a loaded element
+  std::string first, last;          // stream: the block's first and last plane
+  std::vector<std::string> coord;   // per iterator: a loaded element's coordinate
+  std::vector<std::string> unroll;  // per grid dimension: the unroll loop variable
+};
+
+/// What every part of a staged kernel reads: the statement's call, the grid, the kernel's
+/// region bound parameters (per iterator), the staging plan and the kernel's names.
+struct StagedContext {
+  const Program& prog;
+  const CallInst& call;
+  const GlobalNames& g;
+  const GridShape& grid;
+  const std::vector<std::string>& lo;
+  const std::vector<std::string>& hi;
+  KernelSite& site;
+  StmtStaging staging;
+  StagedNames names;
+  int threads = 1;  // per block
+};
 
 class StagedKernel {
  public:
@@ -30,48 +61,12 @@ class StagedKernel {
   /// Declares on kernel `f` the shared arrays the body uses and the block shape it assumes
   /// (its staging loops stride by the block's thread count).
   void declare(lir::Function& f) const;
-  const StmtStaging& staging() const { return staging_; }
+  const StmtStaging& staging() const { return c_.staging; }
   /// One line per staged group: what lives where ("in: tile 34x10 in shared memory").
   std::string describe() const;
 
  private:
-  struct GroupNames {
-    std::string shared;             // the shared array (tile or ring of planes)
-    std::vector<std::string> regs;  // stream: planes regLo..regHi
-  };
-  const Program& prog_;
-  const CallInst& call_;
-  const GlobalNames& g_;
-  const GridShape& grid_;
-  const std::vector<std::string>& lo_;
-  const std::vector<std::string>& hi_;
-  KernelSite& site_;
-  StmtStaging staging_;
-  std::vector<GroupNames> names_;  // per staging_.groups entry
-  std::vector<std::string> t0_;    // per iterator: the block's first point ("" if none)
-  std::string tid_, elem_, cs_, ce_;
-  std::vector<std::string> coord_;   // per iterator: a loaded element's coordinate
-  std::vector<std::string> unroll_;  // per grid dimension: the unroll loop variable
-  int threads_ = 1;
-
-  int group(const Expr& ref) const;
-  ExprPtr iterVar(int d) const;
-  /// The index in a group's tile (one plane of it) of the element at the current point shifted
-  /// by `offsets` (per subscript).
-  ExprPtr tileIndex(const StagePlan& p, const std::vector<int64_t>& offsets) const;
-  ExprPtr globalIndex(const StagePlan& p, const std::vector<ExprPtr>& coords);
-  ExprPtr inArray(const StagePlan& p, const std::vector<ExprPtr>& coords);
-  /// Cooperative load of a group's tile (or of plane `plane` into ring slot `slot`). With
-  /// `ownReg` (a register holding the thread's own element of that plane), each thread stores
-  /// its register and the loop loads only the halo.
-  std::vector<lir::StmtPtr> loadTile(size_t gi, const ExprPtr& plane, const ExprPtr& slot,
-                                     const std::string& ownReg = "");
-  /// Loads plane `plane` of group gi at the thread's own point into register `reg`.
-  lir::StmtPtr loadRegister(size_t gi, const ExprPtr& plane, const std::string& reg);
-  ExprPtr slotOf(const StagePlan& p, const ExprPtr& plane) const;
-  ExprPtr guard() const;
-  std::vector<lir::StmtPtr> sharedBody(const std::vector<lir::StmtPtr>& compute);
-  std::vector<lir::StmtPtr> streamBody(const std::vector<lir::StmtPtr>& compute);
+  StagedContext c_;
 };
 
 }  // namespace tessel::gpu
