@@ -12,8 +12,8 @@
 #include <string>
 
 #include "codegen/dialect.h"
-#include "ir/loop_ir.h"
 #include "ir/expr.h"
+#include "ir/loop_ir.h"
 
 namespace tessel {
 
