@@ -14,7 +14,6 @@
 #include "analysis/bounds.h"
 #include "driver/backend.h"
 #include "driver/emit.h"
-#include "driver/gpu_plan.h"
 #include "driver/info.h"
 #include "driver/info_overlapped.h"
 #include "driver/kernel_report.h"
@@ -237,7 +236,7 @@ int main(int argc, char** argv) {
       if (!cp.ok) return finish(diags, kExitUserError);
       const std::optional<ParamValues>& vals = cp.values;
       if (vals && !checkBounds(prog, *vals, diags)) return finish(diags, kExitUserError);
-      auto setup = setUpSchedules(prog, scheduleValues, diags, info->parsed());
+      auto setup = setUpSchedules(prog, scheduleValues, diags, info->parsed(), &passLog);
       if (!setup) return finish(diags, kExitUserError);
       if (info->parsed()) {
         auto j = infoJson(prog, vals);
@@ -248,15 +247,14 @@ int main(int argc, char** argv) {
                                            [](auto& kv) { return !kv.second.empty(); });
         std::string kernelText;
         if (infoKernels || anyScheduleFlag) {
-          KernelReportSet ks =
-              reportKernels(prog, gpuLaunchPlan(prog, setup->schedules), !noPtxas, &passLog);
-          for (auto& n : gpuPlanNotes(prog, setup->schedules)) ks.notes.push_back(n);
+          KernelReportSet ks = reportKernels(prog, setup->resolved, !noPtxas, &passLog);
+          for (auto& n : setup->resolved.scheduleNotes) ks.notes.push_back(n);
           j["kernels"] = kernelReportsJson(ks.reports);
           j["kernel_notes"] = ks.notes;
           kernelText = kernelReportsText(ks.reports, setup->machine.name, ks.ptxasNote);
           for (auto& n : ks.notes) kernelText += "note: " + n + "\n";
         }
-        auto fused = fusedKernelsJson(prog, setup->schedules, setup->machine);
+        auto fused = fusedKernelsJson(prog, setup->resolved, setup->machine);
         if (!fused.empty()) j["fused_kernels"] = fused;
         diags.print(std::cerr);  // once: the warnings, before the report (as for `check`)
         std::cout << (json ? j.dump(2) + "\n" : infoText(j) + kernelText + fusedKernelsText(fused));
@@ -271,13 +269,11 @@ int main(int argc, char** argv) {
         return kExitOk;
       }
     }
-    auto setup = setUpSchedules(prog, scheduleValues, diags);
+    auto setup = setUpSchedules(prog, scheduleValues, diags, false, &passLog);
     if (!setup) return finish(diags, kExitUserError);
-    GpuLaunchPlan plan = gpuLaunchPlan(prog, setup->schedules);
-    std::vector<std::string> planNotes = gpuPlanNotes(prog, setup->schedules);
+    const std::vector<std::string>& planNotes = setup->resolved.scheduleNotes;
     if (emit->parsed()) {
-      eo.gpuPlan = plan;
-      eo.gpuNotes = planNotes;
+      eo.schedule = setup->resolved;
       eo.passLog = &passLog;
       std::string written = emitProgram(prog, eo);
       diags.print(std::cerr);
@@ -285,14 +281,13 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (res->parsed()) {
-      ResourcesResult r = programResources(prog, plan, arch);
+      ResourcesResult r = programResources(prog, setup->resolved, arch);
       r.notes.insert(r.notes.end(), planNotes.begin(), planNotes.end());
       diags.print(std::cerr);
       std::cout << (resJson ? resourcesJson(r).dump(2) + "\n" : resourcesText(r));
       return kExitOk;
     }
-    bo.gpuPlan = plan;
-    bo.gpuNotes = planNotes;
+    bo.schedule = setup->resolved;
     bo.passLog = &passLog;
     if (!parsePairs(runParams, "--param", ro.params, i64, diags) ||
         !parsePairs(runScalars, "--scalar", ro.scalars, f64, diags) ||

@@ -250,10 +250,10 @@ void generateCpu(const Program& prog, const GpuProgram& gp, GpuSources& s) {
 
 }  // namespace
 
-GpuSources generateGpu(const Program& prog, GpuApi api, const GpuLaunchPlan& plan,
+GpuSources generateGpu(const Program& prog, GpuApi api, const ResolvedSchedule& resolved,
                        const std::string& cudaArch, PassLog* log) {
   PassLog silent;
-  GpuProgram gp = lower(prog, plan, api, log ? *log : silent);
+  GpuProgram gp = lower(prog, resolved, api, log ? *log : silent);
   GpuSources s;
   s.api = api;
   s.kernels = gp.kernels;

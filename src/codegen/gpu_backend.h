@@ -47,11 +47,13 @@ struct GpuSources {
   std::string cmakeLists;
 };
 
-/// Lowers and prints `prog` for `api`. `cudaArch` is used by the CMakeLists and build comments.
-/// Throws std::invalid_argument for an unusable configuration (see lowerToGpu).
+/// Lowers and prints `prog` for `api` under its resolved schedule (schedule/resolve.h;
+/// resolve(prog, {}): every stencil `global`). `cudaArch` is used by the CMakeLists and build
+/// comments. Throws std::invalid_argument for a schedule resolved for another program
+/// (buildKernels).
 /// `log`: the pass log of the pipeline (lower/lower.h), for --print-ir-after-all and
 /// --time-passes; null: a silent one.
-GpuSources generateGpu(const Program& prog, GpuApi api, const GpuLaunchPlan& plan = {},
+GpuSources generateGpu(const Program& prog, GpuApi api, const ResolvedSchedule& resolved,
                        const std::string& cudaArch = kDefaultCudaArch, PassLog* log = nullptr);
 
 }  // namespace tessel

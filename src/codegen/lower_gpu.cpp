@@ -67,7 +67,7 @@ std::string kernelText(const Program& prog, const CallInst& call, int index, siz
   switch (grid.family) {
     case ScheduleFamily::Global:
     case ScheduleFamily::GlobalStream:
-    case ScheduleFamily::Overlapped:  // the statements it does not fuse run as `global`
+    case ScheduleFamily::Overlapped:  // not here: GridShape::perStatement() makes it `global`
       kc += "\nOne thread per point: " + mapping;
       if (grid.stream >= 0) kc += fmt::format("; each thread loops over {}", iters[grid.stream]);
       break;
@@ -124,9 +124,8 @@ GpuKernelInfo kernelInfo(GpuKernelInfo info, const std::string& name, int index,
   info.name = name;
   info.call = index;
   info.stmt = static_cast<int>(k);
-  // As applied: an overlapped stencil's per-statement kernels (remaining steps, fallbacks) are
-  // global ones.
-  info.family = grid.family == ScheduleFamily::Overlapped ? ScheduleFamily::Global : grid.family;
+  // As applied (an overlapped stencil's per-statement kernels are `global` ones: perStatement).
+  info.family = grid.family;
   info.gridIters = grid.iters;
   info.block = grid.block;
   info.streamIter = grid.stream;

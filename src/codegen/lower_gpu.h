@@ -48,45 +48,9 @@
 #include "ir/loop_ir.h"
 #include "ir/program.h"
 #include "schedule/family.h"
+#include "schedule/resolve.h"
 
 namespace tessel {
-
-/// How statements map onto GPU threads: what a Schedule decides for the lowering.
-struct GpuLaunchConfig {
-  ScheduleFamily family = ScheduleFamily::Global;
-  /// Threads per block along x (the grid's fastest dimension), y, z. block[0] == 0: the default
-  /// for the grid's dimensions (defaultBlockShape, schedule/family.h: the Schedule's). Otherwise 0
-  /// means 1, and extents beyond the grid's dimensions are ignored (with a note).
-  std::array<int, 3> block = {0, 0, 0};
-  /// global-stream and stream: the iterator dimension swept (0 = the slowest); -1: the slowest.
-  int streamDim = -1;
-  /// stream: planes per block (concurrent streaming); 0: one block sweeps the whole extent
-  /// (serial streaming, `full_stream`).
-  int chunk = 16;
-  /// overlapped: time steps (calls) fused per kernel, 1 to 8 (lower_gpu_overlapped.cpp).
-  /// stream: T >= 2 fuses T steps into streamed kernels (lower_gpu_overlapped_stream.cpp).
-  int timeTile = 1;
-  /// shared and overlapped: elements per thread along grid x, y, z (0 means 1). shared: a
-  /// thread's points are consecutive (blocked) or a block's extent apart (cyclic); the tile is
-  /// block x unroll. overlapped: the block's threads times the elements per thread cover the
-  /// largest stage region; the output tile is that minus the accumulated halo. Overlapped
-  /// blocks default to 256; 32x16; 16x8x4.
-  std::array<int, 3> unroll = {1, 1, 1};
-  bool cyclic = false;
-};
-
-/// The configuration of every stencil: perStencil[s] for Program::stencils[s] where given,
-/// `fallback` for the others (the Schedule of each stencil maps onto one of these).
-struct GpuLaunchPlan {
-  GpuLaunchConfig fallback;
-  std::vector<GpuLaunchConfig> perStencil;
-
-  GpuLaunchPlan(GpuLaunchConfig c = {}) : fallback(c) {}  // NOLINT(google-explicit-constructor)
-  const GpuLaunchConfig& of(int stencil) const {
-    return stencil >= 0 && stencil < static_cast<int>(perStencil.size()) ? perStencil[stencil]
-                                                                         : fallback;
-  }
-};
 
 /// One generated kernel.
 struct GpuKernelInfo {
@@ -113,15 +77,9 @@ struct GpuProgram {
   std::vector<std::string> notes;      // decisions the user should hear about (fallbacks)
 };
 
-/// Lowers `prog` for a GPU. Throws std::invalid_argument for a configuration the program cannot
-/// use (a negative block extent, a streaming dimension the program does not have): a Schedule
-/// validates these first, with located messages.
-/// (resolveLaunches, then buildKernels: the first two passes of lower/lower.h.)
-GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan = {});
-
-struct LaunchLayout;
-/// The kernels and host code of `prog` for a resolved layout (launch_layout.h: resolveLaunches
-/// of the same `plan`).
-GpuProgram buildKernels(const Program& prog, const GpuLaunchPlan& plan, const LaunchLayout& layout);
+/// The kernels and host code of `prog` for its resolved schedule (schedule/resolve.h): the
+/// pipeline's pass build-kernels (lower/lower.h). Throws std::invalid_argument when `resolved`
+/// is not one of this program's (a grid per stencil).
+GpuProgram buildKernels(const Program& prog, const ResolvedSchedule& resolved);
 
 }  // namespace tessel

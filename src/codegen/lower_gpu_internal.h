@@ -8,11 +8,11 @@
 
 #include "analysis/fusion_plan.h"
 #include "codegen/call_exprs.h"
-#include "codegen/launch_layout.h"
 #include "codegen/lower_gpu.h"
 #include "codegen/namer.h"
 #include "ir/loop_ir.h"
 #include "ir/program.h"
+#include "schedule/resolve.h"
 
 namespace tessel::gpu {
 

@@ -1,6 +1,6 @@
 // buildKernels: the names, every call's and fused group's kernels and host functions, and
 // tessel_program (device buffers for the global arrays, the call sequence, copy-out), from the
-// launch layout (launch_layout.h). Calls: lower_gpu.cpp; fused groups: lower_gpu_fused.h.
+// resolved schedule (schedule/resolve.h). Calls: lower_gpu.cpp; fused groups: lower_gpu_fused.h.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,7 +9,6 @@
 
 #include "codegen/dialect.h"
 #include "codegen/gpu_host_runtime.h"
-#include "codegen/launch_layout.h"
 #include "codegen/lower_gpu.h"
 #include "codegen/lower_gpu_internal.h"
 #include "schedule/schedule.h"
@@ -232,16 +231,19 @@ Function programFunction(const Program& prog, GlobalNames& g,
 
 }  // namespace
 
-GpuProgram lowerToGpu(const Program& prog, const GpuLaunchPlan& plan) {
-  return buildKernels(prog, plan, resolveLaunches(prog, plan));
-}
-
-GpuProgram buildKernels(const Program& prog, const GpuLaunchPlan& plan,
-                        const LaunchLayout& layout) {
+GpuProgram buildKernels(const Program& prog, const ResolvedSchedule& resolved) {
+  if (resolved.grids.size() != prog.stencils.size())
+    throw std::invalid_argument(
+        fmt::format("a schedule resolved for {} stencils, not the program's {}",
+                    resolved.grids.size(), prog.stencils.size()));
+  for (const GridShape& grid : resolved.grids)
+    if (grid.iters.size() + (grid.stream >= 0 ? 1 : 0) != static_cast<size_t>(prog.dims()))
+      throw std::invalid_argument(fmt::format(
+          "a schedule resolved for a program of other dimensions than this one's {}", prog.dims()));
   GpuProgram out;
-  out.notes = layout.notes;
-  const std::vector<GridShape>& grids = layout.grids;
-  const std::vector<FusionGroup>& groups = layout.groups;
+  out.notes = resolved.notes;
+  const std::vector<GridShape>& grids = resolved.grids;
+  const std::vector<FusionGroup>& groups = resolved.groups;
   GlobalNames g;
   for (const Dialect& d : {gpuHostDialect(), cudaDialect(), openclDialect()}) {
     for (auto& w : d.reservedWords) g.namer.reserve(w);
@@ -273,7 +275,8 @@ GpuProgram buildKernels(const Program& prog, const GpuLaunchPlan& plan,
   for (size_t c = 0; c < prog.calls.size(); ++c)
     if (ordinary[c])
       out.host.functions.push_back(gpu::lowerCall(prog, static_cast<int>(c), g,
-                                                  grids.at(prog.calls[c].stencil), out, args[c]));
+                                                  grids.at(prog.calls[c].stencil).perStatement(),
+                                                  out, args[c]));
 
   FusedCalls fused;
   g.shadows.assign(prog.arrays.size(), "");
@@ -305,7 +308,7 @@ GpuProgram buildKernels(const Program& prog, const GpuLaunchPlan& plan,
       std::vector<ExprPtr> a;
       Function f = gpu::lowerFused(
           prog, v, fmt::format("fused{}_p{}_{}", k, v.phase, prog.calls[v.seq.calls[0]].name), g,
-          grids.at(grp.stencil).block, plan.of(grp.stencil).chunk, out, a);
+          grids.at(grp.stencil).block, grids.at(grp.stencil).chunk, out, a);
       fused.fns[&grp][v.phase] = {f.name, a};
       out.host.functions.push_back(std::move(f));
     }

@@ -5,7 +5,6 @@
 
 #include "driver/cpp_backend_adapter.h"
 #include "driver/gpu_backend_adapter.h"
-#include "driver/gpu_plan.h"
 #include "runtime/interpreter.h"
 
 namespace tessel {
@@ -41,11 +40,10 @@ std::unique_ptr<Backend> makeBackend(const std::string& name, const Program& pro
                                      const BackendOptions& opts) {
   if (name == "reference") return std::make_unique<ReferenceBackend>(prog);
   if (name == "cpp")
-    return cppRunsKernels(prog, opts.gpuPlan)
-               ? makeGpuBackend(GpuApi::Cpu, prog, opts, opts.gpuPlan)
-               : makeCppBackend(prog, opts);
-  if (name == "opencl") return makeGpuBackend(GpuApi::OpenCL, prog, opts, opts.gpuPlan);
-  if (name == "cuda") return makeGpuBackend(GpuApi::Cuda, prog, opts, opts.gpuPlan);
+    return opts.schedule.runsKernels() ? makeGpuBackend(GpuApi::Cpu, prog, opts)
+                                       : makeCppBackend(prog, opts);
+  if (name == "opencl") return makeGpuBackend(GpuApi::OpenCL, prog, opts);
+  if (name == "cuda") return makeGpuBackend(GpuApi::Cuda, prog, opts);
   throw std::runtime_error("unknown backend '" + name + "'");
 }
 

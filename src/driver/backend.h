@@ -9,6 +9,7 @@
 #include "ir/program.h"
 #include "lower/pass_log.h"
 #include "runtime/state.h"
+#include "schedule/resolve.h"
 
 namespace tessel {
 
@@ -26,9 +27,10 @@ class Backend {
 };
 
 struct BackendOptions {
-  std::string workDir;    // where generated code goes; empty: a per-user cache directory
-  GpuLaunchPlan gpuPlan;  // opencl, cuda: how each stencil maps onto threads (gpu_plan.h)
-  std::vector<std::string> gpuNotes;  // opencl, cuda: schedule clauses not applied (gpu_plan.h)
+  std::string workDir;  // where generated code goes; empty: a per-user cache directory
+  /// The resolved schedule (schedule/resolve.h) the GPU kernels follow (opencl, cuda, and cpp
+  /// when a stencil's family is not `global`); unset (no grids): every stencil `global`.
+  ResolvedSchedule schedule;
   PassLog* passLog = nullptr;  // the pipeline's pass log (--print-ir-after-all, --time-passes)
 };
 

@@ -5,7 +5,6 @@
 #include <stdexcept>
 
 #include "codegen/gpu_backend.h"
-#include "driver/gpu_plan.h"
 #include "exec/cpp_module.h"
 #include "exec/gpu_module.h"
 
@@ -26,7 +25,7 @@ std::string buildLine(const std::string& d) {
 }  // namespace
 
 std::string emitProgram(const Program& prog, const EmitOptions& opts) {
-  if (opts.target == "cpp" && !cppRunsKernels(prog, opts.gpuPlan)) {
+  if (opts.target == "cpp" && !opts.schedule.runsKernels()) {
     CppBuildOptions build = CppBuildOptions::fromEnvironment();
     build.passLog = opts.passLog;
     auto source = writeCppProject(prog, opts.directory, build);
@@ -42,7 +41,9 @@ std::string emitProgram(const Program& prog, const EmitOptions& opts) {
     api = GpuApi::OpenCL;
   else
     throw std::runtime_error("unknown target '" + opts.target + "'");
-  GpuSources src = generateGpu(prog, api, opts.gpuPlan, opts.cudaArch, opts.passLog);
+  const ResolvedSchedule resolved =
+      opts.schedule.grids.empty() ? resolve(prog, {}) : opts.schedule;  // unset: global
+  GpuSources src = generateGpu(prog, api, resolved, opts.cudaArch, opts.passLog);
   auto paths = writeGpuProject(src, opts.directory);
   std::string out;
   for (size_t i = 0; i < paths.size(); ++i)
@@ -68,7 +69,7 @@ std::string emitProgram(const Program& prog, const EmitOptions& opts) {
         "work-item-loops)\n",
         kGpuLibraryName);
   for (auto& n : src.notes) out += "note: " + n + "\n";
-  for (auto& n : opts.gpuNotes) out += "note: " + n + "\n";
+  for (auto& n : opts.schedule.scheduleNotes) out += "note: " + n + "\n";
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include "codegen/lower_gpu.h"
 #include "ir/program.h"
 #include "lower/pass_log.h"
+#include "schedule/resolve.h"
 
 namespace tessel {
 
@@ -16,10 +17,11 @@ const std::vector<std::string>& emitTargets();
 struct EmitOptions {
   std::string target = "cpp";
   std::string directory;
-  GpuLaunchPlan gpuPlan;              // cuda, opencl
-  std::vector<std::string> gpuNotes;  // cuda, opencl: clauses not applied (gpu_plan.h)
-  std::string cudaArch = "sm_90";     // cuda: the CMakeLists' default architecture
-  PassLog* passLog = nullptr;         // the pipeline's pass log; null: a silent one
+  /// The resolved schedule (schedule/resolve.h) of cuda, opencl, and cpp when a stencil's
+  /// family is not `global`; unset (no grids): every stencil `global`.
+  ResolvedSchedule schedule;
+  std::string cudaArch = "sm_90";  // cuda: the CMakeLists' default architecture
+  PassLog* passLog = nullptr;      // the pipeline's pass log; null: a silent one
 };
 
 /// Writes the target's files into `opts.directory` (created if needed); returns a

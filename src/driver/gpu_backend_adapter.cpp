@@ -10,8 +10,8 @@ namespace {
 
 class GpuBackend : public Backend {
  public:
-  GpuBackend(GpuApi api, const Program& prog, const BackendOptions& opts, const GpuLaunchPlan& plan)
-      : module_(make(api, prog, opts, plan)), notes_(opts.gpuNotes) {}
+  GpuBackend(GpuApi api, const Program& prog, const BackendOptions& opts)
+      : module_(make(api, prog, opts)), notes_(opts.schedule.scheduleNotes) {}
   std::string name() const override {
     GpuApi api = module_->api();
     return api == GpuApi::OpenCL ? "opencl" : api == GpuApi::Cuda ? "cuda" : "cpp";
@@ -39,21 +39,24 @@ class GpuBackend : public Backend {
   std::vector<std::string> notes_;
 
   static std::unique_ptr<GpuModule> make(GpuApi api, const Program& prog,
-                                         const BackendOptions& opts, const GpuLaunchPlan& plan) {
+                                         const BackendOptions& opts) {
+    // No schedule given: every stencil `global` with its default block.
+    const ResolvedSchedule resolved =
+        opts.schedule.grids.empty() ? resolve(prog, {}) : opts.schedule;
     GpuBuildOptions o = GpuBuildOptions::fromEnvironment(api);
     if (!opts.workDir.empty()) o.directory = opts.workDir;
     o.passLog = opts.passLog;
-    if (api == GpuApi::OpenCL) return std::make_unique<OpenclModule>(prog, plan, o);
-    if (api == GpuApi::Cpu) return std::make_unique<CpuTiledModule>(prog, plan, o);
-    return std::make_unique<CudaModule>(prog, plan, o);
+    if (api == GpuApi::OpenCL) return std::make_unique<OpenclModule>(prog, resolved, o);
+    if (api == GpuApi::Cpu) return std::make_unique<CpuTiledModule>(prog, resolved, o);
+    return std::make_unique<CudaModule>(prog, resolved, o);
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> makeGpuBackend(GpuApi api, const Program& prog, const BackendOptions& opts,
-                                        const GpuLaunchPlan& plan) {
-  return std::make_unique<GpuBackend>(api, prog, opts, plan);
+std::unique_ptr<Backend> makeGpuBackend(GpuApi api, const Program& prog,
+                                        const BackendOptions& opts) {
+  return std::make_unique<GpuBackend>(api, prog, opts);
 }
 
 }  // namespace tessel

@@ -6,25 +6,17 @@
 
 namespace tessel {
 
-nlohmann::json fusedKernelsJson(const Program& prog, const std::vector<Schedule>& schedules,
+nlohmann::json fusedKernelsJson(const Program& prog, const ResolvedSchedule& resolved,
                                 const MachineDesc& machine) {
-  std::vector<FusionConfig> configs;
-  bool any = false;
-  for (const Schedule& s : schedules) {
-    configs.push_back(fusionConfig(s, prog));
-    any = any || configs.back().overlapped;
-  }
   nlohmann::json out = nlohmann::json::array();
-  if (!any) return out;
-  for (const FusionGroup& g : planFusion(prog, configs)) {
-    const Schedule& s = schedules.at(static_cast<size_t>(g.stencil));
+  for (const FusionGroup& g : resolved.groups) {
     if (!g.fused) {
       out.push_back({{"calls", g.body}, {"fused", false}, {"why", g.note}});
       continue;
     }
     for (const FusedVariant& v : g.variants) {
       const TileTotals& t = v.analysis.totals;
-      auto block = s.blockShape();
+      const std::array<int, 3>& block = resolved.grids.at(static_cast<size_t>(g.stencil)).block;
       const bool streamed = g.streamDim >= 0;
       // Streamed: rings of planes per stage; tiled: one hull per value.
       int64_t bytes = streamed ? t.sharedBytes : t.sharedBytesHulls;

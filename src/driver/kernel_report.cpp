@@ -213,11 +213,11 @@ std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& g
   return out;
 }
 
-KernelReportSet reportKernels(const Program& prog, const GpuLaunchPlan& plan, bool ptxas,
+KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resolved, bool ptxas,
                               PassLog* log) {
   KernelReportSet out;
   PassLog silent;
-  GpuProgram gpu = lower(prog, plan, GpuApi::OpenCL, log ? *log : silent);
+  GpuProgram gpu = lower(prog, resolved, GpuApi::OpenCL, log ? *log : silent);
   out.reports = kernelReports(prog, gpu);
   out.notes = gpu.notes;
   if (!ptxas) return out;
@@ -225,7 +225,7 @@ KernelReportSet reportKernels(const Program& prog, const GpuLaunchPlan& plan, bo
     out.ptxasNote = "nvcc not found (install the CUDA toolkit or set NVCC to see them)";
     return out;
   }
-  ResourcesResult r = programResources(prog, plan, "sm_90");
+  ResourcesResult r = programResources(prog, resolved, "sm_90");
   addPtxas(out.reports, r.report);
   out.ptxasNote = "ptxas for sm_90";
   return out;

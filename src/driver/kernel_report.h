@@ -3,7 +3,7 @@
 // footprint it reads, shared memory, redundant computation, global loads and stores per output
 // point, and (when nvcc is present) the registers ptxas gives it.
 //
-// The figures are counted from the kernels the lowering generates (lowerToGpu) and the
+// The figures are counted from the kernels the lowering generates (buildKernels) and the
 // statements they compute; they are per block and ignore hardware caches: a load is one element
 // a thread reads from global memory, so a family that stages a tile in shared memory loads each
 // footprint element once per block, while `global` loads every element each thread reads.
@@ -59,11 +59,11 @@ struct KernelReportSet {
   std::vector<std::string> notes;  // the lowering's notes (fallbacks)
 };
 
-/// Lowers `prog` with `plan` and reports its kernels; with `ptxas`, also compiles the CUDA with
-/// nvcc for sm_90 (cached, as `tessel resources`) when nvcc is found.
-/// `log`: the pipeline's pass log (lower/lower.h) for --print-ir-after-all and --time-passes;
-/// null: a silent one.
-KernelReportSet reportKernels(const Program& prog, const GpuLaunchPlan& plan, bool ptxas,
+/// Lowers `prog` under its resolved schedule and reports its kernels; with `ptxas`, also compiles
+/// the CUDA with nvcc for sm_90 (cached, as `tessel resources`) when nvcc is found. `log`: the
+/// pipeline's pass log (lower/lower.h) for --print-ir-after-all and --time-passes; null: a silent
+/// one.
+KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resolved, bool ptxas,
                               PassLog* log = nullptr);
 
 nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports);

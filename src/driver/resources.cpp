@@ -46,9 +46,9 @@ const GpuKernelInfo* infoOf(const ResourcesResult& r, const std::string& name) {
 
 }  // namespace
 
-ResourcesResult programResources(const Program& prog, const GpuLaunchPlan& plan,
+ResourcesResult programResources(const Program& prog, const ResolvedSchedule& resolved,
                                  const std::string& arch) {
-  GpuSources src = generateGpu(prog, GpuApi::Cuda, plan, arch);
+  GpuSources src = generateGpu(prog, GpuApi::Cuda, resolved, arch);
   CudaResourceOptions o;
   o.arch = arch;
   o.cacheRoot = resourcesCache();

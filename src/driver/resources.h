@@ -16,10 +16,11 @@ struct ResourcesResult {
   std::vector<std::string> notes;      // the lowering's and the schedule's notes
 };
 
-/// Generates the CUDA code of `prog` with `plan` and compiles it for `arch` with nvcc
+/// Generates the CUDA code of `prog` under its resolved schedule and compiles it for `arch` with
+/// nvcc
 /// (`-Xptxas -v`), reusing a cached report for the same source and command. Throws
 /// EnvironmentError without nvcc, std::runtime_error when the compilation fails.
-ResourcesResult programResources(const Program& prog, const GpuLaunchPlan& plan,
+ResourcesResult programResources(const Program& prog, const ResolvedSchedule& resolved,
                                  const std::string& arch);
 
 /// A table: one row per kernel (registers, shared, local/stack, spills, barriers), then nvcc's

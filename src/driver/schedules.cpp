@@ -4,7 +4,8 @@ namespace tessel {
 
 std::optional<ScheduleSetup> setUpSchedules(const Program& prog,
                                             const std::map<std::string, std::string>& flags,
-                                            DiagnosticEngine& diags, bool forAnalysis) {
+                                            DiagnosticEngine& diags, bool forAnalysis,
+                                            PassLog* log) {
   ScheduleOptions opts;
   for (auto& [flag, value] : flags)
     if (!value.empty() && !setScheduleOption(opts, flag, value, diags)) return std::nullopt;
@@ -12,7 +13,12 @@ std::optional<ScheduleSetup> setUpSchedules(const Program& prog,
   if (!machine) return std::nullopt;
   auto schedules = buildSchedules(prog, opts, *machine, diags, !forAnalysis);
   if (!schedules) return std::nullopt;
-  return ScheduleSetup{*machine, std::move(*schedules)};
+  PassLog silent;
+  ResolvedSchedule resolved = (log ? *log : silent)
+                                  .run(
+                                      "resolve-schedule", [&] { return resolve(prog, *schedules); },
+                                      [&](const ResolvedSchedule& r) { return describe(prog, r); });
+  return ScheduleSetup{*machine, std::move(*schedules), std::move(resolved)};
 }
 
 }  // namespace tessel

@@ -120,13 +120,13 @@ bool cudaDeviceAvailable(std::string* why) {
   return true;
 }
 
-GpuModule::GpuModule(const Program& prog, GpuApi api, const GpuLaunchPlan& plan,
+GpuModule::GpuModule(const Program& prog, GpuApi api, const ResolvedSchedule& resolved,
                      const GpuBuildOptions& opts)
     : prog_(&prog) {
   std::string why;
   if (api == GpuApi::Cuda && !cudaDeviceAvailable(&why))
     throw EnvironmentError("no CUDA device: " + why);
-  src_ = generateGpu(prog, api, plan, opts.cudaArch, opts.passLog);
+  src_ = generateGpu(prog, api, resolved, opts.cudaArch, opts.passLog);
   load(opts);
 }
 
@@ -250,16 +250,17 @@ double GpuModule::run(ProgramState& state) const {
       what, apiName(api()), prog_->file ? prog_->file->name() : "a program built in memory"));
 }
 
-OpenclModule::OpenclModule(const Program& prog, const GpuLaunchPlan& plan,
+OpenclModule::OpenclModule(const Program& prog, const ResolvedSchedule& resolved,
                            const GpuBuildOptions& opts)
-    : GpuModule(prog, GpuApi::OpenCL, plan, opts) {}
+    : GpuModule(prog, GpuApi::OpenCL, resolved, opts) {}
 
-CpuTiledModule::CpuTiledModule(const Program& prog, const GpuLaunchPlan& plan,
+CpuTiledModule::CpuTiledModule(const Program& prog, const ResolvedSchedule& resolved,
                                const GpuBuildOptions& opts)
-    : GpuModule(prog, GpuApi::Cpu, plan, opts) {}
+    : GpuModule(prog, GpuApi::Cpu, resolved, opts) {}
 
-CudaModule::CudaModule(const Program& prog, const GpuLaunchPlan& plan, const GpuBuildOptions& opts)
-    : GpuModule(prog, GpuApi::Cuda, plan, opts) {}
+CudaModule::CudaModule(const Program& prog, const ResolvedSchedule& resolved,
+                       const GpuBuildOptions& opts)
+    : GpuModule(prog, GpuApi::Cuda, resolved, opts) {}
 
 std::vector<fs::path> writeGpuProject(const GpuSources& src, const fs::path& directory) {
   fs::path dir = fs::absolute(directory);

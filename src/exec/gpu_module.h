@@ -67,7 +67,7 @@ class GpuModule {
   bool reused() const { return reused_; }
 
  protected:
-  GpuModule(const Program& prog, GpuApi api, const GpuLaunchPlan& plan,
+  GpuModule(const Program& prog, GpuApi api, const ResolvedSchedule& resolved,
             const GpuBuildOptions& opts);
 
  private:
@@ -93,7 +93,7 @@ class GpuModule {
 class OpenclModule : public GpuModule {
  public:
   explicit OpenclModule(
-      const Program& prog, const GpuLaunchPlan& plan = {},
+      const Program& prog, const ResolvedSchedule& resolved,
       const GpuBuildOptions& opts = GpuBuildOptions::fromEnvironment(GpuApi::OpenCL));
 };
 
@@ -102,13 +102,13 @@ class OpenclModule : public GpuModule {
 class CpuTiledModule : public GpuModule {
  public:
   explicit CpuTiledModule(
-      const Program& prog, const GpuLaunchPlan& plan = {},
+      const Program& prog, const ResolvedSchedule& resolved,
       const GpuBuildOptions& opts = GpuBuildOptions::fromEnvironment(GpuApi::Cpu));
 };
 
 class CudaModule : public GpuModule {
  public:
-  explicit CudaModule(const Program& prog, const GpuLaunchPlan& plan = {},
+  explicit CudaModule(const Program& prog, const ResolvedSchedule& resolved,
                       const GpuBuildOptions& opts = GpuBuildOptions::fromEnvironment(GpuApi::Cuda));
 };
 

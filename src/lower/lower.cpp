@@ -4,24 +4,20 @@
 
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
-#include "codegen/launch_layout.h"
 #include "codegen/lower_cpp.h"
 #include "ir/loop_ir_verify.h"
 #include "transforms/work_item_loops.h"
 
 namespace tessel {
 
-GpuProgram lower(const Program& prog, const GpuLaunchPlan& plan, GpuApi api, PassLog& log) {
+GpuProgram lower(const Program& prog, const ResolvedSchedule& resolved, GpuApi api, PassLog& log) {
   auto show = [](const GpuProgram& p) { return printIr(p); };
-  // The schedule resolved once: each stencil's grid and block, the fused groups of time steps
-  // and their tiles. Everything below reads this value.
-  LaunchLayout layout = log.run(
-      "resolve-launches", [&] { return resolveLaunches(prog, plan); },
-      [&](const LaunchLayout& l) { return describeLayout(prog, l); });
+  // `resolved` (pass resolve-schedule, run by the driver): each stencil's grid and block, the
+  // fused groups of time steps and their tiles. Everything below reads this value.
   // Points to threads or tiles, time steps fused, inputs staged on chip, stream planes rotated,
   // points unrolled, barriers placed: today one builder per family does all of it.
   GpuProgram p = log.run(
-      "build-kernels", [&] { return buildKernels(prog, plan, layout); }, show);
+      "build-kernels", [&] { return buildKernels(prog, resolved); }, show);
   // Every kernel, whichever family built it, before anything is printed or run.
   log.check(
       "verify-kernels",

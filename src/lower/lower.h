@@ -3,10 +3,12 @@
 // through the PassLog, which times it and prints the IR after it when asked
 // (`--print-ir-after-all`, `--print-ir-after=PASS`, `--time-passes` on emit, run and info).
 //
-//   resolve-launches  Program + launch plan -> launch layout (codegen/launch_layout.h): each
-//                     stencil's grid, block, streamed iterator and unrolling, the fused groups
-//                     of time steps and their tiles, resolved once
-//   build-kernels     launch layout -> kernel IR: one kernel per statement, or per fused group
+//   resolve-schedule  Schedules -> resolved schedule (schedule/resolve.h): each stencil's grid,
+//                     block, streamed iterator, unrolling and time tile, the fused groups of
+//                     time steps and their tiles. Run by the driver right after validation
+//                     (driver/schedules.h) through the same log, because the `info` reports and
+//                     the resource checks read the result too; lower() takes it as its input
+//   build-kernels     resolved schedule -> kernel IR: one kernel per statement, or per fused group
 //                     of time steps, built by its family (codegen/lower_gpu*.cpp), and the host
 //                     code that launches them
 //   verify-kernels    the kernel verifier (ir/loop_ir_verify.h): barriers every thread reaches,
@@ -23,13 +25,14 @@
 #include "ir/loop_ir.h"
 #include "ir/program.h"
 #include "lower/pass_log.h"
+#include "schedule/resolve.h"
 
 namespace tessel {
 
 /// Lowers `prog` for a GPU API (OpenCL, CUDA) or for the CPU run of the same kernels (Cpu).
-/// Throws std::invalid_argument for a configuration the program cannot use (see lowerToGpu) and
+/// Throws std::invalid_argument for a schedule resolved for another program (buildKernels) and
 /// std::logic_error ("internal error") when a generated kernel fails verification.
-GpuProgram lower(const Program& prog, const GpuLaunchPlan& plan, GpuApi api, PassLog& log);
+GpuProgram lower(const Program& prog, const ResolvedSchedule& resolved, GpuApi api, PassLog& log);
 
 /// The C++ target's plain loop nests (the global family on a CPU).
 lir::Module lowerLoops(const Program& prog, PassLog& log);

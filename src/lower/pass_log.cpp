@@ -8,7 +8,7 @@ namespace tessel {
 
 const std::vector<std::string>& passNames() {
   static const std::vector<std::string> names = {
-      "resolve-launches", "build-kernels", "verify-kernels", "work-item-loops", "naive-loops"};
+      "resolve-schedule", "build-kernels", "verify-kernels", "work-item-loops", "naive-loops"};
   return names;
 }
 

@@ -193,16 +193,8 @@ struct KernelNeeds {
 /// families.
 std::vector<KernelNeeds> kernelNeeds(const Schedule& s, const Program& prog);
 
-/// The overlapped family's view of a schedule: on for the overlapped family, its time tile, and
-/// the points a block covers per iterator dimension (block extent times unroll factor).
+/// The overlapped family's view of a schedule: fusionConfig(gridOf(s, prog)) (resolve.h).
 FusionConfig fusionConfig(const Schedule& s, const Program& prog);
-/// The same from the settings themselves (the one formula; the GPU lowering uses it for the
-/// launch configurations it is given): the family, the time tile, the streamed iterator (or -1),
-/// the grid's iterators (x first) and, per grid dimension, threads and elements per thread
-/// (unroll; ignored when streamed: one point per plane) of a program of `dims` iterators.
-FusionConfig fusionConfigFor(ScheduleFamily family, int64_t timeTile, int streamIter,
-                             const std::vector<int>& gridIters, const std::array<int64_t, 3>& block,
-                             const std::array<int64_t, 3>& unroll, int dims);
 
 /// stream + time_tile: the stream family with a streamed iterator and time_tile T >= 2 fuses T
 /// steps into streamed kernels (analysis/stream_fusion.h); T = 1 is the plain stream family.

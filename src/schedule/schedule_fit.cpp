@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "schedule/resolve.h"
 #include "schedule/schedule.h"
 
 namespace tessel {
@@ -32,12 +33,10 @@ bool fits(const std::vector<Schedule>& all, size_t i, const Program& prog, const
 /// The fraction of the points the fused kernels of schedule i cover that are output tile
 /// (1 - redundancy); 0 when nothing of it is fused.
 double fusedEfficiency(const std::vector<Schedule>& all, size_t i, const Program& prog) {
-  std::vector<FusionConfig> configs;
-  for (const Schedule& s : all) configs.push_back(fusionConfig(s, prog));
-  const std::vector<int64_t>& cover = configs[i].coverage;
+  const std::vector<int64_t> cover = fusionConfig(all[i], prog).coverage;
   double worst = 0;
   bool any = false;
-  for (const FusionGroup& g : planFusion(prog, configs)) {
+  for (const FusionGroup& g : fusionGroups(all, prog)) {
     if (g.stencil != static_cast<int>(i) || !g.fused) continue;
     for (const FusedVariant& v : g.variants) {
       double tile = 1, covered = 1;

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "schedule/resolve.h"
 #include "schedule/schedule.h"
-#include "support/saturating.h"
 
 namespace tessel {
 
@@ -14,44 +14,14 @@ bool streamsTimeTiled(const Schedule& s, const Program& prog) {
          streamDim(s, prog) >= 0;
 }
 
-FusionConfig fusionConfigFor(ScheduleFamily family, int64_t timeTile, int streamIter,
-                             const std::vector<int>& gridIters, const std::array<int64_t, 3>& block,
-                             const std::array<int64_t, 3>& unroll, int dims) {
-  FusionConfig c;
-  const bool streamed = family == ScheduleFamily::Stream && timeTile > 1 && streamIter >= 0;
-  c.overlapped = family == ScheduleFamily::Overlapped || streamed;
-  c.timeTile = static_cast<int>(timeTile);
-  c.streamDim = streamed ? streamIter : -1;
-  c.coverage.assign(static_cast<size_t>(dims), 1);
-  for (size_t gd = 0; gd < gridIters.size() && gd < 3; ++gd)
-    // The streamed kernel gives a thread one point per plane (unroll does not apply).
-    // Saturating: fitting runs before validate() refuses an absurd unroll factor.
-    c.coverage[static_cast<size_t>(gridIters[gd])] =
-        satMul(block[gd], streamed ? 1 : std::max<int64_t>(1, unroll[gd]));
-  return c;
-}
-
-FusionConfig fusionConfig(const Schedule& s, const Program& prog) {
-  auto grid = gridDims(s, prog);  // fastest first: block x, y, z
-  std::array<int64_t, 3> unroll = {1, 1, 1};
-  for (size_t gd = 0; gd < grid.size() && gd < 3; ++gd)
-    unroll[gd] = s.unrollFactor(prog.iterators[static_cast<size_t>(grid[gd])].name);
-  return fusionConfigFor(s.family.value, s.timeTile.value, streamDim(s, prog), grid, s.blockShape(),
-                         unroll, prog.dims());
-}
-
 bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
                     const MachineDesc& m, DiagnosticEngine& diags, bool refuseStreamedExcess,
                     int onlyStencil) {
-  std::vector<FusionConfig> configs;
-  bool any = false;
-  for (const Schedule& s : schedules) {
-    configs.push_back(fusionConfig(s, prog));
-    any = any || configs.back().overlapped;
-  }
-  if (!any) return true;
+  if (std::none_of(schedules.begin(), schedules.end(),
+                   [&](const Schedule& s) { return fusionConfig(s, prog).overlapped; }))
+    return true;
   bool ok = true;
-  for (const FusionGroup& g : planFusion(prog, configs)) {
+  for (const FusionGroup& g : fusionGroups(schedules, prog)) {
     if (onlyStencil >= 0 && g.stencil != onlyStencil) continue;
     const Schedule& s = schedules.at(static_cast<size_t>(g.stencil));
     const std::string who = prog.stencils.at(static_cast<size_t>(g.stencil)).name;

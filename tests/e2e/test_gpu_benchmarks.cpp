@@ -43,9 +43,9 @@ TEST_P(GpuBenchmark, OpenclAgreesWithReferenceAtTwoSizes) {
   Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   for (ScheduleFamily f : kFamilies) {
-    GpuLaunchConfig c;
+    Config c;
     c.family = f;
-    OpenclModule m(*p.prog, c, testOptions());
+    OpenclModule m(*p.prog, resolved(*p.prog, c), testOptions());
     for (int which = 0; which < 2; ++which) {
       ParamValues pv = params(*p.prog, which);
       std::string what = fmt::format("{} at {}", familyName(f), fmt::join(pv, ","));
@@ -59,9 +59,9 @@ TEST_P(GpuBenchmark, CudaCompilesWithoutWarningsAndReportsResources) {
   Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   for (ScheduleFamily f : kFamilies) {
-    GpuLaunchConfig c;
+    Config c;
     c.family = f;
-    GpuSources s = generateGpu(*p.prog, GpuApi::Cuda, c);
+    GpuSources s = generate(*p.prog, GpuApi::Cuda, c);
     CudaResourceReport r = cudaResources(s.hostSource, resourceOptions());
     EXPECT_TRUE(r.warnings.empty())
         << familyName(f) << ": " << fmt::format("{}", fmt::join(r.warnings, "\n")) << "\n"

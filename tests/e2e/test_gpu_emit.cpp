@@ -99,7 +99,7 @@ TEST(GpuEmit, OpenclOutputBuildsStandaloneAndRuns) {
     Parsed p = parseFile(bench(c.name));
     ASSERT_TRUE(p.prog);
     fs::path d = freshDir(std::string("emit-cl-") + c.name);
-    GpuSources s = generateGpu(*p.prog, GpuApi::OpenCL);
+    GpuSources s = generate(*p.prog, GpuApi::OpenCL);
     fs::path lib = buildStandalone(s, d);
     ASSERT_FALSE(lib.empty());
     std::string cl = readFile(d / kOpenclKernelName);
@@ -115,7 +115,7 @@ TEST(GpuEmit, OpenclOutputBuildsWithTheCommandInItsHeader) {
   Parsed p = parseFile(bench("j3d7pt"));
   ASSERT_TRUE(p.prog);
   fs::path d = freshDir("emit-cl-cmd");
-  writeGpuProject(generateGpu(*p.prog, GpuApi::OpenCL), d);
+  writeGpuProject(generate(*p.prog, GpuApi::OpenCL), d);
   std::ifstream in(d / kOpenclHostName);
   std::string line, cmd;
   while (std::getline(in, line) && line.rfind("//", 0) == 0)
@@ -136,7 +136,7 @@ TEST(GpuEmit, CudaOutputBuildsStandalone) {
     Parsed p = parseFile(bench(name));
     ASSERT_TRUE(p.prog);
     fs::path d = freshDir(std::string("emit-cu-") + name);
-    fs::path lib = buildStandalone(generateGpu(*p.prog, GpuApi::Cuda), d);
+    fs::path lib = buildStandalone(generate(*p.prog, GpuApi::Cuda), d);
     ASSERT_FALSE(lib.empty());
     // Without a CUDA device the library says so when opened; with one, it opens.
     Library l(lib);

@@ -34,7 +34,7 @@ ParamValues params(const Program& prog, int which) {
   return extentParams(prog, sizes(prog.dims(), which), 4);
 }
 
-struct Setting {
+struct TestSetting {
   const char* what;
   int timeTile;
   std::array<std::array<int, 3>, 3> block;  // by dimension count - 1
@@ -43,14 +43,14 @@ struct Setting {
 
 // 1: the defaults (256; 32x16; 16x8x4). 2: T = 2, blocks that are no powers of two. 3: T = 3,
 // two elements per thread along x (blocks large enough for order-2 stencils over 3 steps).
-const Setting kSettings[] = {
+const TestSetting kSettings[] = {
     {"T=1 default block", 1, {{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}}, 1},
     {"T=2 block 24 / 12x6 / 10x6x5", 2, {{{24, 1, 1}, {12, 6, 1}, {10, 6, 5}}}, 1},
     {"T=3 E=2 block 64 / 16x12 / 8x8x8", 3, {{{64, 1, 1}, {16, 12, 1}, {8, 8, 8}}}, 2},
 };
 
-GpuLaunchConfig config(const Program& prog, const Setting& s) {
-  GpuLaunchConfig c;
+Config config(const Program& prog, const TestSetting& s) {
+  Config c;
   c.family = ScheduleFamily::Overlapped;
   c.timeTile = s.timeTile;
   c.block = s.block[static_cast<size_t>(prog.dims() - 1)];
@@ -66,9 +66,9 @@ TEST_P(Overlapped, OpenclAgreesWithReferenceForThreeSettings) {
   TESSEL_REQUIRE_OPENCL();
   Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
-  for (const Setting& s : kSettings) {
-    GpuLaunchConfig c = config(*p.prog, s);
-    OpenclModule m(*p.prog, c, testOptions());
+  for (const TestSetting& s : kSettings) {
+    Config c = config(*p.prog, s);
+    OpenclModule m(*p.prog, resolved(*p.prog, c), testOptions());
     for (int which = 0; which < 2; ++which) {
       ParamValues pv = params(*p.prog, which);
       expectAgrees(*p.prog, m, pv, 11 + which,
@@ -82,8 +82,8 @@ TEST_P(Overlapped, CudaCompilesWithoutWarningsAndRecordsResources) {
   Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   for (size_t k = 0; k < std::size(kSettings); ++k) {
-    const Setting& s = kSettings[k];
-    GpuSources src = generateGpu(*p.prog, GpuApi::Cuda, config(*p.prog, s));
+    const TestSetting& s = kSettings[k];
+    GpuSources src = generate(*p.prog, GpuApi::Cuda, config(*p.prog, s));
     // The default setting (the first) must not spill.
     expectFusedKernelsCompile(src, GetParam() + " " + s.what, k == 0);
   }

@@ -38,18 +38,18 @@ ParamValues params(const Program& prog, int which) {
   return extentParams(prog, sizes(prog.dims(), which));
 }
 
-struct Setting {
+struct TestSetting {
   std::string label;
-  GpuLaunchConfig config;
+  Config config;
   bool isDefault = false;
 };
 
 /// The settings of both families for a program of `dims` dimensions: the defaults first.
-std::vector<Setting> settings(int dims) {
-  std::vector<Setting> out;
+std::vector<TestSetting> settings(int dims) {
+  std::vector<TestSetting> out;
   auto add = [&](std::string label, ScheduleFamily f, std::array<int, 3> block, int chunk,
                  std::array<int, 3> unroll = {1, 1, 1}, bool cyclic = false) {
-    GpuLaunchConfig c;
+    Config c;
     c.family = f;
     c.block = block;
     c.chunk = chunk;
@@ -84,8 +84,8 @@ TEST_P(StagedBenchmark, OpenclAgreesWithReference) {
   TESSEL_REQUIRE_OPENCL();
   Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
-  for (const Setting& s : settings(p.prog->dims())) {
-    OpenclModule m(*p.prog, s.config, testOptions());
+  for (const TestSetting& s : settings(p.prog->dims())) {
+    OpenclModule m(*p.prog, resolved(*p.prog, s.config), testOptions());
     for (int which = 0; which < 2; ++which) {
       ParamValues pv = params(*p.prog, which);
       std::string what = fmt::format("{} at {}", s.label, fmt::join(pv, ","));
@@ -99,8 +99,8 @@ TEST_P(StagedBenchmark, CudaCompilesWithoutWarningsAndDoesNotSpill) {
   Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   // The whole program (kernels and host code) of the default stream setting...
-  std::vector<Setting> all = settings(p.prog->dims());
-  GpuSources whole = generateGpu(*p.prog, GpuApi::Cuda, all[3].config);
+  std::vector<TestSetting> all = settings(p.prog->dims());
+  GpuSources whole = generate(*p.prog, GpuApi::Cuda, all[3].config);
   CudaResourceReport r = cudaResources(whole.hostSource, resourceOptions());
   EXPECT_TRUE(r.warnings.empty()) << fmt::format("{}", fmt::join(r.warnings, "\n")) << "\n"
                                   << r.output;
@@ -113,7 +113,7 @@ TEST_P(StagedBenchmark, CudaCompilesWithoutWarningsAndDoesNotSpill) {
   };
   std::vector<Entry> entries;
   for (size_t k = 0; k < all.size(); ++k) {
-    GpuProgram g = lowerToGpu(*p.prog, all[k].config);
+    GpuProgram g = buildKernels(*p.prog, resolved(*p.prog, all[k].config));
     for (size_t f = 0; f < g.device.functions.size(); ++f) {
       lir::Function fn = g.device.functions[f];
       fn.name += fmt::format("_v{}", k);

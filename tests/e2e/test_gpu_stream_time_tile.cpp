@@ -38,21 +38,21 @@ ParamValues params(const Program& prog, int which) {
   return extentParams(prog, sizes(prog.dims(), which), 4);
 }
 
-struct Setting {
+struct TestSetting {
   const char* what;
   int timeTile;
   int chunk;                                // 0: serial (one block sweeps every plane)
   std::array<std::array<int, 3>, 3> block;  // by dimension count - 1
 };
 
-const Setting kSettings[] = {
+const TestSetting kSettings[] = {
     {"T=2 serial default block", 2, 0, {{{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}}},
     {"T=3 chunk 3 block 48 / 16x12", 3, 3, {{{48, 1, 1}, {48, 1, 1}, {16, 12, 1}}}},
     {"T=2 chunk 3 block 20 / 13x10", 2, 3, {{{20, 1, 1}, {20, 1, 1}, {13, 10, 1}}}},
 };
 
-GpuLaunchConfig config(const Program& prog, const Setting& s) {
-  GpuLaunchConfig c;
+Config config(const Program& prog, const TestSetting& s) {
+  Config c;
   c.family = ScheduleFamily::Stream;
   c.streamDim = 0;
   c.chunk = s.chunk;
@@ -75,12 +75,12 @@ TEST_P(StreamTimeTile, OpenclAgreesWithReferenceForThreeSettings) {
   TESSEL_REQUIRE_OPENCL();
   Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
-  for (const Setting& s : kSettings) {
-    GpuLaunchConfig c = config(*p.prog, s);
+  for (const TestSetting& s : kSettings) {
+    Config c = config(*p.prog, s);
     // Where nothing is fused (a note says why) the plain stream family runs: one setting is
     // enough to see that the fallback is right.
-    if (&s != &kSettings[0] && !fusedAny(generateGpu(*p.prog, GpuApi::OpenCL, c))) continue;
-    OpenclModule m(*p.prog, c, testOptions());
+    if (&s != &kSettings[0] && !fusedAny(generate(*p.prog, GpuApi::OpenCL, c))) continue;
+    OpenclModule m(*p.prog, resolved(*p.prog, c), testOptions());
     for (int which = 0; which < 2; ++which) {
       ParamValues pv = params(*p.prog, which);
       expectAgrees(*p.prog, m, pv, 21 + which,
@@ -94,8 +94,8 @@ TEST_P(StreamTimeTile, CudaCompilesWithoutWarningsAndRecordsResources) {
   Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   for (size_t k = 0; k < std::size(kSettings); ++k) {
-    const Setting& s = kSettings[k];
-    GpuSources src = generateGpu(*p.prog, GpuApi::Cuda, config(*p.prog, s));
+    const TestSetting& s = kSettings[k];
+    GpuSources src = generate(*p.prog, GpuApi::Cuda, config(*p.prog, s));
     if (!fusedAny(src)) continue;  // the plain stream family: its own tests compile it
     for (auto& ki : src.kernels) {
       if (!ki.fusedCalls.empty()) {
@@ -115,12 +115,12 @@ TEST(StreamTimeTile, AppliesToTheIterateBenchmarksAndNotesTheRest) {
   for (const char* b : {"j3d7pt", "j2d5pt", "cheby", "fdtd2d"}) {
     Parsed p = parseFile(benchmarkPath(b));
     ASSERT_TRUE(p.prog) << b;
-    GpuSources src = generateGpu(*p.prog, GpuApi::OpenCL, config(*p.prog, kSettings[0]));
+    GpuSources src = generate(*p.prog, GpuApi::OpenCL, config(*p.prog, kSettings[0]));
     EXPECT_TRUE(fusedAny(src)) << b << " is not fused";
   }
   Parsed heat = parseFile(benchmarkPath("heat"));
   ASSERT_TRUE(heat.prog);
-  GpuSources src = generateGpu(*heat.prog, GpuApi::OpenCL, config(*heat.prog, kSettings[0]));
+  GpuSources src = generate(*heat.prog, GpuApi::OpenCL, config(*heat.prog, kSettings[0]));
   EXPECT_FALSE(fusedAny(src));
   bool noted = false;
   for (auto& n : src.notes)

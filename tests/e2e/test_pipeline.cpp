@@ -15,7 +15,6 @@
 #include <map>
 #include <sstream>
 
-#include "driver/gpu_plan.h"
 #include "driver/load.h"
 #include "driver/schedules.h"
 #include "lower/lower.h"
@@ -73,12 +72,12 @@ std::string pipelineOutput(const Case& c) {
   std::map<std::string, std::string> flags;
   for (const std::string& f : scheduleFlags()) flags[f] = "";
   for (auto& [k, v] : c.flags) flags[k] = v;
-  auto setup = setUpSchedules(prog, flags, diags);
-  EXPECT_TRUE(setup.has_value());
   std::ostringstream os;
   PassLog log(PassOptions{true, {}, false}, os);
+  auto setup = setUpSchedules(prog, flags, diags, false, &log);  // runs resolve-schedule
+  EXPECT_TRUE(setup.has_value());
   if (c.kernels)
-    lower(prog, gpuLaunchPlan(prog, setup->schedules), GpuApi::Cpu, log);
+    lower(prog, setup->resolved, GpuApi::Cpu, log);
   else
     lowerLoops(prog, log);
   // Paths in notes depend on where the source tree is.
@@ -189,10 +188,10 @@ TEST(PassLog, EveryPassNameIsKnownToTheCommandLine) {
   LoadedProgram lp = loadProgram(sourceDir() + "/benchmarks/j2d5pt.sten", diags);
   ASSERT_TRUE(lp.program.has_value());
   PassLog log;
-  GpuLaunchConfig cfg;
-  cfg.family = ScheduleFamily::Overlapped;
-  cfg.timeTile = 2;
-  lower(*lp.program, GpuLaunchPlan(cfg), GpuApi::Cpu, log);
+  std::map<std::string, std::string> flags = {{"--schedule", "overlapped"}, {"--time-tile", "2"}};
+  auto setup = setUpSchedules(*lp.program, flags, diags, false, &log);
+  ASSERT_TRUE(setup.has_value());
+  lower(*lp.program, setup->resolved, GpuApi::Cpu, log);
   lowerLoops(*lp.program, log);
   for (auto& [name, s] : log.times())
     EXPECT_NE(std::find(passNames().begin(), passNames().end(), name), passNames().end()) << name;
@@ -205,10 +204,10 @@ TEST(PipelineCli, PrintIrAfterOnePassOnEmit) {
   fs::path out = fs::temp_directory_path() / ("tessel-pipeline-" + std::to_string(getpid()));
   auto r = runCommand(tesselBinary() + " emit " + sourceDir() +
                       "/benchmarks/j2d5pt.sten --target opencl --schedule shared -o " +
-                      out.string() + " --print-ir-after=resolve-launches");
+                      out.string() + " --print-ir-after=resolve-schedule");
   fs::remove_all(out);
   EXPECT_EQ(r.exitCode, 0) << r.output;
-  EXPECT_NE(r.output.find("IR Dump After resolve-launches"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("IR Dump After resolve-schedule"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("stencil 'j2d5pt': shared, grid x=i y=j"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("IR Dump After build-kernels"), std::string::npos) << r.output;
 }
@@ -218,7 +217,7 @@ TEST(PipelineCli, UnknownPassIsAUserError) {
                       "/benchmarks/j2d5pt.sten --print-ir-after=unroll-everything");
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_NE(r.output.find("unroll-everything"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("resolve-launches"), std::string::npos) << r.output;  // the choices
+  EXPECT_NE(r.output.find("resolve-schedule"), std::string::npos) << r.output;  // the choices
 }
 
 TEST(PipelineCli, TimePassesOnRunAndInfo) {
@@ -227,7 +226,7 @@ TEST(PipelineCli, TimePassesOnRunAndInfo) {
                       "--param M=40 --param N=37 --verify --time-passes");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   for (const char* pass :
-       {"resolve-launches", "build-kernels", "verify-kernels", "work-item-loops"})
+       {"resolve-schedule", "build-kernels", "verify-kernels", "work-item-loops"})
     EXPECT_NE(r.output.find(pass), std::string::npos) << pass << "\n" << r.output;
   EXPECT_NE(r.output.find("Pass execution timing report"), std::string::npos) << r.output;
   auto i = runCommand(tesselBinary() + " info " + sourceDir() +

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -26,6 +27,7 @@
 #include "runtime/data.h"
 #include "runtime/errors.h"
 #include "runtime/interpreter.h"
+#include "schedule/resolve.h"
 
 namespace tessel::gputest {
 
@@ -69,6 +71,59 @@ inline ParamValues extentParams(const Program& prog, const std::vector<int64_t>&
     v.push_back(std::min(d, maxOther));
   }
   return v;
+}
+
+/// A schedule as a test picks it, set directly (no hints, fitting or validation), the same for
+/// every stencil: the family; the block (x first; {0, 0, 0}: the family's default, else 0 means
+/// 1); the streamed iterator dimension of the streaming families (-1: the slowest); stream:
+/// planes per block (0: full_stream); the time tile; per grid dimension (x first) the unroll
+/// factor (0 means 1) and cyclic distribution.
+struct Config {
+  ScheduleFamily family = ScheduleFamily::Global;
+  std::array<int, 3> block = {0, 0, 0};
+  int streamDim = -1;
+  int chunk = 16;
+  int timeTile = 1;
+  std::array<int, 3> unroll = {1, 1, 1};
+  bool cyclic = false;
+};
+
+/// The Schedule of stencil `stencil` that `c` describes.
+inline Schedule scheduleOf(const Program& prog, int stencil, const Config& c) {
+  Schedule s;
+  s.stencil = stencil;
+  s.family.value = c.family;
+  if (c.block[0] != 0) s.block.value = {c.block[0], c.block[1], c.block[2]};
+  int streamed = -1;
+  if (streams(c.family) && prog.dims() > 1) {
+    streamed = c.streamDim < 0 ? 0 : c.streamDim;
+    std::string name = streamed < prog.dims() ? prog.iterators[streamed].name
+                                              : fmt::format("(dimension {})", streamed);
+    s.stream = Setting<StreamSpec>{{name, c.chunk == 0}, {}};
+  }
+  s.chunk.value = c.chunk;
+  s.timeTile.value = c.timeTile;
+  size_t gd = 0;
+  for (int d = prog.dims() - 1; d >= 0 && gd < 3; --d)
+    if (d != streamed)
+      s.unroll.value.factors.emplace_back(prog.iterators[d].name,
+                                          c.unroll[gd] == 0 ? 1 : c.unroll[gd]),
+          ++gd;
+  s.unroll.value.distribution = c.cyclic ? UnrollDistribution::Cyclic : UnrollDistribution::Blocked;
+  return s;
+}
+
+/// `prog`'s schedule resolved (schedule/resolve.h) with every stencil under `c`.
+inline ResolvedSchedule resolved(const Program& prog, const Config& c = {}) {
+  std::vector<Schedule> all;
+  for (size_t k = 0; k < prog.stencils.size(); ++k)
+    all.push_back(scheduleOf(prog, static_cast<int>(k), c));
+  return resolve(prog, all);
+}
+
+/// generateGpu under `c`.
+inline GpuSources generate(const Program& prog, GpuApi api, const Config& c = {}) {
+  return generateGpu(prog, api, resolved(prog, c));
 }
 
 /// A parsed program; the SourceFile is kept alive with it.
@@ -196,7 +251,7 @@ inline std::string openclUnavailable() {
         "parameter N=4;\niterator i;\ndouble a[N];\nstencil s (a) { a[i] = 1.0; }\n"
         "s (a);\n");
     try {
-      OpenclModule m(*p.prog, {}, testOptions());
+      OpenclModule m(*p.prog, resolved(*p.prog), testOptions());
       return std::string();
     } catch (const EnvironmentError& e) {
       return std::string(e.what());

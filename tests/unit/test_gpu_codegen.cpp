@@ -8,10 +8,10 @@
 #include "codegen/emitter.h"
 #include "codegen/gpu_backend.h"
 #include "codegen/lower_gpu.h"
-#include "driver/gpu_plan.h"
 #include "exec/cuda_resources.h"
 #include "ir/loop_ir.h"
 #include "model/machine.h"
+#include "schedule/resolve.h"
 #include "schedule/schedule.h"
 #include "unit/gpu_test_util.h"
 
@@ -24,8 +24,8 @@ std::string bench(const std::string& name) {
   return std::string(TESSEL_SOURCE_DIR) + "/benchmarks/" + name + ".sten";
 }
 
-GpuLaunchConfig stream() {
-  GpuLaunchConfig c;
+Config stream() {
+  Config c;
   c.family = ScheduleFamily::GlobalStream;
   return c;
 }
@@ -175,7 +175,7 @@ TEST(GpuIr, SharedArraysStepLoopsAndLaunchBounds) {
 TEST(GpuGolden, TwoDimensionalGlobal) {
   Parsed p = parseFile(bench("j2d5pt"));
   ASSERT_TRUE(p.prog);
-  GpuSources cl = generateGpu(*p.prog, GpuApi::OpenCL);
+  GpuSources cl = generate(*p.prog, GpuApi::OpenCL);
   expectLines(
       cl.kernelSource,
       {"#pragma OPENCL FP_CONTRACT OFF", "__kernel void call0_j2d5pt_s0(",
@@ -184,7 +184,7 @@ TEST(GpuGolden, TwoDimensionalGlobal) {
        "  const long i = lo_i + (long)get_global_id(0);",
        "  const long j = lo_j + (long)get_global_id(1);", "  if ((i <= hi_i) && (j <= hi_j)) {",
        "    out[j * N + i] = (5.1 * in[(j - 1) * N + i]"});
-  GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda);
+  GpuSources cu = generate(*p.prog, GpuApi::Cuda);
   expectLines(
       cu.kernelSource,
       {"extern \"C\" __global__ void call0_j2d5pt_s0(", "    const double* __restrict__ in,",
@@ -205,12 +205,12 @@ TEST(GpuGolden, TwoDimensionalGlobal) {
 TEST(GpuGolden, TwoDimensionalStreamIsAOneDimensionalGridLoopingOverJ) {
   Parsed p = parseFile(bench("j2d5pt"));
   ASSERT_TRUE(p.prog);
-  GpuSources cl = generateGpu(*p.prog, GpuApi::OpenCL, stream());
+  GpuSources cl = generate(*p.prog, GpuApi::OpenCL, stream());
   expectLines(cl.kernelSource, {"  const long i = lo_i + (long)get_global_id(0);",
                                 "  if (i <= hi_i) {", "    for (long j = lo_j; j <= hi_j; ++j) {",
                                 "// One thread per point: i -> x; each thread loops over j"});
   EXPECT_FALSE(contains(cl.kernelSource, "get_global_id(1)"));
-  GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda, stream());
+  GpuSources cu = generate(*p.prog, GpuApi::Cuda, stream());
   expectLines(cu.kernelSource, {"    for (long long j = lo_j; j <= hi_j; ++j) {"});
   expectLines(cu.hostSource,
               {"      const int64_t blocks_x = (hi_i - lo_i + 256) / 256;",
@@ -220,24 +220,24 @@ TEST(GpuGolden, TwoDimensionalStreamIsAOneDimensionalGridLoopingOverJ) {
 TEST(GpuGolden, ThreeDimensionalGlobalAndStream) {
   Parsed p = parseFile(bench("j3d7pt"));
   ASSERT_TRUE(p.prog);
-  GpuSources cl = generateGpu(*p.prog, GpuApi::OpenCL);
+  GpuSources cl = generate(*p.prog, GpuApi::OpenCL);
   expectLines(cl.kernelSource, {"  const long k = lo_k + (long)get_global_id(2);",
                                 "  if ((i <= hi_i) && (j <= hi_j) && (k <= hi_k)) {",
                                 "    out[(k * M + j) * N + i] = c0 * in[(k * M + j) * N + i] + c1",
                                 "    const double c0,", "    const long M,"});
-  GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda);
+  GpuSources cu = generate(*p.prog, GpuApi::Cuda);
   expectLines(cu.kernelSource,
               {"  const long long k = lo_k + ((long long)blockIdx.z * blockDim.z + threadIdx.z);",
                "  if ((i <= hi_i) && (j <= hi_j) && (k <= hi_k)) {"});
   expectLines(cu.hostSource, {"      const int64_t blocks_z = hi_k - lo_k + 1;",
                               "tessel_launch(rt, 0, 3, blocks_x, blocks_y, blocks_z, 32, 8, 1,"});
   // global-stream: a 2-D grid over (i, j), each thread sweeping k.
-  GpuSources cls = generateGpu(*p.prog, GpuApi::OpenCL, stream());
+  GpuSources cls = generate(*p.prog, GpuApi::OpenCL, stream());
   expectLines(cls.kernelSource,
               {"  const long j = lo_j + (long)get_global_id(1);",
                "  if ((i <= hi_i) && (j <= hi_j)) {", "    for (long k = lo_k; k <= hi_k; ++k) {"});
   EXPECT_FALSE(contains(cls.kernelSource, "get_global_id(2)"));
-  GpuSources cus = generateGpu(*p.prog, GpuApi::Cuda, stream());
+  GpuSources cus = generate(*p.prog, GpuApi::Cuda, stream());
   expectLines(cus.kernelSource, {"    for (long long k = lo_k; k <= hi_k; ++k) {"});
   expectLines(cus.hostSource, {"tessel_launch(rt, 0, 2, blocks_x, blocks_y, 1, 32, 8, 1,"});
 }
@@ -247,9 +247,9 @@ TEST(GpuGolden, ThreeDimensionalGlobalAndStream) {
 TEST(GpuGolden, SharedStagesTheTileThenSynchronises) {
   Parsed p = parseFile(bench("j2d5pt"));
   ASSERT_TRUE(p.prog);
-  GpuLaunchConfig c;
+  Config c;
   c.family = ScheduleFamily::Shared;
-  GpuSources cl = generateGpu(*p.prog, GpuApi::OpenCL, c);
+  GpuSources cl = generate(*p.prog, GpuApi::OpenCL, c);
   expectLines(
       cl.kernelSource,
       {"__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void call0_j2d5pt_s0(",
@@ -266,7 +266,7 @@ TEST(GpuGolden, SharedStagesTheTileThenSynchronises) {
        "    out[j * N + i] = (5.1 * s_in[(j - t0_j) * 34 + (i - t0_i + 1)] + 12.1"});
   // Two points per thread along i: a 64x8 tile, 64 + 2 wide; blocks of 64 along x on the host.
   c.unroll = {2, 1, 1};  // grid x = i
-  GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda, c);
+  GpuSources cu = generate(*p.prog, GpuApi::Cuda, c);
   expectLines(cu.kernelSource,
               {"extern \"C\" __global__ void __launch_bounds__(256, 4) call0_j2d5pt_s0(",
                "  __shared__ double s_in[660];",
@@ -283,10 +283,10 @@ TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
   // j3d7pt: planes k-1 and k+1 only at their centre (a shift register), plane k in shared memory.
   Parsed p = parseFile(bench("j3d7pt"));
   ASSERT_TRUE(p.prog);
-  GpuLaunchConfig c;
+  Config c;
   c.family = ScheduleFamily::Stream;
   c.block = {32, 8, 0};
-  GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda, c);
+  GpuSources cu = generate(*p.prog, GpuApi::Cuda, c);
   expectLines(
       cu.kernelSource,
       {"// in: planes k-1, k+1 in registers, k in shared memory (one plane of 10x34)",
@@ -310,7 +310,7 @@ TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
   expectLines(cu.hostSource, {"      const int64_t chunks = (hi_k - lo_k + 16) / 16;",
                               "tessel_launch(rt, 0, 3, blocks_x, blocks_y, chunks, 32, 8, 1,"});
   // The same kernel in OpenCL: local memory, work-group barriers, the same rotation.
-  GpuSources cl7 = generateGpu(*p.prog, GpuApi::OpenCL, c);
+  GpuSources cl7 = generate(*p.prog, GpuApi::OpenCL, c);
   expectLines(
       cl7.kernelSource,
       {"__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void call0_j3d7pt_s0(",
@@ -325,7 +325,7 @@ TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
   Parsed q = parseFile(bench("j3d27pt"));
   ASSERT_TRUE(q.prog);
   c.chunk = 0;  // serial streaming
-  GpuSources cl = generateGpu(*q.prog, GpuApi::OpenCL, c);
+  GpuSources cl = generate(*q.prog, GpuApi::OpenCL, c);
   expectLines(cl.kernelSource,
               {"  __local double s_in[1020];", "  const long first_k = lo_k;",
                "  const long last_k = hi_k;",
@@ -342,7 +342,7 @@ TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
 TEST(GpuLowering, OneKernelPerStatementWithHostBoundsAndLocals) {
   Parsed p = parseFile(bench("heat"));
   ASSERT_TRUE(p.prog);
-  GpuProgram g = lowerToGpu(*p.prog);
+  GpuProgram g = buildKernels(*p.prog, resolved(*p.prog));
   ASSERT_EQ(g.kernels.size(), 4u);  // two calls, two statements each
   EXPECT_EQ(g.kernels[1].name, "call0_heat_s1");
   EXPECT_EQ(g.kernels[1].call, 0);
@@ -350,7 +350,7 @@ TEST(GpuLowering, OneKernelPerStatementWithHostBoundsAndLocals) {
   EXPECT_EQ(g.kernels[1].gridIters, (std::vector<int>{2, 1, 0}));
   EXPECT_EQ(g.kernels[1].block, (std::array<int, 3>{32, 8, 1}));
   EXPECT_TRUE(g.notes.empty());
-  GpuSources s = generateGpu(*p.prog, GpuApi::OpenCL);
+  GpuSources s = generate(*p.prog, GpuApi::OpenCL);
   expectLines(s.hostSource,
               {"  const double r = alpha * dt / pow(h, (double)2);",  // an initialised local
                "  tessel_device_buffer lap(rt, sizeof(double) * (L * M * N), \"lap\");",
@@ -382,7 +382,7 @@ copyout b;
 )");
   ASSERT_TRUE(p.prog);
   for (GpuApi api : {GpuApi::Cuda, GpuApi::OpenCL}) {
-    GpuSources g = generateGpu(*p.prog, api);
+    GpuSources g = generate(*p.prog, api);
     std::string all = g.hostSource + g.kernelSource;
     EXPECT_TRUE(contains(all, "const double k = w * 0.25;")) << all;
     EXPECT_FALSE(contains(all, "unused_")) << all;
@@ -412,7 +412,7 @@ iterate 1:T { [1:K-2, 0:N-1] : chain (v, u); plane (); }
 copyout w;
 )");
   ASSERT_TRUE(p.prog);
-  GpuSources s = generateGpu(*p.prog, GpuApi::OpenCL);
+  GpuSources s = generate(*p.prog, GpuApi::OpenCL);
   expectLines(s.hostSource, {"tessel_zero(rt, v);", "tessel_copy_in(rt, u, arrays[0]);",
                              "tessel_copy(rt, u_2, u);",  // the scratch copy of u
                              "const int64_t box_lo_k = 1;", "tessel_copy_out(rt, arrays[2], w);",
@@ -420,7 +420,7 @@ copyout w;
   EXPECT_FALSE(contains(s.hostSource, "tessel_copy_out(rt, arrays[0]")) << "u is not copied out";
   expectLines(s.kernelSource, {"r[(k - box_lo_k) * box_n_i + (i - box_lo_i)] =",
                                "    const uchar flag,", "tmp[k * N + 1]"});
-  GpuSources c = generateGpu(*p.prog, GpuApi::Cuda);
+  GpuSources c = generate(*p.prog, GpuApi::Cuda);
   expectLines(c.kernelSource, {"    const bool flag,"});
 }
 
@@ -429,15 +429,15 @@ TEST(GpuLowering, ConfigurationsDefaultsNotesAndErrors) {
       "parameter N=9;\niterator i;\ndouble a[N], b[N];\ncopyin a;\n"
       "stencil s (b, a) { b[i] = a[i-1] + a[i+1]; }\ns (b, a);\n");
   ASSERT_TRUE(one.prog);
-  GpuProgram g = lowerToGpu(*one.prog, stream());
+  GpuProgram g = buildKernels(*one.prog, resolved(*one.prog, stream()));
   ASSERT_EQ(g.notes.size(), 1u);
   EXPECT_TRUE(contains(g.notes[0], "global-stream does not apply to a 1-D program")) << g.notes[0];
   EXPECT_EQ(g.kernels.at(0).family, ScheduleFamily::Global);
   EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{256, 1, 1}));
 
-  GpuLaunchConfig c;
+  Config c;
   c.block = {64, 4, 1};
-  g = lowerToGpu(*one.prog, c);
+  g = buildKernels(*one.prog, resolved(*one.prog, c));
   EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{64, 1, 1}));
   ASSERT_EQ(g.notes.size(), 1u);
   EXPECT_TRUE(contains(g.notes[0], "block extent 4 along y ignored")) << g.notes[0];
@@ -447,21 +447,26 @@ TEST(GpuLowering, ConfigurationsDefaultsNotesAndErrors) {
   c = stream();
   c.streamDim = 1;  // sweep j; the grid covers i and k
   c.block = {16, 4, 0};
-  g = lowerToGpu(*three.prog, c);
+  g = buildKernels(*three.prog, resolved(*three.prog, c));
   EXPECT_EQ(g.kernels.at(0).gridIters, (std::vector<int>{2, 0}));
   EXPECT_EQ(g.kernels.at(0).streamIter, 1);
   EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{16, 4, 1}));
   c.streamDim = 3;
-  EXPECT_THROW(lowerToGpu(*three.prog, c), std::invalid_argument);
-  c = GpuLaunchConfig{};
+  EXPECT_THROW(buildKernels(*three.prog, resolved(*three.prog, c)), std::invalid_argument);
+  c = Config{};
   c.block = {-1, 1, 1};
-  EXPECT_THROW(lowerToGpu(*three.prog, c), std::invalid_argument);
+  EXPECT_THROW(buildKernels(*three.prog, resolved(*three.prog, c)), std::invalid_argument);
 
-  // Per stencil: perStencil[s] for stencil s, the fallback for the others.
-  GpuLaunchPlan plan;
-  plan.perStencil = {stream()};
-  g = lowerToGpu(*three.prog, plan);
+  // Per stencil: its Schedule where given; `global` for a stencil without one.
+  g = buildKernels(*three.prog, resolve(*three.prog, {scheduleOf(*three.prog, 0, stream())}));
   for (auto& k : g.kernels) EXPECT_EQ(k.family, ScheduleFamily::GlobalStream) << k.name;
+  g = buildKernels(*three.prog, resolve(*three.prog, {}));
+  for (auto& k : g.kernels) EXPECT_EQ(k.family, ScheduleFamily::Global) << k.name;
+  // A schedule resolved for another program is refused.
+  EXPECT_THROW(buildKernels(*one.prog, resolve(*three.prog, {})), std::invalid_argument);
+  ResolvedSchedule two = resolve(*one.prog, {});
+  two.grids.push_back(two.grids[0]);
+  EXPECT_THROW(buildKernels(*one.prog, two), std::invalid_argument);
 }
 
 TEST(GpuLowering, NamesAvoidBothDialectsAndTheRuntime) {
@@ -476,7 +481,7 @@ stencil t (threadIdx, rt) { threadIdx[i] = 1.0; rt[i] = 2.0; }
 t (threadIdx, rt);
 )");
   ASSERT_TRUE(p.prog);
-  GpuSources s = generateGpu(*p.prog, GpuApi::OpenCL);
+  GpuSources s = generate(*p.prog, GpuApi::OpenCL);
   expectLines(s.kernelSource,
               {"__global double* restrict global_2,", "__global const double* restrict kernel_2,",
                "global_2[i] = kernel_2[i] * 2.0 + vCL_SUCCESS[i];"});
@@ -521,13 +526,13 @@ TEST(GpuLowering, PlanFromSchedules) {
   ASSERT_TRUE(machine);
   auto schedules = buildSchedules(*p.prog, {}, *machine, diags);
   ASSERT_TRUE(schedules);
-  GpuLaunchPlan plan = gpuLaunchPlan(*p.prog, *schedules);
-  ASSERT_EQ(plan.perStencil.size(), 1u);
-  EXPECT_EQ(plan.of(0).family, ScheduleFamily::Stream);  // the stream clause selects `stream`
-  EXPECT_EQ(plan.of(0).streamDim, 0);
-  EXPECT_EQ(plan.of(0).chunk, 16);
-  EXPECT_EQ(plan.of(0).block, (std::array<int, 3>{32, 16, 1}));
-  GpuProgram g = lowerToGpu(*p.prog, plan);
+  ResolvedSchedule r = resolve(*p.prog, *schedules);
+  ASSERT_EQ(r.grids.size(), 1u);
+  EXPECT_EQ(r.grids[0].family, ScheduleFamily::Stream);  // the stream clause selects `stream`
+  EXPECT_EQ(r.grids[0].stream, 0);
+  EXPECT_EQ(r.grids[0].chunk, 16);
+  EXPECT_EQ(r.grids[0].block, (std::array<int, 3>{32, 16, 1}));
+  GpuProgram g = buildKernels(*p.prog, r);
   EXPECT_EQ(g.kernels.at(0).gridIters, (std::vector<int>{2, 1}));
   EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{32, 16, 1}));
   EXPECT_EQ(g.kernels.at(0).chunk, 16);
@@ -537,7 +542,7 @@ TEST(GpuLowering, PlanFromSchedules) {
   EXPECT_EQ(g.kernels.at(1).sharedBytes, 0);
   // Only heat's `#assign shmem (in)` is noted: placements are not applied (the staging
   // analysis decides what lives in shared memory).
-  auto notes = gpuPlanNotes(*p.prog, *schedules);
+  auto notes = scheduleNotes(*p.prog, *schedules);
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_TRUE(contains(notes[0], "the placement of 'in'")) << notes[0];
 
@@ -546,8 +551,8 @@ TEST(GpuLowering, PlanFromSchedules) {
   gs.family = ScheduleFamily::GlobalStream;
   schedules = buildSchedules(*p.prog, gs, *machine, diags);
   ASSERT_TRUE(schedules);
-  EXPECT_EQ(gpuLaunchPlan(*p.prog, *schedules).of(0).family, ScheduleFamily::GlobalStream);
-  notes = gpuPlanNotes(*p.prog, *schedules);
+  EXPECT_EQ(resolve(*p.prog, *schedules).grids[0].family, ScheduleFamily::GlobalStream);
+  notes = scheduleNotes(*p.prog, *schedules);
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_TRUE(contains(notes[1], "runs as full_stream under 'global-stream'")) << notes[1];
 
@@ -557,16 +562,16 @@ TEST(GpuLowering, PlanFromSchedules) {
   sh.unroll = UnrollSpec{{{"i", 2}}, UnrollDistribution::Cyclic};
   schedules = buildSchedules(*p.prog, sh, *machine, diags);
   ASSERT_TRUE(schedules);
-  notes = gpuPlanNotes(*p.prog, *schedules);  // the placement, and the file's stream clause
+  notes = scheduleNotes(*p.prog, *schedules);  // the placement, and the file's stream clause
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_TRUE(contains(notes[1], "heat.sten:13:9) does not apply to the shared family"))
       << notes[1];
-  EXPECT_EQ(gpuLaunchPlan(*p.prog, *schedules).of(0).unroll, (std::array<int, 3>{2, 1, 1}));
-  EXPECT_TRUE(gpuLaunchPlan(*p.prog, *schedules).of(0).cyclic);
+  EXPECT_EQ(resolve(*p.prog, *schedules).grids[0].unroll, (std::array<int, 3>{2, 1, 1}));
+  EXPECT_TRUE(resolve(*p.prog, *schedules).grids[0].cyclic);
   sh.family = ScheduleFamily::Stream;
   schedules = buildSchedules(*p.prog, sh, *machine, diags);
   ASSERT_TRUE(schedules);
-  notes = gpuPlanNotes(*p.prog, *schedules);
+  notes = scheduleNotes(*p.prog, *schedules);
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_TRUE(contains(notes[0],
                        "unroll (command line (--unroll i=2,cyclic)) is not applied by "
@@ -578,7 +583,7 @@ TEST(GpuLowering, PlanFromSchedules) {
   global.block = std::vector<int64_t>{64, 2, 2};
   schedules = buildSchedules(*p.prog, global, *machine, diags);
   ASSERT_TRUE(schedules) << diags.errorCount();
-  g = lowerToGpu(*p.prog, gpuLaunchPlan(*p.prog, *schedules));
+  g = buildKernels(*p.prog, resolve(*p.prog, *schedules));
   EXPECT_EQ(g.kernels.at(0).family, ScheduleFamily::Global);
   EXPECT_EQ(g.kernels.at(0).block, (std::array<int, 3>{64, 2, 2}));
 }

@@ -21,7 +21,7 @@ TEST(CudaResources, HeatOnRealNvcc) {
   TESSEL_REQUIRE_NVCC();
   Parsed p = parseFile(bench("heat"));
   ASSERT_TRUE(p.prog);
-  GpuSources s = generateGpu(*p.prog, GpuApi::Cuda);
+  GpuSources s = generate(*p.prog, GpuApi::Cuda);
   CudaResourceOptions o;  // a fresh temporary directory: nvcc really runs
   CudaResourceReport r = cudaResources(s.hostSource, o);
   EXPECT_FALSE(r.reused);
@@ -54,9 +54,9 @@ TEST(CudaResources, FeatureProgramsCompileWithoutWarnings) {
     Parsed p = parse(text);
     ASSERT_TRUE(p.prog);
     for (ScheduleFamily f : {ScheduleFamily::Global, ScheduleFamily::GlobalStream}) {
-      GpuLaunchConfig c;
+      Config c;
       c.family = f;
-      GpuSources s = generateGpu(*p.prog, GpuApi::Cuda, c);
+      GpuSources s = generate(*p.prog, GpuApi::Cuda, c);
       CudaResourceReport r = cudaResources(s.hostSource, resourceOptions());
       EXPECT_TRUE(r.warnings.empty()) << r.output << "\n" << s.hostSource;
       EXPECT_EQ(r.kernels.size(), s.kernels.size()) << r.output;
@@ -85,7 +85,7 @@ TEST(CudaModule, RunsWhereACudaDeviceExists) {
   if (!cudaDeviceAvailable(&why)) {
     EXPECT_FALSE(why.empty());
     try {
-      CudaModule m(*p.prog, {}, testOptions(GpuApi::Cuda));
+      CudaModule m(*p.prog, resolved(*p.prog), testOptions(GpuApi::Cuda));
       ADD_FAILURE() << "CudaModule built without a CUDA device";
     } catch (const EnvironmentError& e) {
       EXPECT_TRUE(contains(e.what(), "no CUDA device")) << e.what();
@@ -93,9 +93,9 @@ TEST(CudaModule, RunsWhereACudaDeviceExists) {
     GTEST_SKIP() << "skipped: no CUDA device: " << why;
   }
   for (ScheduleFamily f : {ScheduleFamily::Global, ScheduleFamily::GlobalStream}) {
-    GpuLaunchConfig c;
+    Config c;
     c.family = f;
-    CudaModule m(*p.prog, c, testOptions(GpuApi::Cuda));
+    CudaModule m(*p.prog, resolved(*p.prog, c), testOptions(GpuApi::Cuda));
     EXPECT_TRUE(contains(m.deviceName(), "CUDA")) << m.deviceName();
     expectAgrees(*p.prog, m, {37, 70, 3}, 7, familyName(f));
   }

@@ -12,16 +12,16 @@ using namespace tessel::gputest;
 
 namespace {
 
-GpuLaunchConfig family(ScheduleFamily f, std::array<int, 3> block = {0, 0, 0}) {
-  GpuLaunchConfig c;
+Config family(ScheduleFamily f, std::array<int, 3> block = {0, 0, 0}) {
+  Config c;
   c.family = f;
   c.block = block;
   return c;
 }
 
-GpuLaunchConfig staged(ScheduleFamily f, std::array<int, 3> block, int chunk,
-                       std::array<int, 3> unroll = {1, 1, 1}, bool cyclic = false) {
-  GpuLaunchConfig c = family(f, block);
+Config staged(ScheduleFamily f, std::array<int, 3> block, int chunk,
+              std::array<int, 3> unroll = {1, 1, 1}, bool cyclic = false) {
+  Config c = family(f, block);
   c.chunk = chunk;
   c.unroll = unroll;
   c.cyclic = cyclic;
@@ -32,7 +32,7 @@ GpuLaunchConfig staged(ScheduleFamily f, std::array<int, 3> block, int chunk,
 /// several points per thread along grid x, y, z (shared, blocked and cyclic) or chunks of 3 and
 /// all planes (stream).
 /// (Their defaults run on every benchmark: tests/e2e/test_gpu_staged_benchmarks.cpp.)
-std::vector<GpuLaunchConfig> configs() {
+std::vector<Config> configs() {
   return {family(ScheduleFamily::Global),
           family(ScheduleFamily::GlobalStream),
           family(ScheduleFamily::Global, {5, 3, 2}),
@@ -42,7 +42,7 @@ std::vector<GpuLaunchConfig> configs() {
           staged(ScheduleFamily::Stream, {5, 2, 1}, 0)};
 }
 
-std::string describe(const GpuLaunchConfig& c) {
+std::string describe(const Config& c) {
   return fmt::format("{} block {} chunk {} unroll {}{}", familyName(c.family),
                      fmt::join(c.block, "x"), c.chunk, fmt::join(c.unroll, "x"),
                      c.cyclic ? " cyclic" : "");
@@ -81,7 +81,7 @@ stencil blur (b, a) { b[i] = a[i-1] + a[i+1]; c[i] = 1.0; }
 blur (b, a);
 )");
   ASSERT_TRUE(p.prog);
-  OpenclModule m(*p.prog, {}, testOptions());
+  OpenclModule m(*p.prog, resolved(*p.prog), testOptions());
   EXPECT_FALSE(m.deviceName().empty());
   ProgramState st = makeState(*p.prog, {10}, 1);
   for (int k = 0; k < 10; ++k) st.arrays[0].values[k] = k * k;
@@ -105,7 +105,7 @@ TEST(OpenclModule, TypesAndFunctionsMatchInterpreter) {
   // built-ins are accurate to a few ulp, not correctly rounded, so e agrees to float precision.
   std::map<std::string, double> tol = {{"e", 1e-6}};
   for (auto& c : configs()) {
-    OpenclModule m(*p.prog, c, testOptions());
+    OpenclModule m(*p.prog, resolved(*p.prog, c), testOptions());
     expectAgrees(*p.prog, m, {13, 37}, 7, describe(c), tol);
     expectAgrees(*p.prog, m, {5, 4}, 99, describe(c), tol);
   }
@@ -116,7 +116,7 @@ TEST(OpenclModule, LocalsScratchPlanesAndNestedIterate) {
   Parsed p = parse(kLocals);
   ASSERT_TRUE(p.prog);
   for (auto& c : configs()) {
-    OpenclModule m(*p.prog, c, testOptions());
+    OpenclModule m(*p.prog, resolved(*p.prog, c), testOptions());
     std::string fam = describe(c);
     expectAgrees(*p.prog, m, {5, 40, 3}, 7, fam);
     expectAgrees(*p.prog, m, {4, 3, 2}, 8, fam);   // the plane condition fails
@@ -148,7 +148,7 @@ flux (f, x);
 )");
   ASSERT_TRUE(p.prog);
   for (auto& c : configs()) {
-    OpenclModule m(*p.prog, c, testOptions());
+    OpenclModule m(*p.prog, resolved(*p.prog, c), testOptions());
     expectAgrees(*p.prog, m, {7, 9, 12}, 3, describe(c));
     expectAgrees(*p.prog, m, {2, 3, 40}, 4, describe(c));
   }
@@ -159,7 +159,7 @@ TEST(OpenclModule, IntegerRunTimeErrorsAreReportedLikeTheInterpreter) {
   Parsed p = parse(kIntErrors);
   ASSERT_TRUE(p.prog);
   const Program& prog = *p.prog;
-  OpenclModule m(prog, {}, testOptions());
+  OpenclModule m(prog, resolved(prog), testOptions());
   ProgramState st = makeState(prog, {12}, 5);
   int d = prog.findScalar("d"), e = prog.findScalar("e"), a = prog.findArray("a");
   for (int k = 0; k < 12; ++k) st.arrays[a].values[k] = k % 2 ? -(k + 1) * 7 : (k + 1) * 13;
@@ -185,7 +185,7 @@ TEST(OpenclModule, InitialisedLocalErrorsOnTheHostAreReported) {
   TESSEL_REQUIRE_OPENCL();
   Parsed p = parse(kHostError);
   ASSERT_TRUE(p.prog);
-  OpenclModule m(*p.prog, {}, testOptions());
+  OpenclModule m(*p.prog, resolved(*p.prog), testOptions());
   ProgramState st = makeState(*p.prog, {6}, 1);
   st.scalars[0] = 0;
   expectBothReport(*p.prog, st, m, "integer division by zero");
@@ -197,7 +197,7 @@ TEST(OpenclModule, AProgramWithoutKernelsRuns) {
   TESSEL_REQUIRE_OPENCL();
   Parsed p = parse(kNoKernels);
   ASSERT_TRUE(p.prog);
-  OpenclModule m(*p.prog, {}, testOptions());
+  OpenclModule m(*p.prog, resolved(*p.prog), testOptions());
   EXPECT_TRUE(m.sources().kernels.empty());
   EXPECT_TRUE(contains(m.sources().hostSource, "// Never runs: its region is empty."));
   expectAgrees(*p.prog, m, {6});
@@ -209,12 +209,12 @@ TEST(OpenclModule, CachesLibrariesAndWritesTheProject) {
   ASSERT_TRUE(p.prog);
   GpuBuildOptions o = testOptions();
   o.directory = freshDir("cache");
-  OpenclModule first(*p.prog, {}, o);
+  OpenclModule first(*p.prog, resolved(*p.prog), o);
   EXPECT_FALSE(first.reused());
   for (const char* f : {"tessel_host.cpp", "tessel_kernels.cl", "CMakeLists.txt"})
     EXPECT_TRUE(fs::exists(o.directory / f)) << f;
   EXPECT_EQ(first.sourcePath(), o.directory / "tessel_host.cpp");
-  OpenclModule second(*p.prog, {}, o);
+  OpenclModule second(*p.prog, resolved(*p.prog), o);
   EXPECT_TRUE(second.reused());
   EXPECT_EQ(first.libraryPath(), second.libraryPath());
   OpenclModule moved = std::move(second);
@@ -230,10 +230,10 @@ TEST(OpenclModule, DeviceSelectionAndStateChecks) {
   ASSERT_TRUE(p.prog);
   GpuBuildOptions o = testOptions();
   o.device = "0";
-  OpenclModule byIndex(*p.prog, {}, o);
+  OpenclModule byIndex(*p.prog, resolved(*p.prog), o);
   o.device = "no-such-device-anywhere";
   try {
-    OpenclModule m(*p.prog, {}, o);
+    OpenclModule m(*p.prog, resolved(*p.prog), o);
     FAIL() << "expected no device";
   } catch (const EnvironmentError& e) {
     EXPECT_TRUE(contains(e.what(), "no OpenCL device matches 'no-such-device-anywhere'"))
@@ -256,7 +256,7 @@ TEST(OpenclModule, HostCompileFailureNamesTheLog) {
   o.directory = freshDir("fail");
   o.hostCompiler = "false";  // "compiles" nothing and fails
   try {
-    OpenclModule m(*p.prog, {}, o);
+    OpenclModule m(*p.prog, resolved(*p.prog), o);
     FAIL() << "expected a compile failure";
   } catch (const std::runtime_error& e) {
     EXPECT_TRUE(contains(e.what(), (o.directory / "build.log").string())) << e.what();
@@ -268,11 +268,12 @@ TEST(OpenclModule, BehindTheBackendInterface) {
   TESSEL_REQUIRE_OPENCL();
   Parsed p = parse(kLocals);
   ASSERT_TRUE(p.prog);
-  GpuLaunchConfig c;
+  Config c;
   c.family = ScheduleFamily::GlobalStream;
   BackendOptions bo;
   bo.workDir = freshDir("backend").string();
-  auto b = makeGpuBackend(GpuApi::OpenCL, *p.prog, bo, c);
+  bo.schedule = resolved(*p.prog, c);
+  auto b = makeGpuBackend(GpuApi::OpenCL, *p.prog, bo);
   EXPECT_EQ(b->name(), "opencl");
   EXPECT_TRUE(contains(b->description(), "generated OpenCL on ")) << b->description();
   EXPECT_TRUE(contains(b->generatedCode(), bo.workDir)) << b->generatedCode();

@@ -14,9 +14,9 @@ using namespace tessel::gputest;
 
 namespace {
 
-GpuLaunchConfig overlapped(int t, std::array<int, 3> block = {0, 0, 0},
-                           std::array<int, 3> unroll = {1, 1, 1}) {
-  GpuLaunchConfig c;
+Config overlapped(int t, std::array<int, 3> block = {0, 0, 0},
+                  std::array<int, 3> unroll = {1, 1, 1}) {
+  Config c;
   c.family = ScheduleFamily::Overlapped;
   c.timeTile = t;
   c.block = block;
@@ -54,8 +54,8 @@ TEST(OverlappedCases, FiveCallsForEveryTimeTile) {
   Parsed p = parse(kFiveCalls);
   ASSERT_TRUE(p.prog);
   for (int t : {1, 2, 3, 4, 8}) {
-    GpuLaunchConfig c = overlapped(t, {8, 6, 1});
-    OpenclModule m(*p.prog, c, testOptions());
+    Config c = overlapped(t, {8, 6, 1});
+    OpenclModule m(*p.prog, resolved(*p.prog, c), testOptions());
     for (ParamValues pv : {ParamValues{20, 30, 2}, ParamValues{5, 9, 2}, ParamValues{13, 41, 3}})
       expectAgrees(*p.prog, m, pv, 3, fmt::format("T={} at {}", t, fmt::join(pv, ",")));
   }
@@ -67,13 +67,13 @@ TEST(OverlappedCases, VariantsPerStartingPhase) {
   // n = 2 calls per iteration: T = 3 starts at body positions 0 and 1 (two variants), T = 2
   // always at 0 (one). The trailing call is a straight run of one call, fewer than T: fused as
   // it is (one more kernel, and a note says so).
-  GpuSources t3 = generateGpu(*p.prog, GpuApi::OpenCL, overlapped(3));
+  GpuSources t3 = generate(*p.prog, GpuApi::OpenCL, overlapped(3));
   EXPECT_EQ(fusedKernels(t3.kernels), 3);
-  EXPECT_EQ(fusedKernels(generateGpu(*p.prog, GpuApi::OpenCL, overlapped(2)).kernels), 2);
+  EXPECT_EQ(fusedKernels(generate(*p.prog, GpuApi::OpenCL, overlapped(2)).kernels), 2);
   bool noted = false;
   for (auto& n : t3.notes) noted = noted || n.find("the run has 1 call: fused as 1 step") != n.npos;
   EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(t3.notes, "\n"));
-  EXPECT_EQ(fusedKernels(generateGpu(*p.prog, GpuApi::OpenCL, overlapped(1)).kernels), 3);
+  EXPECT_EQ(fusedKernels(generate(*p.prog, GpuApi::OpenCL, overlapped(1)).kernels), 3);
   std::vector<FusionConfig> cfg = {{true, 3, {16, 16}}};
   auto groups = planFusion(*p.prog, cfg);
   ASSERT_EQ(groups.size(), 2u);
@@ -123,7 +123,7 @@ TEST(OverlappedCases, ScratchCopiesIntDivisionLocalsAndNestedLoops) {
   Parsed p = parse(kMixed);
   ASSERT_TRUE(p.prog);
   for (int t : {1, 2, 3}) {
-    OpenclModule m(*p.prog, overlapped(t, {16, 8, 1}), testOptions());
+    OpenclModule m(*p.prog, resolved(*p.prog, overlapped(t, {16, 8, 1})), testOptions());
     for (ParamValues pv :
          {ParamValues{12, 20, 2, 3}, ParamValues{7, 5, 1, 2}, ParamValues{19, 33, 3, 5}})
       expectAgrees(*p.prog, m, pv, 5, fmt::format("T={} at {}", t, fmt::join(pv, ",")));
@@ -145,12 +145,12 @@ s (d, b, a);
 copyout b, d;
 )");
   ASSERT_TRUE(p.prog);
-  GpuSources src = generateGpu(*p.prog, GpuApi::OpenCL, overlapped(1));
+  GpuSources src = generate(*p.prog, GpuApi::OpenCL, overlapped(1));
   EXPECT_EQ(fusedKernels(src.kernels), 0);
   bool noted = false;
   for (auto& n : src.notes) noted = noted || contains(n, "fixed plane of 'b'");
   EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(src.notes, "\n"));
-  OpenclModule m(*p.prog, overlapped(1), testOptions());
+  OpenclModule m(*p.prog, resolved(*p.prog, overlapped(1)), testOptions());
   expectAgrees(*p.prog, m, {10, 10});
 }
 
@@ -170,7 +170,7 @@ iterate 1:T {
 copyout A;
 )");
   ASSERT_TRUE(p.prog);
-  OpenclModule m(*p.prog, overlapped(8), testOptions());
+  OpenclModule m(*p.prog, resolved(*p.prog, overlapped(8)), testOptions());
   expectAgrees(*p.prog, m, {1000, 9});  // 18 steps: 2 fused kernels and 2 remaining steps
   expectAgrees(*p.prog, m, {3, 1});     // smaller than one tile, fewer steps than T
 }
@@ -185,7 +185,7 @@ TEST(OverlappedCases, J2d5ptSixCallsTimeTile4) {
   TESSEL_REQUIRE_OPENCL();
   Parsed p = parseFile(fs::path(TESSEL_SOURCE_DIR) / "benchmarks" / "j2d5pt.sten");
   ASSERT_TRUE(p.prog);
-  OpenclModule m(*p.prog, overlapped(4, {16, 12, 1}), testOptions());
+  OpenclModule m(*p.prog, resolved(*p.prog, overlapped(4, {16, 12, 1})), testOptions());
   expectAgrees(*p.prog, m, {23, 45, 3}, 9, "T=4, 6 calls");
   expectAgrees(*p.prog, m, {23, 45, 1}, 9, "T=4, 2 calls (all remaining)");
 }
@@ -213,7 +213,7 @@ s (out, m, c, in);
 copyout out, m, c;
 )");
   ASSERT_TRUE(p.prog);
-  OpenclModule m(*p.prog, overlapped(1, {8, 4, 1}), testOptions());
+  OpenclModule m(*p.prog, resolved(*p.prog, overlapped(1, {8, 4, 1})), testOptions());
   expectAgrees(*p.prog, m, {20, 24});
   expectAgrees(*p.prog, m, {3, 50});
 }
@@ -223,8 +223,8 @@ copyout out, m, c;
 TEST(OverlappedCases, KeyLinesInBothDialects) {
   Parsed p = parseFile(fs::path(TESSEL_SOURCE_DIR) / "benchmarks" / "j2d5pt.sten");
   ASSERT_TRUE(p.prog);
-  GpuSources cl = generateGpu(*p.prog, GpuApi::OpenCL, overlapped(2));
-  GpuSources cu = generateGpu(*p.prog, GpuApi::Cuda, overlapped(2));
+  GpuSources cl = generate(*p.prog, GpuApi::OpenCL, overlapped(2));
+  GpuSources cu = generate(*p.prog, GpuApi::Cuda, overlapped(2));
   // Block 32x16 covers stage 1 (tile + 1 each side): tile 14x30; `in` over tile + 2 = 18x34.
   for (const char* want :
        {"__kernel __attribute__((reqd_work_group_size(32, 16, 1))) void fused0_p0_j2d5pt(",

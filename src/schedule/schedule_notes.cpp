@@ -1,29 +1,13 @@
-#include "driver/gpu_plan.h"
-
+// scheduleNotes(): what a user hears about the clauses of a Schedule that the lowering does not
+// apply (resolve.h), so that nothing is silently ignored.
 #include <fmt/format.h>
+
+#include "schedule/resolve.h"
 
 namespace tessel {
 
-GpuLaunchPlan gpuLaunchPlan(const Program& prog, const std::vector<Schedule>& schedules) {
-  GpuLaunchPlan plan;
-  for (const Schedule& s : schedules) {
-    GpuLaunchConfig c;
-    c.family = s.family.value;
-    auto b = s.blockShape();
-    for (size_t d = 0; d < 3; ++d) c.block[d] = static_cast<int>(b[d]);
-    c.streamDim = streamDim(s, prog);
-    c.chunk = s.stream && s.stream->value.full ? 0 : static_cast<int>(s.chunk.value);
-    c.timeTile = static_cast<int>(s.timeTile.value);
-    auto grid = gridDims(s, prog);
-    for (size_t gd = 0; gd < grid.size() && gd < 3; ++gd)
-      c.unroll[gd] = static_cast<int>(s.unrollFactor(prog.iterators[grid[gd]].name));
-    c.cyclic = s.unroll.value.distribution == UnrollDistribution::Cyclic;
-    plan.perStencil.push_back(c);
-  }
-  return plan;
-}
-
-std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Schedule>& schedules) {
+std::vector<std::string> scheduleNotes(const Program& prog,
+                                       const std::vector<Schedule>& schedules) {
   std::vector<std::string> notes;
   for (const Schedule& s : schedules) {
     const std::string who = s.stencil >= 0 && s.stencil < static_cast<int>(prog.stencils.size())
@@ -81,12 +65,6 @@ std::vector<std::string> gpuPlanNotes(const Program& prog, const std::vector<Sch
                       who, describe(s.chunk.origin), s.stream->value.iterator));
   }
   return notes;
-}
-
-bool cppRunsKernels(const Program& prog, const GpuLaunchPlan& plan) {
-  for (size_t s = 0; s < prog.stencils.size(); ++s)
-    if (plan.of(static_cast<int>(s)).family != ScheduleFamily::Global) return true;
-  return false;
 }
 
 }  // namespace tessel
