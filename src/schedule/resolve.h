@@ -35,8 +35,8 @@ struct GridShape {
   bool staged() const {
     return family == ScheduleFamily::Shared || family == ScheduleFamily::Stream;
   }
-  /// Points per block along grid dimension gd.
-  int tile(size_t gd) const { return block[gd] * unroll[gd]; }
+  /// Points per block along grid dimension gd (64 bits: the fitting may try absurd unrolls).
+  int64_t tile(size_t gd) const { return static_cast<int64_t>(block[gd]) * unroll[gd]; }
   /// The grid of the stencil's per-statement kernels (the calls a fused kernel does not cover):
   /// an overlapped stencil's run as `global`, one point per thread; the others as they are.
   GridShape perStatement() const;

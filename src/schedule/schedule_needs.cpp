@@ -3,32 +3,27 @@
 #include <fmt/format.h>
 
 #include "analysis/staging.h"
+#include "schedule/resolve.h"
 #include "schedule/schedule.h"
 
 namespace tessel {
 
 std::vector<KernelNeeds> kernelNeeds(const Schedule& s, const Program& prog) {
   std::vector<KernelNeeds> out;
-  ScheduleFamily f = s.family.value;
-  if (f != ScheduleFamily::Shared && f != ScheduleFamily::Stream) return out;
-  int streamed = f == ScheduleFamily::Stream ? streamDim(s, prog) : -1;
-  bool unrolled = f == ScheduleFamily::Shared || streamed < 0;  // `stream` on 1-D runs shared
+  const GridShape g = gridOf(s, prog);  // `stream` on a 1-D program runs as `shared`
+  if (!g.staged()) return out;
   // A block's tile per iterator: the block extent of its grid dimension (times the unroll).
   std::vector<int64_t> tile(static_cast<size_t>(prog.dims()), 1);
-  std::vector<int> grid = gridDims(s, prog);
-  auto block = s.blockShape();
   int64_t threads = 1;
-  for (size_t gd = 0; gd < grid.size() && gd < 3; ++gd) {
-    int d = grid[gd];
-    int64_t u = unrolled ? s.unrollFactor(prog.iterators[d].name) : 1;
-    tile[d] = block[gd] * u;
-    threads *= block[gd];
+  for (size_t gd = 0; gd < g.iters.size() && gd < 3; ++gd) {
+    tile[static_cast<size_t>(g.iters[gd])] = g.tile(gd);
+    threads *= g.block[gd];
   }
   for (size_t c = 0; c < prog.calls.size(); ++c) {
     const CallInst& call = prog.calls[c];
     if (call.stencil != s.stencil) continue;
     for (size_t k = 0; k < call.stmts.size(); ++k) {
-      StmtStaging st = planStaging(prog, call, call.stmts[k], tile, streamed);
+      StmtStaging st = planStaging(prog, call, call.stmts[k], tile, g.stream);
       KernelNeeds n;
       n.call = static_cast<int>(c);
       n.stmt = static_cast<int>(k);
