@@ -1,9 +1,12 @@
+// Counts: FLOPs, halos and traffic of a call, dependences and the work of a run (see counts.h).
 #include "analysis/counts.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
 #include <set>
+
+#include "analysis/accesses.h"
 
 namespace tessel {
 
@@ -37,7 +40,7 @@ CallShape callShape(const Program& prog, const CallInst& c) {
     int g = c.localArrays[a.index].scratchOf;
     return g >= 0 ? &prog.arrays[g].name : nullptr;
   };
-  auto read = [&](const Expr& e) {
+  auto read = [&](const Reference& e) {
     const std::string& name = prog.arrayName(c, e.array);
     if (auto* g = globalName(e.array)) note(shape.reads, *g);
     auto [it, fresh] = haloIndex.try_emplace(name, shape.halos.size());
@@ -53,14 +56,12 @@ CallShape callShape(const Program& prog, const CallInst& c) {
     }
   };
   for (auto& st : c.stmts) {
-    visitExpr(st.rhs, [&](const ExprPtr& e) {
-      if (e->kind == ExprKind::ArrayRef) read(*e);
-    });
-    if (st.lhs->kind == ExprKind::ArrayRef) {
-      if (st.op != AssignOp::Set) read(*st.lhs);
-      // Only writes that reach global memory count as traffic (scratch copies do not).
-      if (!st.lhs->array.local) note(shape.writes, prog.arrays[st.lhs->array.index].name);
-    }
+    StmtAccesses acc = stmtAccesses(st);
+    for (const Reference& r : acc.reads)
+      if (!r.scalar) read(r);
+    // Only writes that reach global memory count as traffic (scratch copies do not).
+    if (!acc.write.scalar && !acc.write.array.local)
+      note(shape.writes, prog.arrays[acc.write.array.index].name);
   }
   // Drop arrays whose every read is at offset zero from the halo list.
   std::vector<ArrayHalo> halos;
@@ -83,19 +84,15 @@ struct Access {
   std::set<std::string> reads, writes;
 };
 
-Access accessOf(const CallInst& c, const Stmt& s) {
+Access accessOf(const Stmt& s) {
   Access a;
-  auto key = [&](const Expr& e) -> std::string {
-    if (e.kind == ExprKind::ScalarRef) return "$" + std::to_string(e.index);
-    return (e.array.local ? "L" : "G") + std::to_string(e.array.index);
+  auto key = [&](const Reference& r) -> std::string {
+    if (r.scalar) return "$" + std::to_string(r.index);
+    return (r.array.local ? "L" : "G") + std::to_string(r.array.index);
   };
-  visitExpr(s.rhs, [&](const ExprPtr& e) {
-    if (e->kind == ExprKind::ArrayRef ||
-        (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Local))
-      a.reads.insert(key(*e));
-  });
-  if (s.op != AssignOp::Set) a.reads.insert(key(*s.lhs));
-  a.writes.insert(key(*s.lhs));
+  StmtAccesses acc = stmtAccesses(s);
+  for (const Reference& r : acc.reads) a.reads.insert(key(r));
+  a.writes.insert(key(acc.write));
   return a;
 }
 
@@ -120,7 +117,7 @@ void addDeps(const Access& a, const Access& b, int i, int j, std::vector<Depende
 std::vector<Dependence> statementDependences(const Program& prog, const CallInst& c) {
   std::vector<Dependence> out;
   std::vector<Access> acc;
-  for (auto& s : c.stmts) acc.push_back(accessOf(c, s));
+  for (auto& s : c.stmts) acc.push_back(accessOf(s));
   for (size_t i = 0; i < acc.size(); ++i)
     for (size_t j = i + 1; j < acc.size(); ++j)
       addDeps(acc[i], acc[j], static_cast<int>(i), static_cast<int>(j), out,
@@ -134,7 +131,7 @@ std::vector<Dependence> callDependences(const Program& prog) {
   for (auto& c : prog.calls) {
     Access a;
     for (auto& s : c.stmts) {
-      Access sa = accessOf(c, s);
+      Access sa = accessOf(s);
       for (auto& r : sa.reads)
         if (r[0] == 'G') a.reads.insert(r);
       for (auto& w : sa.writes)

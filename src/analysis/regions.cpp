@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "analysis/accesses.h"
 #include "support/saturating.h"
 
 namespace tessel {
@@ -129,7 +130,7 @@ struct RegionBuilder {
 
   // Restricts `reg` so that `ref` (an access of the statement) stays inside the call domain and,
   // for a read of a produced array, inside that array's written region.
-  void constrain(StmtRegion& reg, const Expr& ref, bool isRead) {
+  void constrain(StmtRegion& reg, const Reference& ref, bool isRead) {
     const Produced* prod = nullptr;
     if (isRead) {
       auto it = arrays.find(ref.array);
@@ -176,17 +177,14 @@ struct RegionBuilder {
         reg.iter[d].lo.tighten(SymBound::of(true, (*st.domain)[d].lo));
         reg.iter[d].hi.tighten(SymBound::of(false, (*st.domain)[d].hi));
       }
-    bool compound = st.op != AssignOp::Set;
-    visitExpr(st.rhs, [&](const ExprPtr& e) {
-      if (e->kind == ExprKind::ArrayRef) constrain(reg, *e, true);
-      if (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Local)
-        useScalar(reg, e->index);
-    });
-    if (st.lhsIsScalar()) {
-      if (compound) useScalar(reg, st.lhs->index);
-    } else {
-      constrain(reg, *st.lhs, compound);
+    StmtAccesses acc = stmtAccesses(st);
+    for (const Reference& r : acc.reads) {
+      if (r.scalar)
+        useScalar(reg, r.index);
+      else if (!r.lhs)
+        constrain(reg, r, true);
     }
+    if (!acc.write.scalar) constrain(reg, acc.write, st.op != AssignOp::Set);
     // Record what this statement makes available to later ones.
     Produced p;
     p.conditions = reg.conditions;

@@ -1,3 +1,4 @@
+// Staging analysis: the groups of a statement's references and where each lives (see staging.h).
 #include "analysis/staging.h"
 
 #include <algorithm>
@@ -8,10 +9,7 @@
 namespace tessel {
 
 bool StageGroup::offCentre() const {
-  for (auto& r : refs)
-    for (size_t p = 0; p < r.size(); ++p)
-      if (iters[p] >= 0 && r[p] != 0) return true;
-  return false;
+  return std::any_of(refs.begin(), refs.end(), [](const Reference& r) { return r.offCentre(); });
 }
 
 int StageGroup::position(int iter) const {
@@ -20,51 +18,37 @@ int StageGroup::position(int iter) const {
   return -1;
 }
 
-int deviceBytes(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return 1;
-    case ScalarType::Int:
-    case ScalarType::Float:
-      return 4;
-    case ScalarType::Double:
-      return 8;
-  }
-  return 8;
-}
-
 std::vector<StageGroup> stageGroups(const Program& prog, const CallInst& call, const Stmt& st) {
   std::vector<StageGroup> out;
-  visitExpr(st.rhs, [&](const ExprPtr& e) {
-    if (e->kind != ExprKind::ArrayRef) return;
+  for (const Reference& r : stmtAccesses(st).reads) {
+    if (r.scalar || r.lhs) continue;
     std::vector<int> iters;
-    std::vector<int64_t> fixed, offs;
-    for (auto& s : e->subs) {
+    std::vector<int64_t> fixed;
+    for (auto& s : r.subs) {
       iters.push_back(s.iter);
       fixed.push_back(s.fixed() ? s.offset : 0);
-      offs.push_back(s.fixed() ? 0 : s.offset);
     }
     auto g = std::find_if(out.begin(), out.end(), [&](const StageGroup& x) {
-      return x.array == e->array && x.iters == iters && x.fixed == fixed;
+      return x.array == r.array && x.iters == iters && x.fixed == fixed;
     });
     if (g == out.end()) {
       StageGroup n;
-      n.array = e->array;
-      n.name = prog.arrayName(call, e->array);
-      n.type = prog.elementType(call, e->array);
+      n.array = r.array;
+      n.name = prog.arrayName(call, r.array);
+      n.type = prog.elementType(call, r.array);
       n.iters = iters;
       n.fixed = fixed;
-      n.lo = offs;
-      n.hi = offs;
+      for (size_t p = 0; p < r.subs.size(); ++p) n.lo.push_back(r.offset(p));
+      n.hi = n.lo;
       out.push_back(n);
       g = out.end() - 1;
     }
-    if (std::find(g->refs.begin(), g->refs.end(), offs) == g->refs.end()) g->refs.push_back(offs);
-    for (size_t p = 0; p < offs.size(); ++p) {
-      g->lo[p] = std::min(g->lo[p], offs[p]);
-      g->hi[p] = std::max(g->hi[p], offs[p]);
+    if (std::find(g->refs.begin(), g->refs.end(), r) == g->refs.end()) g->refs.push_back(r);
+    for (size_t p = 0; p < r.subs.size(); ++p) {
+      g->lo[p] = std::min(g->lo[p], r.offset(p));
+      g->hi[p] = std::max(g->hi[p], r.offset(p));
     }
-  });
+  }
   return out;
 }
 
@@ -92,15 +76,15 @@ namespace {
 /// offsets of the references `use` selects (all of them when empty); streamed and constant
 /// subscripts have extent 1.
 void tileOf(StagePlan& p, const std::vector<int64_t>& tile, int streamPos,
-            const std::vector<std::vector<int64_t>>& use) {
+            const std::vector<Reference>& use) {
   const StageGroup& g = p.group;
   size_t n = g.iters.size();
   p.extent.assign(n, 1);
   p.first.assign(n, 0);
   for (size_t s = 0; s < n; ++s) {
     if (g.iters[s] < 0 || static_cast<int>(s) == streamPos) continue;
-    int64_t lo = use.front()[s], hi = lo;
-    for (auto& r : use) lo = std::min(lo, r[s]), hi = std::max(hi, r[s]);
+    int64_t lo = use.front().offset(s), hi = lo;
+    for (auto& r : use) lo = std::min(lo, r.offset(s)), hi = std::max(hi, r.offset(s));
     p.first[s] = lo;
     p.extent[s] = tile.at(g.iters[s]) + hi - lo;
   }
@@ -130,18 +114,15 @@ StmtStaging planStaging(const Program& prog, const CallInst& call, const Stmt& s
       int64_t lo = grp.lo[sp], hi = grp.hi[sp];
       p.planeInShared.assign(static_cast<size_t>(hi - lo + 1), false);
       std::vector<bool> read(p.planeInShared.size(), false);
-      std::vector<std::vector<int64_t>> sharedRefs;
+      std::vector<Reference> sharedRefs;
       for (auto& r : grp.refs) {
-        size_t k = static_cast<size_t>(r[sp] - lo);
+        size_t k = static_cast<size_t>(r.offset(sp) - lo);
         read[k] = true;
-        bool off = false;
-        for (size_t s = 0; s < r.size(); ++s)
-          off = off || (grp.iters[s] >= 0 && static_cast<int>(s) != sp && r[s] != 0);
-        if (off) p.planeInShared[k] = true;
+        if (r.offCentre(streamIter)) p.planeInShared[k] = true;
       }
       // Every reference to a shared plane reads it there: the tile covers them all.
       for (auto& r : grp.refs)
-        if (p.planeInShared[static_cast<size_t>(r[sp] - lo)]) sharedRefs.push_back(r);
+        if (p.planeInShared[static_cast<size_t>(r.offset(sp) - lo)]) sharedRefs.push_back(r);
       for (int64_t o = lo; o <= hi; ++o) {
         size_t k = static_cast<size_t>(o - lo);
         if (!read[k]) continue;
@@ -156,12 +137,15 @@ StmtStaging planStaging(const Program& prog, const CallInst& call, const Stmt& s
       p.ownFromRegisters = p.sharedPlanes() > 0 && p.regLo <= p.sharedHi && p.sharedHi <= p.regHi;
       // The plane's tile: the hull of the references that read shared planes, and the centre
       // when the threads store their own points into it (or when no reference reads shared).
-      if (sharedRefs.empty() || p.ownFromRegisters)
-        sharedRefs.push_back(std::vector<int64_t>(grp.iters.size(), 0));
+      if (sharedRefs.empty() || p.ownFromRegisters) {
+        Reference centre = grp.refs.front();
+        for (Subscript& s : centre.subs) s.offset = s.fixed() ? s.offset : 0;
+        sharedRefs.push_back(centre);
+      }
       tileOf(p, tile, sp, sharedRefs);
       out.registerPlanes += p.registerPlanes();
     }
-    out.sharedBytes = satAdd(out.sharedBytes, satMul(p.sharedElements(), deviceBytes(grp.type)));
+    out.sharedBytes = satAdd(out.sharedBytes, satMul(p.sharedElements(), typeBytes(grp.type)));
     out.groups.push_back(std::move(p));
   }
   return out;

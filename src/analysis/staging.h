@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/accesses.h"
 #include "ir/program.h"
 
 namespace tessel {
@@ -35,10 +36,10 @@ struct StageGroup {
   ArrayId array;
   std::string name;  // the array as the program names it (for messages and generated names)
   ScalarType type = ScalarType::Double;
-  std::vector<int> iters;      // per subscript: its iterator, or -1 for a constant index
-  std::vector<int64_t> fixed;  // per subscript: the constant where iters[p] < 0
-  std::vector<std::vector<int64_t>> refs;  // per distinct reference: its offset per subscript
-  std::vector<int64_t> lo, hi;             // per subscript: least and greatest offset
+  std::vector<int> iters;       // per subscript: its iterator, or -1 for a constant index
+  std::vector<int64_t> fixed;   // per subscript: the constant where iters[p] < 0
+  std::vector<Reference> refs;  // the distinct references, in order of first appearance
+  std::vector<int64_t> lo, hi;  // per subscript: least and greatest offset
 
   /// Some reference reads off the centre (a non-zero offset along an iterator).
   bool offCentre() const;
@@ -83,9 +84,6 @@ struct StagePlan {
   /// Shared-memory elements this group needs (Tile: one tile; Planes: the ring).
   int64_t sharedElements() const;
 };
-
-/// Element bytes of a value of type t on the device (bool: 1, int and float: 4, double: 8).
-int deviceBytes(ScalarType t);
 
 struct StmtStaging {
   std::vector<StagePlan> groups;

@@ -1,3 +1,4 @@
+// The streamed plan of a fused sequence: rings, sources and prologue (see stream_fusion.h).
 #include "analysis/stream_fusion.h"
 
 #include <fmt/format.h>
@@ -8,53 +9,34 @@ namespace tessel {
 
 namespace {
 
-/// One read of a stage: a value at offsets (per iterator dimension; 0 where the access does not
-/// depend on it). `previous`: the stage's own left-hand side, for the points it does not compute.
+/// One read of a stage: a value through a reference (default: the centre). `previous`: the
+/// stage's own left-hand side, for the points it does not compute.
 struct StreamRead {
   int stage = -1;
   TileValue value;
-  std::vector<int64_t> off;
+  Reference ref;
   bool previous = false;
+  int64_t along(int d) const { return ref.along(d).value_or(0); }
 };
 
-TileValue valueOfRef(const Expr& e, int step) {
-  if (e.kind == ExprKind::ScalarRef) return {TileValue::Kind::LocalScalar, step, e.index};
-  if (!e.array.local) return {TileValue::Kind::Global, -1, e.array.index};
-  return {TileValue::Kind::LocalArray, step, e.array.index};
-}
-
-std::vector<StreamRead> readsOf(const Program& prog, const TileAnalysis& a) {
+std::vector<StreamRead> readsOf(const TileAnalysis& a) {
   std::vector<StreamRead> out;
-  size_t dims = static_cast<size_t>(prog.dims());
   for (size_t s = 0; s < a.stages.size(); ++s) {
     const TileStage& ts = a.stages[s];
     if (ts.region.empty) continue;
-    const CallInst& c = prog.calls.at(static_cast<size_t>(ts.call));
-    const Stmt& st = c.stmts.at(static_cast<size_t>(ts.stmt));
-    auto add = [&](const ExprPtr& e) {
-      bool local = e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Local;
-      if (e->kind != ExprKind::ArrayRef && !local) return;
-      StreamRead r;
-      r.stage = static_cast<int>(s);
-      r.value = valueOfRef(*e, ts.step);
-      r.off.assign(dims, 0);
-      if (!local)
-        for (const Subscript& sub : e->subs)
-          if (!sub.fixed()) r.off[static_cast<size_t>(sub.iter)] = sub.offset;
-      out.push_back(r);
-    };
-    visitExpr(st.rhs, add);
-    if (st.op != AssignOp::Set) add(st.lhs);
-    if (ts.writes.kind == TileValue::Kind::Global) {
-      StreamRead r;
-      r.stage = static_cast<int>(s);
-      r.value = ts.writes;
-      r.off.assign(dims, 0);
-      r.previous = true;
-      out.push_back(r);
-    }
+    for (const Reference& r : ts.accesses.reads)
+      out.push_back({static_cast<int>(s), valueOf(r, ts.step), r, false});
+    if (ts.writes.kind == TileValue::Kind::Global)
+      out.push_back({static_cast<int>(s), ts.writes, Reference{}, true});
   }
   return out;
+}
+
+/// `a` lies in `b` along every dimension but the streamed one, `k`.
+bool inPlane(const Box& a, const Box& b, size_t k) {
+  for (size_t d = 0; d < a.lo.size(); ++d)
+    if (d != k && (a.lo[d] < b.lo[d] || a.hi[d] > b.hi[d])) return false;
+  return true;
 }
 
 }  // namespace
@@ -118,7 +100,7 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
         if (sub.offset != 0) refuse(fmt::format("'{}' is written at an offset", name(s.writes)));
     if (s.lead != s.region.hi[k]) refuse("a stage's lead is not its last plane");
   }
-  std::vector<StreamRead> reads = readsOf(prog, a);
+  std::vector<StreamRead> reads = readsOf(a);
   // Input rings: their newest plane is the farthest any reader reads.
   p.bufferLead.assign(a.buffers.size(), 0);
   std::vector<bool> leadSet(a.buffers.size(), false);
@@ -133,7 +115,7 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
     StreamSource src = streamSource(a, r.stage, r.value);
     if (src.kind != StreamSource::Kind::Ring || src.producer >= 0) continue;
     size_t b = static_cast<size_t>(src.buffer);
-    int64_t plane = a.stages[static_cast<size_t>(r.stage)].lead + r.off[k];
+    int64_t plane = a.stages[static_cast<size_t>(r.stage)].lead + r.along(sd);
     p.bufferLead[b] = leadSet[b] ? std::max(p.bufferLead[b], plane) : plane;
     leadSet[b] = true;
     if (r.value.kind == TileValue::Kind::Global &&
@@ -154,11 +136,7 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
       // The producer's result, read by no later stage, is this stage's previous value: a
       // register carries it when both run on the same plane and this region lies in its.
       const TileStage& w = a.stages[static_cast<size_t>(src.producer)];
-      bool inside = true;
-      for (size_t d = 0; d < ts.region.lo.size(); ++d)
-        if (d != k && (ts.region.lo[d] < w.region.lo[d] || ts.region.hi[d] > w.region.hi[d]))
-          inside = false;
-      if (inside && w.lead == ts.lead) {
+      if (inPlane(ts.region, w.region, k) && w.lead == ts.lead) {
         p.previousRegister[static_cast<size_t>(src.producer)] = true;
         continue;
       }
@@ -170,18 +148,13 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
     }
     const TileBuffer& buf = a.buffers[static_cast<size_t>(src.buffer)];
     if (src.kind == StreamSource::Kind::Register) {
-      bool centre = std::all_of(r.off.begin(), r.off.end(), [](int64_t o) { return o == 0; });
       const TileStage& w = a.stages[static_cast<size_t>(src.producer)];
-      bool inside = true;
-      for (size_t d = 0; d < ts.region.lo.size(); ++d)
-        if (d != k && (ts.region.lo[d] < w.region.lo[d] || ts.region.hi[d] > w.region.hi[d]))
-          inside = false;
-      if (!centre || w.lead != ts.lead || !inside)
+      if (r.ref.offCentre() || w.lead != ts.lead || !inPlane(ts.region, w.region, k))
         refuse(fmt::format("stage {} reads '{}' from a register of another plane or point",
                            r.stage + 1, name(r.value)));
       continue;
     }
-    int64_t plane = ts.lead + r.off[k];
+    int64_t plane = ts.lead + r.along(sd);
     int64_t lead = p.bufferLead[static_cast<size_t>(src.buffer)];
     if (plane > lead || lead - plane >= buf.planes) {
       refuse(fmt::format("stage {} reads '{}' {} plane{} behind the newest of its ring of {}",
@@ -190,10 +163,10 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
       break;
     }
     for (size_t d = 0; d < ts.region.lo.size(); ++d)
-      if (d != k && (ts.region.lo[d] + r.off[d] < buf.box.lo[d] ||
-                     ts.region.hi[d] + r.off[d] > buf.box.hi[d]))
+      if (d != k && (ts.region.lo[d] + r.along(static_cast<int>(d)) < buf.box.lo[d] ||
+                     ts.region.hi[d] + r.along(static_cast<int>(d)) > buf.box.hi[d]))
         refuse(fmt::format("stage {} reads '{}' outside its buffer", r.stage + 1, name(r.value)));
-    int64_t lo = ts.region.lo[k] + r.off[k];
+    int64_t lo = ts.region.lo[k] + r.along(sd);
     size_t b = static_cast<size_t>(src.buffer);
     needLo[b] = needSet[b] ? std::min(needLo[b], lo) : lo;
     needSet[b] = true;

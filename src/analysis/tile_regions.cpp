@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 
@@ -31,68 +32,13 @@ FusedSequence fuseCallRange(const Program& prog, int first, int count) {
   return s;
 }
 
+TileValue valueOf(const Reference& r, int step) {
+  if (r.scalar) return {TileValue::Kind::LocalScalar, step, r.index};
+  if (!r.array.local) return {TileValue::Kind::Global, -1, r.array.index};
+  return {TileValue::Kind::LocalArray, step, r.array.index};
+}
+
 namespace {
-
-/// One access of a stage: the value and, per iterator dimension, its offset (nullopt: the
-/// access does not depend on that dimension: a lower-rank array or a fixed plane).
-struct Access {
-  TileValue value;
-  std::vector<std::optional<int64_t>> off;
-  bool fixedPlane = false;
-};
-
-struct StageAccesses {
-  int step = 0, call = -1, stmt = -1;
-  Access write;
-  std::vector<Access> reads;
-};
-
-TileValue valueOf(ArrayId a, int step) {
-  if (!a.local) return {TileValue::Kind::Global, -1, a.index};
-  return {TileValue::Kind::LocalArray, step, a.index};
-}
-
-Access accessOf(const Expr& ref, int step, int dims) {
-  Access acc;
-  acc.off.assign(static_cast<size_t>(dims), std::nullopt);
-  if (ref.kind == ExprKind::ScalarRef) {
-    acc.value = {TileValue::Kind::LocalScalar, step, ref.index};
-    for (auto& o : acc.off) o = 0;
-    return acc;
-  }
-  acc.value = valueOf(ref.array, step);
-  for (const Subscript& s : ref.subs) {
-    if (s.fixed())
-      acc.fixedPlane = true;
-    else
-      acc.off[static_cast<size_t>(s.iter)] = s.offset;
-  }
-  return acc;
-}
-
-std::vector<StageAccesses> collect(const Program& prog, const FusedSequence& seq) {
-  std::vector<StageAccesses> out;
-  int dims = prog.dims();
-  for (size_t step = 0; step < seq.calls.size(); ++step) {
-    const CallInst& c = prog.calls.at(static_cast<size_t>(seq.calls[step]));
-    for (size_t k = 0; k < c.stmts.size(); ++k) {
-      const Stmt& st = c.stmts[k];
-      StageAccesses sa;
-      sa.step = static_cast<int>(step);
-      sa.call = seq.calls[step];
-      sa.stmt = static_cast<int>(k);
-      sa.write = accessOf(*st.lhs, sa.step, dims);
-      visitExpr(st.rhs, [&](const ExprPtr& e) {
-        if (e->kind == ExprKind::ArrayRef ||
-            (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Local))
-          sa.reads.push_back(accessOf(*e, sa.step, dims));
-      });
-      if (st.op != AssignOp::Set) sa.reads.push_back(sa.write);
-      out.push_back(std::move(sa));
-    }
-  }
-  return out;
-}
 
 Box emptyBox(int dims) {
   Box b;
@@ -114,13 +60,13 @@ void hullInto(Box& acc, const Box& b) {
   }
 }
 
-/// `b` moved by the access's offsets; dimensions it does not depend on become [0, 0].
-Box shifted(const Box& b, const Access& a, int sign) {
+/// `b` moved by the reference's offsets; dimensions it does not depend on become [0, 0].
+Box shifted(const Box& b, const Reference& a, int sign) {
   Box r = b;
   for (size_t d = 0; d < r.lo.size(); ++d) {
-    if (a.off[d]) {
-      r.lo[d] += sign * *a.off[d];
-      r.hi[d] += sign * *a.off[d];
+    if (auto o = a.along(static_cast<int>(d))) {
+      r.lo[d] += sign * *o;
+      r.hi[d] += sign * *o;
     } else {
       r.lo[d] = 0;
       r.hi[d] = 0;
@@ -149,17 +95,9 @@ Box intersect(const Box& a, const Box& b) {
   return r;
 }
 
-int elementBytes(ScalarType t) {
-  switch (t) {
-    case ScalarType::Double:
-      return 8;
-    case ScalarType::Float:
-    case ScalarType::Int:
-      return 4;
-    case ScalarType::Bool:
-      return 1;
-  }
-  return 8;
+/// The call at position `step` of the sequence.
+const CallInst& stepCall(const Program& prog, const FusedSequence& seq, int step) {
+  return prog.calls.at(static_cast<size_t>(seq.calls.at(static_cast<size_t>(step))));
 }
 
 ScalarType typeOf(const Program& prog, const FusedSequence& seq, const TileValue& v) {
@@ -167,13 +105,9 @@ ScalarType typeOf(const Program& prog, const FusedSequence& seq, const TileValue
     case TileValue::Kind::Global:
       return prog.arrays.at(static_cast<size_t>(v.index)).type;
     case TileValue::Kind::LocalArray:
-      return prog.calls.at(static_cast<size_t>(seq.calls.at(static_cast<size_t>(v.step))))
-          .localArrays.at(static_cast<size_t>(v.index))
-          .type;
+      return stepCall(prog, seq, v.step).localArrays.at(static_cast<size_t>(v.index)).type;
     case TileValue::Kind::LocalScalar:
-      return prog.calls.at(static_cast<size_t>(seq.calls.at(static_cast<size_t>(v.step))))
-          .localScalars.at(static_cast<size_t>(v.index))
-          .type;
+      return stepCall(prog, seq, v.step).localScalars.at(static_cast<size_t>(v.index)).type;
   }
   return ScalarType::Double;
 }
@@ -182,9 +116,7 @@ ScalarType typeOf(const Program& prog, const FusedSequence& seq, const TileValue
 int sourceArray(const Program& prog, const FusedSequence& seq, const TileValue& v) {
   if (v.kind == TileValue::Kind::Global) return v.index;
   if (v.kind == TileValue::Kind::LocalArray)
-    return prog.calls.at(static_cast<size_t>(seq.calls.at(static_cast<size_t>(v.step))))
-        .localArrays.at(static_cast<size_t>(v.index))
-        .scratchOf;
+    return stepCall(prog, seq, v.step).localArrays.at(static_cast<size_t>(v.index)).scratchOf;
   return -1;
 }
 
@@ -192,7 +124,8 @@ int sourceArray(const Program& prog, const FusedSequence& seq, const TileValue& 
 struct ReadNeed {
   int reader = -1;    // stage
   int producer = -1;  // latest earlier stage writing the value; -1: read from global memory
-  Access access;
+  TileValue value;
+  const Reference* ref = nullptr;  // in TileStage::accesses
   Box box;
 };
 
@@ -216,12 +149,24 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     tile.hi.push_back(e - 1);
   }
 
-  std::vector<StageAccesses> st = collect(prog, seq);
+  // The stages and their accesses, in execution order.
+  for (size_t step = 0; step < seq.calls.size(); ++step) {
+    const CallInst& c = prog.calls.at(static_cast<size_t>(seq.calls[step]));
+    for (size_t k = 0; k < c.stmts.size(); ++k) {
+      TileStage& s = a.stages.emplace_back();
+      s.step = static_cast<int>(step);
+      s.call = seq.calls[step];
+      s.stmt = static_cast<int>(k);
+      s.accesses = stmtAccesses(c.stmts[k]);
+      s.writes = valueOf(s.accesses.write, s.step);
+    }
+  }
+  const std::vector<TileStage>& st = a.stages;
   // Results: the requested global arrays, or every one a stage writes.
   std::vector<bool> written(prog.arrays.size(), false);
   for (auto& s : st)
-    if (s.write.value.kind == TileValue::Kind::Global)
-      written[static_cast<size_t>(s.write.value.index)] = true;
+    if (s.writes.kind == TileValue::Kind::Global)
+      written[static_cast<size_t>(s.writes.index)] = true;
   if (spec.results) {
     a.results = *spec.results;
   } else {
@@ -231,42 +176,38 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
 
   // Reads of values produced in the sequence must be relative to the tile.
   for (size_t s = 0; s < st.size(); ++s)
-    for (auto& r : st[s].reads) {
-      if (!r.fixedPlane) continue;
+    for (auto& r : st[s].accesses.reads) {
+      if (!r.fixedPlane()) continue;
       for (size_t w = 0; w < st.size(); ++w)
-        if (st[w].write.value == r.value && a.supported) {
+        if (st[w].writes == valueOf(r, st[s].step) && a.supported) {
           a.supported = false;
           a.whyNot = fmt::format("a fixed plane of '{}', which the sequence writes, is read",
-                                 valueName(prog, seq, r.value));
+                                 valueName(prog, seq, valueOf(r, st[s].step)));
         }
     }
 
   // The backward pass: need[v] is the hull of the points of v that must be right.
   std::map<TileValue, Box> need;
   for (int r : a.results) need[{TileValue::Kind::Global, -1, r}] = tile;
-  a.stages.resize(st.size());
   std::vector<ReadNeed> reads;
   for (size_t s = st.size(); s-- > 0;) {
     TileStage& out = a.stages[s];
-    out.step = st[s].step;
-    out.call = st[s].call;
-    out.stmt = st[s].stmt;
-    out.writes = st[s].write.value;
-    auto it = need.find(st[s].write.value);
-    out.region = it == need.end() ? emptyBox(dims) : shifted(it->second, st[s].write, -1);
+    auto it = need.find(out.writes);
+    out.region = it == need.end() ? emptyBox(dims) : shifted(it->second, out.accesses.write, -1);
     if (out.region.empty) continue;  // nothing later needs it: a dead stage
-    for (auto& r : st[s].reads) {
+    for (auto& r : out.accesses.reads) {
       ReadNeed rn;
       rn.reader = static_cast<int>(s);
-      rn.access = r;
+      rn.value = valueOf(r, out.step);
+      rn.ref = &r;
       rn.box = shifted(out.region, r, +1);
       for (size_t w = s; w-- > 0;)
-        if (st[w].write.value == r.value) {
+        if (st[w].writes == rn.value) {
           rn.producer = static_cast<int>(w);
           break;
         }
-      if (!r.fixedPlane || rn.producer < 0)
-        hullInto(need.try_emplace(r.value, emptyBox(dims)).first->second, rn.box);
+      if (!r.fixedPlane() || rn.producer < 0)
+        hullInto(need.try_emplace(rn.value, emptyBox(dims)).first->second, rn.box);
       reads.push_back(rn);
     }
   }
@@ -293,11 +234,11 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
       producedReads[r.producer].push_back(&r);
       continue;
     }
-    int src = sourceArray(prog, seq, r.access.value);
+    int src = sourceArray(prog, seq, r.value);
     if (src < 0) continue;  // sema rejects reads of locals before their assignment
     auto [fp, fresh] = footprint.try_emplace(src, emptyBox(dims));
     hullInto(fp->second, r.box);
-    globalReads[r.access.value].push_back(&r);
+    globalReads[r.value].push_back(&r);
   }
   for (auto& [arr, box] : footprint) {
     TileInput in;
@@ -320,22 +261,16 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     b.producer = producer;
     b.box = box;
     b.shared = false;
-    int64_t lo = 0, hi = 0;
-    bool first = true;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;  // the window along the streamed dimension
     for (const ReadNeed* r : rs) {
-      for (auto& o : r->access.off)
-        if (o && *o != 0) b.shared = true;
-      if (spec.streamDim >= 0) {
-        int64_t o = r->access.off[static_cast<size_t>(spec.streamDim)].value_or(0);
-        lo = first ? o : std::min(lo, o);
-        hi = first ? o : std::max(hi, o);
-        first = false;
-      }
+      b.shared = b.shared || r->ref->offCentre();
+      int64_t o = r->ref->along(spec.streamDim).value_or(0);
+      lo = std::min(lo, o), hi = std::max(hi, o);
     }
     b.planes = spec.streamDim >= 0 ? hi - lo + 1 : 1;
     b.elements = satMul(planePoints(box, spec.streamDim), b.planes);
     if (spec.streamDim < 0) b.elements = box.points();
-    b.bytes = b.shared ? satMul(b.elements, elementBytes(typeOf(prog, seq, v))) : 0;
+    b.bytes = b.shared ? satMul(b.elements, typeBytes(typeOf(prog, seq, v))) : 0;
     a.totals.sharedBytes = satAdd(a.totals.sharedBytes, b.bytes);
     a.buffers.push_back(b);
   };
@@ -346,33 +281,34 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
   }
   for (auto& [p, rs] : producedReads) {
     const TileStage& s = a.stages[static_cast<size_t>(p)];
-    makeBuffer(s.writes, p, shifted(s.region, st[static_cast<size_t>(p)].write, +1), rs);
+    makeBuffer(s.writes, p, shifted(s.region, s.accesses.write, +1), rs);
   }
 
   // Hulls: one on-chip copy per value the sequence writes.
   std::map<TileValue, bool> seen;
   for (auto& s : st) {
-    if (seen[s.write.value]) continue;
-    seen[s.write.value] = true;
+    if (seen[s.writes]) continue;
+    seen[s.writes] = true;
     TileHull h;
-    h.value = s.write.value;
+    h.value = s.writes;
     auto it = need.find(h.value);
     h.box = it == need.end() ? emptyBox(dims) : it->second;
     h.elements = h.box.points();
-    h.bytes = satMul(h.elements, elementBytes(typeOf(prog, seq, h.value)));
+    h.bytes = satMul(h.elements, typeBytes(typeOf(prog, seq, h.value)));
     for (size_t k = 0; k < st.size() && h.firstWriter < 0; ++k) {
       if (a.stages[k].region.empty) continue;  // a dead stage accesses nothing
       bool readsIt = false;
-      for (auto& r : st[k].reads) readsIt = readsIt || r.value == h.value;
+      for (auto& r : st[k].accesses.reads) readsIt = readsIt || valueOf(r, st[k].step) == h.value;
       if (readsIt) break;
-      if (st[k].write.value == h.value) h.firstWriter = static_cast<int>(k);
+      if (st[k].writes == h.value) h.firstWriter = static_cast<int>(k);
     }
     if (sourceArray(prog, seq, h.value) >= 0) {
       h.loads = h.elements;
       if (h.firstWriter >= 0)
-        h.loads -= intersect(h.box, shifted(a.stages[static_cast<size_t>(h.firstWriter)].region,
-                                            st[static_cast<size_t>(h.firstWriter)].write, +1))
-                       .points();
+        h.loads -=
+            intersect(h.box, shifted(st[static_cast<size_t>(h.firstWriter)].region,
+                                     st[static_cast<size_t>(h.firstWriter)].accesses.write, +1))
+                .points();
     }
     a.totals.sharedBytesHulls = satAdd(a.totals.sharedBytesHulls, h.bytes);
     a.hulls.push_back(h);
@@ -418,16 +354,12 @@ std::string valueName(const Program& prog, const FusedSequence& seq, const TileV
     case TileValue::Kind::LocalArray:
       return fmt::format(
           "{} (step {})",
-          prog.calls.at(static_cast<size_t>(seq.calls.at(static_cast<size_t>(v.step))))
-              .localArrays.at(static_cast<size_t>(v.index))
-              .name,
+          stepCall(prog, seq, v.step).localArrays.at(static_cast<size_t>(v.index)).name,
           v.step + 1);
     case TileValue::Kind::LocalScalar:
       return fmt::format(
           "{} (local scalar, step {})",
-          prog.calls.at(static_cast<size_t>(seq.calls.at(static_cast<size_t>(v.step))))
-              .localScalars.at(static_cast<size_t>(v.index))
-              .name,
+          stepCall(prog, seq, v.step).localScalars.at(static_cast<size_t>(v.index)).name,
           v.step + 1);
   }
   return "?";

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/accesses.h"
 #include "analysis/regions.h"
 #include "ir/program.h"
 
@@ -64,10 +65,14 @@ struct TileValue {
   auto operator<=>(const TileValue&) const = default;
 };
 
+/// The value reference `r` of the stage at position `step` denotes.
+TileValue valueOf(const Reference& r, int step);
+
 /// One stage: statement `stmt` of the call at position `step` of the sequence.
 struct TileStage {
   int step = 0, call = -1, stmt = -1;
   TileValue writes;
+  StmtAccesses accesses;       // what the statement reads and writes (taken once)
   Box region;                  // iteration points, tile coordinates (the hull it computes)
   int64_t points = 0;          // points of `region` (per plane when streamed)
   int64_t redundant = 0;       // points of `region` outside the tile (per plane)

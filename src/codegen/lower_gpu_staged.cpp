@@ -123,7 +123,7 @@ std::string planesText(const StagePlan& p, const std::string& it) {
   for (int64_t o = lo; o <= p.group.hi[p.streamPos]; ++o) {
     bool inShared = p.planeInShared[o - lo];
     bool read = false;
-    for (auto& r : p.group.refs) read = read || r[p.streamPos] == o;
+    for (auto& r : p.group.refs) read = read || r.offset(p.streamPos) == o;
     if (read) (inShared ? shared : regs).push_back(planeText(it, o));
   }
   std::string line = ": planes";
