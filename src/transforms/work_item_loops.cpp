@@ -263,8 +263,10 @@ class Translator {
                  ivar(kLocal[0]));
       body.insert(body.begin(), localDecl(CType::Int64, kTid, tid));
     }
+    // The x threads of a phase are independent (a kernel does not race between barriers), so
+    // the innermost loop is vectorised: lanes in lockstep, one of the orders a GPU's warps use.
     StmtPtr nest = forLoop(kLocal[0], intLit(0), indexAddConst(ivar(kCpuBlockParam[0]), -1),
-                           LoopKind::Serial, body);
+                           LoopKind::Simd, body);
     for (int d = 1; d < 3; ++d)
       nest = forLoop(kLocal[d], intLit(0), indexAddConst(ivar(kCpuBlockParam[d]), -1),
                      LoopKind::Serial, {nest});

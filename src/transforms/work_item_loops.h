@@ -7,7 +7,8 @@
 //
 //   for each block g (omp parallel for)            blocks are independent
 //     shared arrays, then private arrays            one per block
-//     for each thread (z, y, x) { phase 1 }         the code up to the first barrier
+//     for each thread (z, y, x) { phase 1 }         the code up to the first barrier; the x
+//                                                    loop vectorised (omp simd: lanes in step)
 //     for each thread (z, y, x) { phase 2 }         a barrier is the end of one loop
 //     for (uniform loop) {                           a loop or if that holds a barrier runs
 //       for each thread { phase } ...                once per block: its bounds and condition
