@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "codegen/cpp_backend.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
 #include "codegen/lower_cpp.h"
@@ -233,19 +234,12 @@ void generateCpu(const Program& prog, const GpuProgram& gp, GpuSources& s) {
   s.hostSource = commentBlock(head) + rt.includes + "\n" + s.kernelSource + "\n" + tables +
                  rt.definitions + "\n" + CLikeEmitter(cpuHostDialect()).emitModule(gp.host) + "\n" +
                  rt.entry;
-  s.cmakeLists = fmt::format(
-      "# Builds the generated Tessel program ({}, GPU kernels on the CPU) as the shared library\n"
-      "# the tessel runtime loads: cmake -S . -B build && cmake --build build\n"
-      "cmake_minimum_required(VERSION 3.16)\n"
-      "project(tessel_program LANGUAGES CXX)\n"
-      "find_package(OpenMP REQUIRED)\n"
-      "add_library(tessel_program SHARED {})\n"
-      "set_target_properties(tessel_program PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON\n"
-      "                      CXX_EXTENSIONS OFF POSITION_INDEPENDENT_CODE ON)\n"
-      "target_compile_options(tessel_program PRIVATE -O3 -march=native -ffp-contract=off "
-      "-fwrapv)\n"
-      "target_link_libraries(tessel_program PRIVATE OpenMP::OpenMP_CXX)\n",
-      programName(prog), kCpuSourceName);
+  s.cmakeLists = openmpLibraryCmake(
+      {fmt::format("Builds the generated Tessel program ({}, GPU kernels on the CPU) as the "
+                   "shared library",
+                   programName(prog)),
+       "the tessel runtime loads: cmake -S . -B build && cmake --build build"},
+      kCpuSourceName, " -O3 -march=native -ffp-contract=off -fwrapv");
 }
 
 }  // namespace

@@ -41,9 +41,8 @@ std::string emitProgram(const Program& prog, const EmitOptions& opts) {
     api = GpuApi::OpenCL;
   else
     throw std::runtime_error("unknown target '" + opts.target + "'");
-  const ResolvedSchedule resolved =
-      opts.schedule.grids.empty() ? resolve(prog, {}) : opts.schedule;  // unset: global
-  GpuSources src = generateGpu(prog, api, resolved, opts.cudaArch, opts.passLog);
+  GpuSources src =
+      generateGpu(prog, api, resolvedOrGlobal(prog, opts.schedule), opts.cudaArch, opts.passLog);
   auto paths = writeGpuProject(src, opts.directory);
   std::string out;
   for (size_t i = 0; i < paths.size(); ++i)

@@ -40,9 +40,7 @@ class GpuBackend : public Backend {
 
   static std::unique_ptr<GpuModule> make(GpuApi api, const Program& prog,
                                          const BackendOptions& opts) {
-    // No schedule given: every stencil `global` with its default block.
-    const ResolvedSchedule resolved =
-        opts.schedule.grids.empty() ? resolve(prog, {}) : opts.schedule;
+    const ResolvedSchedule resolved = resolvedOrGlobal(prog, opts.schedule);
     GpuBuildOptions o = GpuBuildOptions::fromEnvironment(api);
     if (!opts.workDir.empty()) o.directory = opts.workDir;
     o.passLog = opts.passLog;

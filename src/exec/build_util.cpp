@@ -143,4 +143,16 @@ void checkState(const Program& prog, const ProgramState& st) {
   }
 }
 
+TypedArrays::TypedArrays(ProgramState& state) {
+  bufs_.reserve(state.arrays.size());  // no reallocation: ptrs_ point into the buffers
+  for (auto& a : state.arrays) {
+    bufs_.emplace_back(a);
+    ptrs_.push_back(bufs_.back().ptr());
+  }
+}
+
+void TypedArrays::storeBack() {
+  for (auto& b : bufs_) b.storeBack();
+}
+
 }  // namespace tessel

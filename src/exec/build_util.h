@@ -45,6 +45,19 @@ class TypedBuffer {
   std::unique_ptr<bool[]> b_;
 };
 
+/// Every global array of a state as TypedBuffers, with the pointer table the generated entry
+/// points take (arrays[0], arrays[1], ...), and back.
+class TypedArrays {
+ public:
+  explicit TypedArrays(ProgramState& state);
+  void* const* pointers() const { return ptrs_.data(); }
+  void storeBack();
+
+ private:
+  std::vector<TypedBuffer> bufs_;
+  std::vector<void*> ptrs_;
+};
+
 /// Throws RuntimeError when the state does not match the program or an access would leave an
 /// array at these parameter values.
 void checkState(const Program& prog, const ProgramState& st);

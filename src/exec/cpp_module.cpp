@@ -40,18 +40,12 @@ std::string cmakeLists(const CppBuildOptions& o, const std::string& hash) {
     if (f.rfind("-std=", 0) != 0 && f != "-fopenmp" && f != "-fPIC" && f != "-shared")
       opts += " " + f;
   for (auto& f : o.extraFlags) opts += " " + f;
-  return fmt::format(
-      "# Builds the generated Tessel program ({}) as the shared library the tessel runtime\n"
-      "# loads: cmake -S . -B build && cmake --build build\n"
-      "cmake_minimum_required(VERSION 3.16)\n"
-      "project(tessel_program LANGUAGES CXX)\n"
-      "find_package(OpenMP REQUIRED)\n"
-      "add_library(tessel_program SHARED {})\n"
-      "set_target_properties(tessel_program PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON\n"
-      "                      CXX_EXTENSIONS OFF POSITION_INDEPENDENT_CODE ON)\n"
-      "target_compile_options(tessel_program PRIVATE{})\n"
-      "target_link_libraries(tessel_program PRIVATE OpenMP::OpenMP_CXX)\n",
-      hash, kCppSourceName, opts);
+  return openmpLibraryCmake(
+      {fmt::format("Builds the generated Tessel program ({}) as the shared library the tessel "
+                   "runtime",
+                   hash),
+       "loads: cmake -S . -B build && cmake --build build"},
+      kCppSourceName, opts);
 }
 
 }  // namespace
@@ -168,17 +162,11 @@ fs::path CppModule::sourcePath() const { return build_.dir / kCppSourceName; }
 double CppModule::run(ProgramState& state) const {
   if (!entry_) throw std::logic_error("CppModule::run on a moved-from module");
   checkState(*prog_, state);
-  std::vector<TypedBuffer> bufs;
-  bufs.reserve(state.arrays.size());
-  std::vector<void*> ptrs;
-  for (auto& a : state.arrays) {
-    bufs.emplace_back(a);
-    ptrs.push_back(bufs.back().ptr());
-  }
+  TypedArrays arrays(state);
   auto t0 = std::chrono::steady_clock::now();
-  int32_t status = entry_(ptrs.data(), state.scalars.data(), state.params.data());
+  int32_t status = entry_(arrays.pointers(), state.scalars.data(), state.params.data());
   auto t1 = std::chrono::steady_clock::now();
-  for (auto& b : bufs) b.storeBack();
+  arrays.storeBack();
   if (status != static_cast<int32_t>(lir::Status::Ok)) {
     std::string what = lir::statusMessage(status);
     if (what.empty())

@@ -223,19 +223,13 @@ fs::path GpuModule::sourcePath() const {
 double GpuModule::run(ProgramState& state) const {
   if (!gpu_) throw std::logic_error("GpuModule::run on a moved-from module");
   checkState(*prog_, state);
-  std::vector<TypedBuffer> bufs;
-  bufs.reserve(state.arrays.size());
-  std::vector<void*> ptrs;
-  for (auto& a : state.arrays) {
-    bufs.emplace_back(a);
-    ptrs.push_back(bufs.back().ptr());
-  }
+  TypedArrays arrays(state);
   double seconds = 0;
   std::string msg(8192, '\0');
-  int32_t status = runFn_(gpu_, ptrs.data(), state.scalars.data(), state.params.data(), &seconds,
-                          msg.data(), static_cast<int32_t>(msg.size()));
+  int32_t status = runFn_(gpu_, arrays.pointers(), state.scalars.data(), state.params.data(),
+                          &seconds, msg.data(), static_cast<int32_t>(msg.size()));
   msg.resize(msg.find('\0'));
-  for (auto& b : bufs) b.storeBack();
+  arrays.storeBack();
   if (status == 0) return seconds;
   if (status == kGpuNoDevice) throw EnvironmentError(msg);
   if (status == kGpuApiError) throw std::runtime_error(fmt::format("{}: {}", apiName(api()), msg));

@@ -151,6 +151,10 @@ ResolvedSchedule resolve(const Program& prog, const std::vector<Schedule>& sched
   return out;
 }
 
+ResolvedSchedule resolvedOrGlobal(const Program& prog, const ResolvedSchedule& r) {
+  return r.grids.empty() ? resolve(prog, {}) : r;
+}
+
 std::string describe(const Program& prog, const ResolvedSchedule& r) {
   auto iterName = [&](int d) { return prog.iterators.at(static_cast<size_t>(d)).name; };
   std::string out;

@@ -46,6 +46,8 @@ struct GridShape {
 /// iterator of stream + time_tile, and the points a block covers per iterator (block x unroll;
 /// streamed kernels: one point per thread and plane). `dims`: the program's iterators.
 FusionConfig fusionConfig(const GridShape& g, int dims);
+/// The same for a schedule not yet resolved: fusionConfig(gridOf(s, prog), prog.dims()).
+FusionConfig fusionConfig(const Schedule& s, const Program& prog);
 
 struct ResolvedSchedule {
   std::vector<GridShape> grids;     // per stencil (Program::stencils order)
@@ -75,6 +77,10 @@ std::vector<FusionGroup> fusionGroups(const std::vector<Schedule>& schedules, co
 /// chunk below 0, an unroll factor or a time tile below 1): validate() refuses these first,
 /// with located errors.
 ResolvedSchedule resolve(const Program& prog, const std::vector<Schedule>& schedules);
+
+/// `r`, or when it is unset (no grids: options nobody filled in) every stencil under `global`
+/// with its default block, resolve(prog, {}).
+ResolvedSchedule resolvedOrGlobal(const Program& prog, const ResolvedSchedule& r);
 
 /// The resolved schedule as `--print-ir-after=resolve-schedule` shows it: one line per
 /// stencil's grid and per fused group, then the notes.

@@ -193,9 +193,6 @@ struct KernelNeeds {
 /// families.
 std::vector<KernelNeeds> kernelNeeds(const Schedule& s, const Program& prog);
 
-/// The overlapped family's view of a schedule: fusionConfig(gridOf(s, prog)) (resolve.h).
-FusionConfig fusionConfig(const Schedule& s, const Program& prog);
-
 /// stream + time_tile: the stream family with a streamed iterator and time_tile T >= 2 fuses T
 /// steps into streamed kernels (analysis/stream_fusion.h); T = 1 is the plain stream family.
 bool streamsTimeTiled(const Schedule& s, const Program& prog);
