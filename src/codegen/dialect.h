@@ -51,7 +51,7 @@ struct Dialect {
 
   /// Loops: pragma lines printed before a For of the given kind ("" for none).
   struct LoopPragmas {
-    std::string parallel, simd, parallelSimd;
+    std::string parallel, simd, parallelSimd, unrolled;
   } loopPragmas;
 
   /// Functions: qualifiers per linkage (lir::Linkage), and for the helpers the emitter adds on

@@ -199,6 +199,7 @@ Dialect irDialect() {
   d.loopPragmas.parallel = "// loop: parallel";
   d.loopPragmas.simd = "// loop: simd";
   d.loopPragmas.parallelSimd = "// loop: parallel simd";
+  d.loopPragmas.unrolled = "// loop: unrolled";
   d.host.allocPattern = "buffer {type} {name}[{count}];";
   d.host.copyPattern = "copy {dst} <- {src};  // {count} elements of {type}";
   d.functions.kernel = "kernel";

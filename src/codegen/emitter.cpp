@@ -363,6 +363,9 @@ void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
         case lir::LoopKind::ParallelSimd:
           pragma = &d_.loopPragmas.parallelSimd;
           break;
+        case lir::LoopKind::Unrolled:
+          pragma = &d_.loopPragmas.unrolled;
+          break;
       }
       if (pragma && !pragma->empty()) out += pad + *pragma + "\n";
       std::string inc =

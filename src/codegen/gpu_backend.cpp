@@ -7,9 +7,9 @@
 #include "codegen/cpp_backend.h"
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
-#include "codegen/lower_cpp.h"
 #include "ir/loop_ir.h"
 #include "lower/lower.h"
+#include "lower/lower_cpp.h"
 
 namespace fs = std::filesystem;
 

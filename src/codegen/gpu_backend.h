@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "codegen/gpu_host_runtime.h"
-#include "codegen/lower_gpu.h"
 #include "ir/program.h"
+#include "lower/lower_gpu.h"
 #include "lower/pass_log.h"
 
 namespace tessel {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/lower_gpu.h"
 #include "ir/program.h"
+#include "lower/lower_gpu.h"
 #include "lower/pass_log.h"
 #include "runtime/state.h"
 #include "schedule/resolve.h"

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/lower_gpu.h"
 #include "ir/program.h"
+#include "lower/lower_gpu.h"
 #include "lower/pass_log.h"
 #include "schedule/resolve.h"
 

@@ -4,8 +4,8 @@
 #include <memory>
 
 #include "codegen/gpu_host_runtime.h"
-#include "codegen/lower_gpu.h"
 #include "driver/backend.h"
+#include "lower/lower_gpu.h"
 
 namespace tessel {
 

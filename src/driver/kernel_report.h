@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "codegen/lower_gpu.h"
 #include "exec/cuda_resources.h"
 #include "ir/program.h"
+#include "lower/lower_gpu.h"
 #include "lower/pass_log.h"
 
 namespace tessel {

@@ -4,9 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "codegen/lower_gpu.h"
 #include "exec/cuda_resources.h"
 #include "ir/program.h"
+#include "lower/lower_gpu.h"
 
 namespace tessel {
 

@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "codegen/lower_cpp.h"
 #include "exec/build_util.h"
 #include "ir/loop_ir.h"
+#include "lower/lower_cpp.h"
 #include "runtime/errors.h"
 
 namespace fs = std::filesystem;

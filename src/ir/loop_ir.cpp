@@ -77,6 +77,14 @@ StmtPtr block(std::vector<StmtPtr> body) {
   return s;
 }
 
+StmtPtr phaseBlock(std::vector<StmtPtr> body) {
+  requireBody(body);
+  auto s = node(StmtKind::Block);
+  s->body = std::move(body);
+  s->disjoint = true;
+  return s;
+}
+
 StmtPtr forLoop(std::string var, ExprPtr lo, ExprPtr hi, LoopKind kind, std::vector<StmtPtr> body) {
   require(!var.empty(), "for: empty loop variable");
   requireIndex(lo, "for: lower bound must be an integer expression");

@@ -58,6 +58,7 @@ enum class LoopKind {
   Parallel,      // iterations distributed over threads
   Simd,          // vectorised
   ParallelSimd,  // both (a 1-D nest)
+  Unrolled,      // constant bounds: one copy of the body per iteration (pass unroll-loops)
 };
 
 enum class StmtKind {
@@ -111,6 +112,7 @@ struct Stmt {
   bool isConst = false;        // LocalDecl
   bool pointer = false;        // LocalDecl: a typed pointer unpacked from an untyped slot
   bool status = false;         // Return: returns the module's error status (an Int32)
+  bool disjoint = false;       // Block: one phase (see phaseBlock)
   LoopKind loop = LoopKind::Serial;
   ExprPtr lo, hi;             // For (inclusive)
   ExprPtr step;               // For: the increment, a positive integer expression; null: 1
@@ -127,6 +129,12 @@ struct Stmt {
 
 // Validating factories.
 StmtPtr block(std::vector<StmtPtr> body);
+/// A block whose statements the builder knows to be one phase of the thread block: they write
+/// disjoint elements of every shared array and none reads an element another writes (a thread's
+/// own point of a plane, then the halo loaded around it; the planes of a ring, each to its
+/// slot). Pass insert-barriers places no barrier inside it; the Oclgrind check of the tests
+/// reports a race if the claim is ever wrong.
+StmtPtr phaseBlock(std::vector<StmtPtr> body);
 StmtPtr forLoop(std::string var, ExprPtr lo, ExprPtr hi, LoopKind kind, std::vector<StmtPtr> body);
 /// A serial loop `for (var = lo; var <= hi; var += step)`; step must be positive (a literal
 /// step is checked here). Cooperative loops: lo = the thread's index, step = threads per block.

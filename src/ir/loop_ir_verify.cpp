@@ -3,49 +3,16 @@
 #include <map>
 #include <set>
 
+#include "ir/loop_ir_varying.h"
 #include "ir/loop_ir_walk.h"
 
 namespace tessel::lir {
 
 namespace {
 
-/// Names of the variables whose value differs between the threads of a block. A variable is
-/// thread-varying when its declaration, an assignment to it or (a loop index) its bounds use
-/// the local or global thread index or another thread-varying variable; computed to a fixed
-/// point, since an assignment later in a loop reaches the uses before it.
-class VaryingVars : public StmtVisitor {
- public:
-  std::set<std::string> names;
-  bool grew = false;
-
-  bool varying(const ExprPtr& e) const {
-    if (!e) return false;
-    bool v = false;
-    tessel::visitExpr(e, [&](const ExprPtr& x) {
-      if (x->kind == ExprKind::Intrinsic) {
-        auto k = static_cast<Intrinsic>(x->ival);
-        v = v || k == Intrinsic::LocalId || k == Intrinsic::GlobalId;
-      }
-      if (x->kind == ExprKind::Var) v = v || names.count(x->name) > 0;
-    });
-    return v;
-  }
-
- protected:
-  void mark(const std::string& n) { grew = names.insert(n).second || grew; }
-  void visitFor(const Stmt& s) override {
-    if (varying(s.lo) || varying(s.hi) || varying(s.step)) mark(s.name);
-    StmtVisitor::visitFor(s);
-  }
-  void visitLeaf(const Stmt& s) override {
-    if ((s.kind == StmtKind::LocalDecl || s.kind == StmtKind::Assign) && varying(s.value))
-      mark(s.name);
-  }
-};
-
 class Checker : public StmtVisitor {
  public:
-  Checker(const Function& f, const VaryingVars& vary) : vary_(vary) {
+  Checker(const Function& f, const VaryingValues& vary) : vary_(vary) {
     for (auto& p : f.params)
       if (p.pointer || p.slots) buffers_.insert(p.name);
     for (auto& a : f.shared) shared_[a.name] = a.count;
@@ -54,7 +21,7 @@ class Checker : public StmtVisitor {
 
  protected:
   void visitFor(const Stmt& s) override {
-    bool v = vary_.varying(s.lo) || vary_.varying(s.hi) || vary_.varying(s.step);
+    bool v = vary_.varyingLoop(s);
     divergent_.push_back(v ? "a loop over '" + s.name + "' whose bounds differ between threads"
                            : "");
     StmtVisitor::visitFor(s);
@@ -100,7 +67,7 @@ class Checker : public StmtVisitor {
                          std::to_string(sh->second) + " elements");
   }
 
-  const VaryingVars& vary_;
+  const VaryingValues& vary_;
   std::set<std::string> buffers_;
   std::map<std::string, int64_t> shared_;
   std::vector<std::string> divergent_;  // per enclosing For/If: why it diverges, or ""
@@ -110,11 +77,7 @@ class Checker : public StmtVisitor {
 
 std::vector<std::string> verifyKernel(const Function& f) {
   if (f.linkage != Linkage::Kernel || !f.body) return {};
-  VaryingVars vary;
-  do {
-    vary.grew = false;
-    vary.visit(f.body);
-  } while (vary.grew);
+  VaryingValues vary(f.body);
   Checker check(f, vary);
   check.visit(f.body);
   std::vector<std::string> out;

@@ -4,8 +4,10 @@
 
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
-#include "codegen/lower_cpp.h"
 #include "ir/loop_ir_verify.h"
+#include "lower/lower_cpp.h"
+#include "transforms/insert_barriers.h"
+#include "transforms/unroll_loops.h"
 #include "transforms/work_item_loops.h"
 
 namespace tessel {
@@ -14,10 +16,26 @@ GpuProgram lower(const Program& prog, const ResolvedSchedule& resolved, GpuApi a
   auto show = [](const GpuProgram& p) { return printIr(p); };
   // `resolved` (pass resolve-schedule, run by the driver): each stencil's grid and block, the
   // fused groups of time steps and their tiles. Everything below reads this value.
-  // Points to threads or tiles, time steps fused, inputs staged on chip, stream planes rotated,
-  // points unrolled, barriers placed: today one builder per family does all of it.
+  // Points to threads or tiles, time steps fused, inputs staged on chip, stream planes rotated:
+  // today one builder per family does these.
   GpuProgram p = log.run(
       "build-kernels", [&] { return buildKernels(prog, resolved); }, show);
+  // A pass from kernels to kernels: the device module changes, the host code stays.
+  auto devicePass = [&](const char* name, lir::Module (*pass)(const lir::Module&)) {
+    p = log.run(
+        name,
+        [&] {
+          GpuProgram q = p;
+          q.device = pass(p.device);
+          return q;
+        },
+        show);
+  };
+  // The loops a builder marked Unrolled (a thread's points) become straight-line copies.
+  devicePass("unroll-loops", transforms::unrollLoops);
+  // Barriers between the phases that share memory, from the shared arrays each phase reads
+  // and writes (no builder places one).
+  devicePass("insert-barriers", transforms::insertBarriers);
   // Every kernel, whichever family built it, before anything is printed or run.
   log.check(
       "verify-kernels",
@@ -29,15 +47,7 @@ GpuProgram lower(const Program& prog, const ResolvedSchedule& resolved, GpuApi a
       },
       [&] { return printIr(p); });
   // On the CPU the kernels' threads become loops and their blocks OpenMP work.
-  if (api == GpuApi::Cpu)
-    p = log.run(
-        "work-item-loops",
-        [&] {
-          GpuProgram q = p;
-          q.device = transforms::workItemLoops(p.device);
-          return q;
-        },
-        show);
+  if (api == GpuApi::Cpu) devicePass("work-item-loops", transforms::workItemLoops);
   return p;
 }
 

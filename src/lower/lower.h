@@ -9,21 +9,25 @@
 //                     (driver/schedules.h) through the same log, because the `info` reports and
 //                     the resource checks read the result too; lower() takes it as its input
 //   build-kernels     resolved schedule -> kernel IR: one kernel per statement, or per fused group
-//                     of time steps, built by its family (codegen/lower_gpu*.cpp), and the host
-//                     code that launches them
+//                     of time steps, built by its family (lower/lower_gpu*.cpp), and the host
+//                     code that launches them; no barriers
+//   unroll-loops      loops marked Unrolled (a thread's points under --unroll) become one copy
+//                     of their body per iteration (transforms/unroll_loops.h)
+//   insert-barriers   barriers from the shared arrays each phase of a kernel reads and writes
+//                     (transforms/insert_barriers.h)
 //   verify-kernels    the kernel verifier (ir/loop_ir_verify.h): barriers every thread reaches,
 //                     known buffers, shared accesses in range; changes nothing
 //   work-item-loops   CPU only: kernels become OpenMP functions (transforms/work_item_loops.h)
 //   naive-loops       the C++ target under `global`: one parallel loop nest per statement
-//                     (codegen/lower_cpp.h), instead of the three above
+//                     (lower/lower_cpp.h), instead of the three above
 #pragma once
 
 #include <string>
 
 #include "codegen/gpu_host_runtime.h"
-#include "codegen/lower_gpu.h"
 #include "ir/loop_ir.h"
 #include "ir/program.h"
+#include "lower/lower_gpu.h"
 #include "lower/pass_log.h"
 #include "schedule/resolve.h"
 

@@ -8,7 +8,8 @@ namespace tessel {
 
 const std::vector<std::string>& passNames() {
   static const std::vector<std::string> names = {
-      "resolve-schedule", "build-kernels", "verify-kernels", "work-item-loops", "naive-loops"};
+      "resolve-schedule", "build-kernels",   "unroll-loops", "insert-barriers",
+      "verify-kernels",   "work-item-loops", "naive-loops"};
   return names;
 }
 

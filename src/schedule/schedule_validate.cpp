@@ -12,7 +12,7 @@ namespace tessel {
 
 namespace {
 
-// The launch plan (codegen/lower_gpu.h) holds unroll factors and chunks as int.
+// The launch plan (lower/lower_gpu.h) holds unroll factors and chunks as int.
 constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
 
 struct Checker {

@@ -137,7 +137,9 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"j3d7pt-stream-t2",
              "j3d7pt",
              {{"--schedule", "stream"}, {"--time-tile", "2"}, {"--block", "16,8"}}},
-        Case{"j3d7pt-shared", "j3d7pt", {{"--schedule", "shared"}, {"--block", "8,4,2"}}}),
+        Case{"j3d7pt-shared-unroll2",
+             "j3d7pt",
+             {{"--schedule", "shared"}, {"--block", "8,4,2"}, {"--unroll", "i=2"}}}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.name;
       std::replace(n.begin(), n.end(), '-', '_');
@@ -225,8 +227,8 @@ TEST(PipelineCli, TimePassesOnRunAndInfo) {
                       "/benchmarks/j2d5pt.sten --backend cpp --schedule overlapped --time-tile 2 "
                       "--param M=40 --param N=37 --verify --time-passes");
   EXPECT_EQ(r.exitCode, 0) << r.output;
-  for (const char* pass :
-       {"resolve-schedule", "build-kernels", "verify-kernels", "work-item-loops"})
+  for (const char* pass : {"resolve-schedule", "build-kernels", "unroll-loops", "insert-barriers",
+                           "verify-kernels", "work-item-loops"})
     EXPECT_NE(r.output.find(pass), std::string::npos) << pass << "\n" << r.output;
   EXPECT_NE(r.output.find("Pass execution timing report"), std::string::npos) << r.output;
   auto i = runCommand(tesselBinary() + " info " + sourceDir() +

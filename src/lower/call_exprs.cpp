@@ -1,0 +1,193 @@
+// Translation of one call's Algorithm IR into loop IR, shared by the C++ and GPU lowerings.
+#include "lower/call_exprs.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace tessel {
+
+using namespace lir;  // the loop IR's types and factories
+
+namespace {
+
+[[noreturn]] void internal(const std::string& what) {
+  throw std::logic_error("internal error: call lowering: " + what);
+}
+
+}  // namespace
+
+CType valueType(ScalarType t) { return t == ScalarType::Int ? CType::Int64 : ctypeOf(t); }
+
+ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args) {
+  auto n = std::make_shared<Expr>(*e);
+  n->args = std::move(args);
+  return n;
+}
+
+ExprPtr paramsToVars(const ExprPtr& e, const ProgramNames& g) {
+  if (e->kind == ExprKind::ParamRef) return var(g.params.at(e->index), ScalarType::Int);
+  if (e->args.empty()) return e;
+  std::vector<ExprPtr> args;
+  for (auto& a : e->args) args.push_back(paramsToVars(a, g));
+  return withArgs(e, std::move(args));
+}
+
+std::vector<ExprPtr> HostUses::args(const Program& prog, const ProgramNames& g) const {
+  std::vector<ExprPtr> out;
+  for (int a : arrays) out.push_back(var(g.arrays[a], prog.arrays[a].type));
+  for (int s : scalars) out.push_back(var(g.scalars[s], prog.scalars[s].type));
+  for (int p : params) out.push_back(var(g.params[p], ScalarType::Int));
+  return out;
+}
+
+std::string statementHeading(const Program& prog, const CallInst& call, size_t k,
+                             const StmtRegion& reg) {
+  const tessel::Stmt& st = call.stmts[k];
+  auto iters = prog.iteratorNames();
+  std::string text = fmt::format("Statement {}", k + 1);
+  if (st.loc.valid()) text += fmt::format(" (line {})", st.loc.line());
+  text += ": " + statementText(prog, call, st) + "\nRegion: ";
+  for (size_t d = 0; d < reg.iter.size(); ++d)
+    text += fmt::format("{}{} in {}", d ? ", " : "", iters[d], reg.iter[d].str());
+  return text;
+}
+
+ExprPtr CallExprs::lower(const ExprPtr& e) {
+  switch (e->kind) {
+    case ExprKind::ParamRef:
+      observer_.uses(*e);
+      return var(g_.params.at(e->index), ScalarType::Int);
+    case ExprKind::IterRef:
+      observer_.uses(*e);
+      return var(g_.iters.at(e->index), ScalarType::Int);
+    case ExprKind::ScalarRef:
+      observer_.uses(*e);
+      switch (e->scalarKind) {
+        case ScalarKind::Global:
+          return var(g_.scalars.at(e->index), e->type);
+        case ScalarKind::Init:
+          return var(names_.inits.at(e->index), e->type);
+        case ScalarKind::Local:
+          return load(names_.localScalars.at(e->index), boxIndex(), e->type);
+      }
+      break;
+    case ExprKind::ArrayRef:
+      if (ExprPtr r = observer_.replace(*e)) return r;
+      observer_.uses(*e);
+      return load(bufferOf(e->array), linearIndex(*e), e->type);
+    default: {
+      if (e->args.empty()) return e;
+      std::vector<ExprPtr> args;
+      for (auto& a : e->args) args.push_back(lower(a));
+      return withArgs(e, std::move(args));
+    }
+  }
+  internal("unknown scalar kind");
+}
+
+ExprPtr CallExprs::linearIndex(const Expr& ref) {
+  const auto& ext = prog_.extents(call_, ref.array);
+  if (ext.size() != ref.subs.size()) internal("subscript count of '" + ref.name + "'");
+  ExprPtr acc;
+  for (size_t d = 0; d < ref.subs.size(); ++d) {
+    const Subscript& s = ref.subs[d];
+    ExprPtr scaled = d == 0 ? intLit(0) : indexMul(acc, lower(ext[d]));
+    if (!s.fixed()) scaled = indexAdd(scaled, var(g_.iters.at(s.iter), ScalarType::Int));
+    acc = indexAddConst(scaled, s.offset);
+  }
+  return acc ? acc : intLit(0);
+}
+
+ExprPtr CallExprs::boxIndex() const {
+  ExprPtr acc;
+  for (size_t d = 0; d < names_.boxLo.size(); ++d) {
+    ExprPtr rel =
+        indexSub(var(g_.iters[d], ScalarType::Int), var(names_.boxLo[d], ScalarType::Int));
+    acc = d == 0 ? rel : indexAdd(indexMul(acc, var(names_.boxN[d], ScalarType::Int)), rel);
+  }
+  return acc ? acc : intLit(0);
+}
+
+ExprPtr CallExprs::bound(const SymBound& b) {
+  if (b.terms.empty()) internal("a region bound without terms");
+  ExprPtr acc;
+  for (auto& t : b.terms) {
+    ExprPtr x = t.base ? indexAddConst(lower(t.base), t.c) : intLit(t.c);
+    acc = !acc ? x : b.lower ? indexMax(acc, x) : indexMin(acc, x);
+  }
+  return acc;
+}
+
+ExprPtr CallExprs::count(const std::vector<ExprPtr>& extents) {
+  ExprPtr n = intLit(1);
+  for (auto& e : extents) n = indexMul(n, lower(e));
+  return n;
+}
+
+Assignment CallExprs::assignment(const tessel::Stmt& st) {
+  ScalarType lt = st.lhs->type;
+  Assignment a;
+  if (st.lhsIsScalar()) {
+    a.buffer = names_.localScalars.at(st.lhs->index);
+    a.index = boxIndex();
+  } else {
+    a.buffer = bufferOf(st.lhs->array);
+    a.index = linearIndex(*st.lhs);
+  }
+  a.value = lower(st.rhs);
+  if (st.op != AssignOp::Set)
+    a.value = binary(compoundOp(st.op), load(a.buffer, a.index, lt), a.value);
+  if (a.value->type != lt) a.value = cast(lt, a.value);
+  return a;
+}
+
+std::vector<StmtPtr> declareLocals(const Program& prog, const CallInst& call, const ProgramNames& g,
+                                   const LocalsStyle& style, Namer& scope, CallNames& names,
+                                   CallExprs& x) {
+  auto takeBuffer = [&](const std::string& n) {
+    return style.storageNames ? scope.takeBuffer(n) : scope.take(n);
+  };
+  std::vector<StmtPtr> body;
+  if (!call.inits.empty()) body.push_back(comment(style.initsNote));
+  for (auto& in : call.inits) {
+    names.inits.push_back(scope.take(in.name));
+    ExprPtr v = x.lower(in.value);
+    if (v->type != in.type || in.type == ScalarType::Int) v = cast(in.type, v);
+    body.push_back(localDecl(valueType(in.type), names.inits.back(), v));
+  }
+  for (auto& la : call.localArrays) {
+    std::string n = takeBuffer(la.name);
+    names.localArrays.push_back(n);
+    ExprPtr cnt = x.count(la.extents);
+    if (la.scratchOf >= 0) {
+      body.push_back(comment(fmt::format("Local array '{}': a private copy of '{}' for this call.",
+                                         la.name, prog.arrays[la.scratchOf].name)));
+      body.push_back(alloc(ctypeOf(la.type), n, cnt));
+      body.push_back(copy(ctypeOf(la.type), n, g.arrays[la.scratchOf], cnt));
+    } else {
+      body.push_back(comment(fmt::format("Local array '{}', fresh for this call.", la.name)));
+      body.push_back(alloc(ctypeOf(la.type), n, cnt));
+    }
+  }
+  if (call.localScalars.empty()) return body;
+  body.push_back(comment("Per-point local scalars live in buffers over the call-domain box."));
+  ExprPtr cnt = intLit(1);
+  for (size_t d = 0; d < call.domain.size(); ++d) {
+    names.boxLo.push_back(scope.take(style.boxPrefix + "lo_" + g.iters[d]));
+    names.boxN.push_back(scope.take(style.boxPrefix + "n_" + g.iters[d]));
+    ExprPtr lo = x.lower(call.domain[d].lo), hi = x.lower(call.domain[d].hi);
+    body.push_back(localDecl(CType::Int64, names.boxLo[d], lo));
+    ExprPtr ext = indexSub(indexAddConst(hi, 1), var(names.boxLo[d], ScalarType::Int));
+    body.push_back(localDecl(CType::Int64, names.boxN[d], indexMax(intLit(0), ext)));
+    cnt = indexMul(cnt, var(names.boxN[d], ScalarType::Int));
+  }
+  for (auto& ls : call.localScalars) {
+    std::string n = takeBuffer(ls.name);
+    names.localScalars.push_back(n);
+    body.push_back(alloc(ctypeOf(ls.type), n, cnt));
+  }
+  return body;
+}
+
+}  // namespace tessel

@@ -1,0 +1,293 @@
+// One call's GPU lowering (lower_gpu.h describes the whole scheme): the host function that
+// declares the call's locals, evaluates each statement's region and launches the statement's
+// kernel (built by lower_gpu_stmt_kernel.h); and the small helpers the GPU lowering's parts share.
+#include "lower/lower_gpu.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "analysis/regions.h"
+#include "lower/lower_gpu_internal.h"
+#include "lower/lower_gpu_stmt_kernel.h"
+#include "lower/namer.h"
+
+namespace tessel {
+
+using namespace lir;  // the loop IR's types and factories
+
+namespace gpu {
+
+[[noreturn]] void internal(const std::string& what) {
+  throw std::logic_error("internal error: GPU lowering: " + what);
+}
+
+ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc ? binary(Op::And, acc, x) : x; }
+
+ExprPtr zeroOf(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return boolLit(false);
+    case ScalarType::Int:
+      return intLit(0);
+    case ScalarType::Float:
+    case ScalarType::Double:
+      return floatLit(0.0, t);
+  }
+  return intLit(0);
+}
+
+lir::Param runtimeParam() {
+  lir::Param rt;
+  rt.name = kRuntimeVar;
+  rt.opaqueType = kRuntimeType;
+  return rt;
+}
+
+lir::Param bufferParam(const std::string& name) {
+  lir::Param p;
+  p.name = name;
+  p.opaqueType = kBufferType;
+  return p;
+}
+
+namespace {
+
+/// The kernel's comment: the call, the statement and its region (from `heading`), the thread
+/// mapping.
+std::string kernelText(const Program& prog, const CallInst& call, int index, size_t k,
+                       const GridShape& grid, const std::string& heading) {
+  auto iters = prog.iteratorNames();
+  std::string kc = fmt::format("Call {} ({}), statement {}: {}", index, call.name, k + 1,
+                               statementText(prog, call, call.stmts[k]));
+  kc += "\n" + heading.substr(heading.find("\nRegion: ") + 1);
+  std::string mapping;
+  for (size_t gd = 0; gd < grid.iters.size(); ++gd)
+    mapping += fmt::format("{}{} -> {}", gd ? ", " : "", iters[grid.iters[gd]], "xyz"[gd]);
+  switch (grid.family) {
+    case ScheduleFamily::Global:
+    case ScheduleFamily::GlobalStream:
+    case ScheduleFamily::Overlapped:  // not here: GridShape::perStatement() makes it `global`
+      kc += "\nOne thread per point: " + mapping;
+      if (grid.stream >= 0) kc += fmt::format("; each thread loops over {}", iters[grid.stream]);
+      break;
+    case ScheduleFamily::Shared: {
+      std::string tile;
+      for (size_t gd = 0; gd < grid.iters.size(); ++gd)
+        tile += fmt::format("{}{}", gd ? "x" : "", grid.tile(gd));
+      kc += fmt::format("\nShared-memory tiling: {}; a block computes a {} tile", mapping, tile);
+      break;
+    }
+    case ScheduleFamily::Stream:
+      kc += fmt::format("\nStreaming along {} ({}): {}; a block sweeps {}", iters[grid.stream],
+                        grid.chunk == 0 ? "serial" : "concurrent", mapping,
+                        grid.chunk == 0 ? std::string("every plane")
+                                        : fmt::format("a chunk of {} planes", grid.chunk));
+      break;
+  }
+  return kc;
+}
+
+/// The launch's grid and block extents: per grid dimension, the region's extent rounded up to
+/// whole tiles (declared in `then`), and for the stream family the chunks of planes.
+void launchShape(const GridShape& grid, const std::vector<std::string>& lo,
+                 const std::vector<std::string>& hi, Namer& scope, std::vector<StmtPtr>& then,
+                 std::vector<ExprPtr>& gridExt, std::vector<ExprPtr>& blockExt) {
+  for (size_t gd = 0; gd < grid.iters.size(); ++gd) {
+    int it = grid.iters[gd], b = grid.tile(gd);
+    ExprPtr extent =
+        indexAddConst(indexSub(var(hi[it], ScalarType::Int), var(lo[it], ScalarType::Int)), b);
+    std::string n = scope.take(std::string("blocks_") + "xyz"[gd]);
+    then.push_back(
+        localDecl(CType::Int64, n, b == 1 ? extent : binary(Op::Div, extent, intLit(b))));
+    gridExt.push_back(var(n, ScalarType::Int));
+    blockExt.push_back(intLit(grid.block[gd]));
+  }
+  if (grid.family == ScheduleFamily::Stream) {
+    // One more grid dimension: the chunks of planes along the streamed iterator.
+    int sd = grid.stream;
+    ExprPtr planes = indexAddConst(
+        indexSub(var(hi[sd], ScalarType::Int), var(lo[sd], ScalarType::Int)), grid.chunk);
+    ExprPtr chunks = grid.chunk == 0   ? intLit(1)
+                     : grid.chunk == 1 ? planes
+                                       : binary(Op::Div, planes, intLit(grid.chunk));
+    std::string n = scope.take("chunks");
+    then.push_back(localDecl(CType::Int64, n, chunks));
+    gridExt.push_back(var(n, ScalarType::Int));
+    blockExt.push_back(intLit(1));
+  }
+}
+
+/// The launch description of the kernel of statement k of call `index`.
+GpuKernelInfo kernelInfo(GpuKernelInfo info, const std::string& name, int index, size_t k,
+                         const GridShape& grid) {
+  info.name = name;
+  info.call = index;
+  info.stmt = static_cast<int>(k);
+  // As applied (an overlapped stencil's per-statement kernels are `global` ones: perStatement).
+  info.family = grid.family;
+  info.gridIters = grid.iters;
+  info.block = grid.block;
+  info.streamIter = grid.stream;
+  info.chunk = grid.chunk;
+  info.unroll = grid.unroll;
+  return info;
+}
+
+/// Lowers one CallInst: the host function that launches a kernel per statement
+/// (lower_gpu_stmt_kernel.h builds each).
+class CallGpu : public RefObserver {
+ public:
+  CallGpu(const Program& p, int index, GlobalNames& g, const GridShape& grid, GpuProgram& out)
+      : prog_(p),
+        call_(p.calls[index]),
+        index_(index),
+        g_(g),
+        grid_(grid),
+        out_(out),
+        names_(g.namer) {}
+
+  Function build();
+  std::vector<ExprPtr> callArgs() const;
+  /// Host code reads parameters, global scalars and initialised locals only.
+  void uses(const Expr& ref) override;
+
+ private:
+  const Program& prog_;
+  const CallInst& call_;
+  int index_;
+  GlobalNames& g_;
+  const GridShape& grid_;
+  GpuProgram& out_;
+  Namer names_;  // the host function's scope; kernels reuse its names
+  HostUses uses_;
+  CallNames locals_;
+  CallExprs x_{prog_, call_, g_, locals_, *this};
+
+  void statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& out);
+};
+
+void CallGpu::uses(const Expr& ref) {
+  switch (ref.kind) {
+    case ExprKind::ParamRef:
+      uses_.params.insert(ref.index);
+      break;
+    case ExprKind::IterRef:
+      internal("an iterator in host code");
+    case ExprKind::ScalarRef:
+      if (ref.scalarKind == ScalarKind::Local) internal("a local scalar in host code");
+      if (ref.scalarKind == ScalarKind::Global) uses_.scalars.insert(ref.index);
+      break;
+    case ExprKind::ArrayRef:
+      internal("an array access in host code");
+    default:
+      break;
+  }
+}
+
+std::vector<ExprPtr> CallGpu::callArgs() const {
+  std::vector<ExprPtr> args = {var(kRuntimeVar, ScalarType::Int)};
+  for (auto& a : uses_.args(prog_, g_)) args.push_back(a);
+  return args;
+}
+
+void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& out) {
+  std::string text = statementHeading(prog_, call_, k, reg);
+  out.push_back(comment(text));
+
+  // The region's bounds, evaluated by the host; a region that is empty launches nothing.
+  Namer scope = names_;
+  std::vector<std::string> lo, hi;
+  std::vector<StmtPtr> blk;
+  ExprPtr nonEmpty;
+  bool never = false;
+  for (size_t d = 0; d < reg.iter.size(); ++d) {
+    lo.push_back(scope.take("lo_" + g_.iters[d]));
+    hi.push_back(scope.take("hi_" + g_.iters[d]));
+    ExprPtr l = x_.bound(reg.iter[d].lo), h = x_.bound(reg.iter[d].hi);
+    if (l->kind == ExprKind::IntLit && h->kind == ExprKind::IntLit && l->ival > h->ival)
+      never = true;
+    blk.push_back(localDecl(CType::Int64, lo[d], l));
+    blk.push_back(localDecl(CType::Int64, hi[d], h));
+    nonEmpty =
+        allOf(nonEmpty, binary(Op::Le, var(lo[d], ScalarType::Int), var(hi[d], ScalarType::Int)));
+  }
+  // Conditions on fixed planes: decided here when both sides are constants, else at run time.
+  for (auto& c : reg.conditions) {
+    ExprPtr a = x_.bound(c.a), b = x_.bound(c.b);
+    if (a->kind == ExprKind::IntLit && b->kind == ExprKind::IntLit) {
+      never = never || a->ival > b->ival;
+      continue;
+    }
+    nonEmpty = allOf(nonEmpty, binary(Op::Le, a, b));
+  }
+  if (never) {
+    out.push_back(comment("Never runs: its region is empty."));
+    return;
+  }
+
+  int id = static_cast<int>(out_.kernels.size());
+  std::string name = g_.namer.take(fmt::format("call{}_{}_s{}", index_, call_.name, k));
+  GpuKernelInfo info;
+  CallSite site{prog_, call_, g_, grid_, locals_, uses_};
+  Function f = StmtKernel(site, lo, hi)
+                   .build(k, name, kernelText(prog_, call_, index_, k, grid_, text), scope, info);
+
+  std::vector<ExprPtr> gridExt, blockExt, args;
+  std::vector<StmtPtr> then;
+  launchShape(grid_, lo, hi, scope, then, gridExt, blockExt);
+  std::vector<lir::Param> ps(f.params.begin(), f.params.end() - 1);  // the runtime adds the status
+  for (auto& a : argsNamingParams(ps)) args.push_back(a);
+  then.push_back(launch(name, id, gridExt, blockExt, ps, args));
+  blk.push_back(ifThen(nonEmpty, then));
+  out.push_back(block(std::move(blk)));
+
+  out_.kernels.push_back(kernelInfo(info, name, index_, k, grid_));
+  out_.device.functions.push_back(std::move(f));
+}
+
+Function CallGpu::build() {
+  Function f;
+  f.name = g_.callFns[index_];
+  f.linkage = Linkage::Internal;
+  f.comment =
+      fmt::format("Call {}: {}({})", index_, call_.name, fmt::join(call_.actualNames, ", "));
+  if (call_.loc.valid()) f.comment += fmt::format(" at line {}", call_.loc.line());
+  for (auto& la : call_.localArrays)
+    if (la.scratchOf >= 0) uses_.arrays.insert(la.scratchOf);
+  static const LocalsStyle kStyle{"Initialised locals: evaluated once per call, on the host.",
+                                  "box_", false};
+  std::vector<StmtPtr> body = declareLocals(prog_, call_, g_, kStyle, names_, locals_, x_);
+  CallRegions regions = analyzeRegions(prog_, call_);
+  size_t kernelsBefore = out_.kernels.size();
+  for (size_t k = 0; k < call_.stmts.size(); ++k) {
+    if (!body.empty()) body.push_back(comment(""));
+    statement(k, regions.stmts.at(k), body);
+  }
+  f.body = block(std::move(body));
+  // Parameters last: lowering the body found which ones it uses.
+  lir::Param rt = runtimeParam();
+  // Unused by a call that allocates and launches nothing (every region is empty).
+  rt.maybeUnused = out_.kernels.size() == kernelsBefore && locals_.localArrays.empty() &&
+                   locals_.localScalars.empty();
+  f.params.push_back(rt);
+  for (int a : uses_.arrays) f.params.push_back(bufferParam(g_.arrays[a]));
+  for (int s : uses_.scalars)
+    f.params.push_back({g_.scalars[s], valueType(prog_.scalars[s].type), false});
+  for (int p : uses_.params) f.params.push_back({g_.params[p], CType::Int64, false});
+  return f;
+}
+
+}  // namespace
+
+Function lowerCall(const Program& prog, int index, GlobalNames& g, const GridShape& grid,
+                   GpuProgram& out, std::vector<ExprPtr>& args) {
+  CallGpu cg(prog, index, g, grid, out);
+  Function f = cg.build();
+  args = cg.callArgs();
+  return f;
+}
+
+}  // namespace gpu
+
+}  // namespace tessel

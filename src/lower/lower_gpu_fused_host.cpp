@@ -1,0 +1,193 @@
+// The host function of a fused variant: it evaluates the fused calls' initialised locals and
+// their statements' regions, launches the kernel (tiled or streamed) over blocks covering the
+// written arrays, and swaps each written array with its second buffer (paper 001, Algorithm 5).
+// Also lowerFused, the entry point (lower_gpu_internal.h).
+#include "lower/lower_gpu_fused.h"
+
+namespace tessel::gpu {
+
+namespace fused {
+
+namespace {
+
+class FusedHost {
+ public:
+  FusedHost(FusedContext& c, GpuProgram& out) : c_(c), out_(out) {}
+
+  Function build();
+  /// What tessel_program passes to the host function.
+  std::vector<ExprPtr> callArgs() const { return hostArgs(c_, uses_.host); }
+
+ private:
+  FusedContext& c_;
+  GpuProgram& out_;
+  FusedUses uses_;
+  FusedExprs x_{c_, uses_};
+
+  /// Initialised locals of each call, evaluated on the host as the per-statement lowering does.
+  void declareInits(std::vector<StmtPtr>& body);
+  /// The statements' regions (language.md 5.4-5.6), evaluated by the host.
+  void declareBounds(std::vector<StmtPtr>& body);
+  /// Blocks: tiles over the union of the written arrays' extents.
+  std::vector<ExprPtr> tiledGrid(std::vector<StmtPtr>& body);
+  /// Streamed: tiles over the written arrays' extents in the plane, chunks along the stream.
+  std::vector<ExprPtr> streamGrid(std::vector<StmtPtr>& body);
+  /// The launch of kernel `k` over `grid`, then the swaps.
+  std::vector<StmtPtr> launchAndSwap(const Function& k, const std::vector<ExprPtr>& grid);
+};
+
+void FusedHost::declareInits(std::vector<StmtPtr>& body) {
+  std::set<int> calls(c_.v.seq.calls.begin(), c_.v.seq.calls.end());
+  for (int c : calls) {
+    const CallInst& ci = c_.prog.calls[c];
+    for (size_t k = 0; k < ci.inits.size(); ++k) {
+      std::string n = c_.names.take(ci.inits[k].name);
+      c_.inits[{c, static_cast<int>(k)}] = n;
+      ExprPtr v = x_.host(ci.inits[k].value, c);
+      if (v->type != ci.inits[k].type || ci.inits[k].type == ScalarType::Int)
+        v = cast(ci.inits[k].type, v);
+      body.push_back(localDecl(valueType(ci.inits[k].type), n, v));
+    }
+  }
+}
+
+void FusedHost::declareBounds(std::vector<StmtPtr>& body) {
+  std::set<int> calls(c_.v.seq.calls.begin(), c_.v.seq.calls.end());
+  const std::vector<std::string>& iters = c_.g.iters;
+  for (int c : calls) {
+    CallRegions regs = analyzeRegions(c_.prog, c_.prog.calls[c]);
+    for (size_t k = 0; k < regs.stmts.size(); ++k) {
+      const StmtRegion& r = regs.stmts[k];
+      if (!r.conditions.empty()) internal("a fused statement with region conditions");
+      auto& b = c_.bounds[{c, static_cast<int>(k)}];
+      for (int d = 0; d < c_.dims; ++d) {
+        std::string lo = c_.names.take(fmt::format("lo{}_{}_{}", c, k, iters[d]));
+        std::string hi = c_.names.take(fmt::format("hi{}_{}_{}", c, k, iters[d]));
+        b.push_back({lo, hi});
+      }
+    }
+    auto bound = [&](const SymBound& sb) {
+      ExprPtr acc;
+      for (auto& t : sb.terms) {
+        ExprPtr x = t.base ? indexAddConst(x_.host(t.base, c), t.c) : intLit(t.c);
+        acc = !acc ? x : sb.lower ? indexMax(acc, x) : indexMin(acc, x);
+      }
+      return acc;
+    };
+    for (size_t k = 0; k < regs.stmts.size(); ++k) {
+      const StmtRegion& r = regs.stmts[k];
+      auto& b = c_.bounds[{c, static_cast<int>(k)}];
+      for (int d = 0; d < c_.dims; ++d) {
+        body.push_back(localDecl(CType::Int64, b[d].first, bound(r.iter[d].lo)));
+        body.push_back(localDecl(CType::Int64, b[d].second, bound(r.iter[d].hi)));
+      }
+    }
+  }
+}
+
+std::vector<ExprPtr> FusedHost::tiledGrid(std::vector<StmtPtr>& body) {
+  std::vector<ExprPtr> grid(static_cast<size_t>(c_.dims));
+  for (int gd = 0; gd < c_.dims; ++gd) {
+    int d = c_.dims - 1 - gd;
+    ExprPtr ext;
+    for (int a : c_.written) ext = ext ? indexMax(ext, x_.extent(a, d)) : x_.extent(a, d);
+    std::string n = c_.names.take(std::string("blocks_") + "xyz"[gd]);
+    int64_t t = c_.v.tile[static_cast<size_t>(d)];
+    body.push_back(
+        localDecl(CType::Int64, n, binary(Op::Div, indexAddConst(ext, t - 1), intLit(t))));
+    grid[static_cast<size_t>(gd)] = ivar(n);
+  }
+  return grid;
+}
+
+std::vector<ExprPtr> FusedHost::streamGrid(std::vector<StmtPtr>& body) {
+  std::vector<ExprPtr> grid;
+  std::vector<int> dims = inPlane(c_);
+  for (size_t n = dims.size(); n-- > 0;) {
+    int d = dims[n];
+    ExprPtr ext;
+    for (int a : c_.written) ext = ext ? indexMax(ext, x_.extent(a, d)) : x_.extent(a, d);
+    std::string name = c_.names.take(std::string("blocks_") + "xyz"[grid.size()]);
+    int64_t t = c_.v.tile[static_cast<size_t>(d)];
+    body.push_back(
+        localDecl(CType::Int64, name, binary(Op::Div, indexAddConst(ext, t - 1), intLit(t))));
+    grid.push_back(ivar(name));
+  }
+  std::string name = c_.names.take(std::string("blocks_") + "xyz"[grid.size()]);
+  int chunk = c_.chunk;
+  ExprPtr chunks =
+      chunk > 0 ? binary(Op::Div, indexAddConst(streamExtent(c_, x_), chunk - 1), intLit(chunk))
+                : intLit(1);
+  body.push_back(localDecl(CType::Int64, name, chunks));
+  grid.push_back(ivar(name));
+  return grid;
+}
+
+std::vector<StmtPtr> FusedHost::launchAndSwap(const Function& k, const std::vector<ExprPtr>& grid) {
+  std::vector<ExprPtr> blockExt;
+  for (size_t gd = 0; gd < grid.size(); ++gd) blockExt.push_back(intLit(c_.block[gd]));
+  std::vector<lir::Param> ps(k.params.begin(), k.params.end() - 1);
+  std::vector<ExprPtr> args = argsNamingParams(ps);
+  int id = static_cast<int>(out_.device.functions.size());
+  std::vector<StmtPtr> run = {
+      launch(c_.kernelName, id, grid, blockExt, ps, args),
+      comment("The new values are in the second buffers: swap (paper 001, Algorithm 5).")};
+  for (int a : c_.written)
+    run.push_back(callFn("tessel_swap", {var(c_.g.arrays[a], c_.prog.arrays[a].type),
+                                         var(c_.g.shadows[a], c_.prog.arrays[a].type)}));
+  return run;
+}
+
+Function FusedHost::build() {
+  for (auto& s : c_.a.stages)
+    if (s.writes.kind == TileValue::Kind::Global && !s.region.empty)
+      c_.written.insert(s.writes.index);
+  std::vector<StmtPtr> body;
+  declareInits(body);
+  declareBounds(body);
+  for (int a : c_.written)
+    if (c_.g.shadows.at(static_cast<size_t>(a)).empty()) internal("no second buffer");
+  Function k = c_.sd >= 0 ? streamedKernel(c_, uses_, x_, out_) : tiledKernel(c_, uses_, x_, out_);
+  std::vector<ExprPtr> grid = c_.sd >= 0 ? streamGrid(body) : tiledGrid(body);
+  std::vector<StmtPtr> run = launchAndSwap(k, grid);
+  ExprPtr any;  // an array with no elements: nothing to compute
+  for (auto& gx : grid) {
+    ExprPtr pos = binary(Op::Gt, gx, intLit(0));
+    any = any ? binary(Op::And, any, pos) : pos;
+  }
+  body.push_back(ifThen(any, run));
+  out_.device.functions.push_back(std::move(k));
+
+  Function f;
+  f.name = c_.hostName;
+  f.linkage = Linkage::Internal;
+  f.comment = out_.device.functions.back().comment;
+  uses_.host.arrays.insert(c_.written.begin(), c_.written.end());
+  f.params = hostParams(c_, uses_.host);
+  f.body = block(std::move(body));
+  return f;
+}
+
+}  // namespace
+
+}  // namespace fused
+
+lir::Function lowerFused(const Program& prog, const FusedVariant& v, const std::string& name,
+                         GlobalNames& g, const std::array<int, 3>& block, int chunk,
+                         GpuProgram& out, std::vector<ExprPtr>& args) {
+  std::string kernelName = g.namer.take(name);
+  std::string hostName = g.namer.take(name + "_run");
+  int dims = prog.dims(), sd = v.analysis.spec.streamDim;
+  std::array<int, 3> b = block;
+  // Streamed: the grid covers the other dimensions; the next grid dimension counts chunks.
+  if (sd >= 0)
+    for (size_t gd = static_cast<size_t>(dims - 1); gd < 3; ++gd) b[gd] = 1;
+  fused::FusedContext c{prog,  v,          v.analysis, g,       b,  dims, sd,
+                        chunk, kernelName, hostName,   g.namer, {}, {},   {}};
+  fused::FusedHost host(c, out);
+  lir::Function f = host.build();
+  args = host.callArgs();
+  return f;
+}
+
+}  // namespace tessel::gpu

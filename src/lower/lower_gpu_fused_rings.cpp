@@ -1,0 +1,142 @@
+// The streamed fused kernel's rings of shared planes and registers (lower_gpu_fused_rings.h).
+#include "lower/lower_gpu_fused_rings.h"
+
+namespace tessel::gpu::fused {
+
+int64_t StreamRings::declare(Function& f) {
+  int64_t shared = 0, lowest = 0;
+  for (size_t b = 0; b < c_.a.buffers.size(); ++b) {
+    const TileBuffer& buf = c_.a.buffers[b];
+    std::string base = valueStem(c_, buf.value);
+    CType ct = ctypeOf(elementType(c_, buf.value));
+    std::string suffix = buf.producer >= 0 ? fmt::format("_s{}", buf.producer + 1) : "_in";
+    if (!buf.shared) {
+      if (buf.producer >= 0) regs_[buf.producer] = c_.names.take("r_" + base + suffix);
+      continue;
+    }
+    Ring r;
+    r.name = c_.names.take("sh_" + base + suffix);
+    r.planes = buf.planes;
+    r.planeElems = buf.elements / buf.planes;
+    rings_[static_cast<int>(b)] = r;
+    f.shared.push_back(sharedArray(ct, r.name, std::max<int64_t>(1, buf.elements)));
+    shared += buf.elements * byteSize(ct);
+    lowest = std::min(lowest, plan_.bufferLead[b] - buf.planes);
+  }
+  // Ring slots are (plane + bias * planes) mod planes, with the bias keeping every plane a block
+  // touches (from plane_lo - prologue + lowest) non-negative.
+  bias_ = plan_.prologue - lowest + 1;
+  for (size_t s = 0; s < c_.a.stages.size(); ++s)
+    if (plan_.previousRegister[s] && !regs_.count(static_cast<int>(s)))
+      regs_[static_cast<int>(s)] =
+          c_.names.take(fmt::format("r_{}_s{}", valueStem(c_, c_.a.stages[s].writes), s + 1));
+  return shared;
+}
+
+std::vector<StmtPtr> StreamRings::declareRegisters() const {
+  std::vector<StmtPtr> out;
+  for (auto& [producer, reg] : regs_) {
+    ScalarType t = elementType(c_, c_.a.stages[static_cast<size_t>(producer)].writes);
+    out.push_back(localDecl(ctypeOf(t), reg, zeroOf(t), false));
+  }
+  return out;
+}
+
+std::vector<StmtPtr> StreamRings::loadInputs() {
+  std::vector<StmtPtr> out;
+  for (auto& [b, r] : rings_)
+    if (c_.a.buffers[static_cast<size_t>(b)].producer < 0)
+      for (auto& x : loadRing(b)) out.push_back(x);
+  return out;
+}
+
+ExprPtr StreamRings::ringIndex(int buffer, const ExprPtr& plane,
+                               const std::vector<ExprPtr>& at) const {
+  const TileBuffer& b = c_.a.buffers.at(static_cast<size_t>(buffer));
+  const Ring& r = rings_.at(buffer);
+  ExprPtr slot = binary(Op::Mod, indexAddConst(plane, bias_ * r.planes), intLit(r.planes));
+  ExprPtr acc = indexMul(slot, intLit(r.planeElems));
+  ExprPtr rel;
+  for (int d : inPlane(c_)) {
+    size_t k = static_cast<size_t>(d);
+    ExprPtr x = indexSub(at[k], indexAddConst(ivar(n_.t0[k]), b.box.lo[k]));
+    rel = rel ? indexAdd(indexMul(rel, intLit(b.box.hi[k] - b.box.lo[k] + 1)), x) : x;
+  }
+  return indexAdd(acc, rel);
+}
+
+ExprPtr StreamRings::read(const TileValue& v, int stage, const std::vector<int64_t>& off,
+                          ScalarType t) const {
+  StreamSource src = streamSource(c_.a, stage, v);
+  if (src.kind == StreamSource::Kind::Register || src.kind == StreamSource::Kind::Missing)
+    return var(regs_.at(src.producer), t);
+  if (src.kind != StreamSource::Kind::Ring) internal("a streamed read without a buffer");
+  std::vector<ExprPtr> at = iterVars(c_);
+  for (int d = 0; d < c_.dims; ++d)
+    at[static_cast<size_t>(d)] =
+        indexAddConst(at[static_cast<size_t>(d)], off[static_cast<size_t>(d)]);
+  return load(rings_.at(src.buffer).name, ringIndex(src.buffer, at[static_cast<size_t>(c_.sd)], at),
+              t);
+}
+
+std::vector<StmtPtr> StreamRings::keep(size_t s, const std::string& val, ScalarType t) const {
+  std::vector<StmtPtr> out;
+  int rb = plan_.resultBuffer[s];
+  if (rb >= 0 && rings_.count(rb))
+    out.push_back(store(rings_.at(rb).name,
+                        ringIndex(rb, ivar(c_.g.iters[static_cast<size_t>(c_.sd)]), iterVars(c_)),
+                        var(val, t)));
+  if (regs_.count(static_cast<int>(s)))
+    out.push_back(assign(regs_.at(static_cast<int>(s)), var(val, t)));
+  return out;
+}
+
+// Cooperative: thread t of n loads elements t, t+n, ... of the ring's newest plane.
+std::vector<StmtPtr> StreamRings::loadRing(int buffer) {
+  const TileBuffer& b = c_.a.buffers.at(static_cast<size_t>(buffer));
+  const Ring& r = rings_.at(buffer);
+  int src = b.value.index;
+  u_.array(src);
+  Namer scope = c_.names;
+  std::string e = scope.take("e");
+  std::vector<int> dims = inPlane(c_);
+  std::vector<ExprPtr> at(static_cast<size_t>(c_.dims));
+  std::string z = scope.take("z");
+  std::vector<StmtPtr> body;
+  at[static_cast<size_t>(c_.sd)] = ivar(z);
+  ExprPtr inside = binary(Op::And, binary(Op::Ge, ivar(z), intLit(0)),
+                          binary(Op::Lt, ivar(z), x_.extent(src, c_.sd)));
+  ExprPtr rest = ivar(e);
+  for (size_t n = dims.size(); n-- > 0;) {
+    size_t k = static_cast<size_t>(dims[n]);
+    int64_t ext = b.box.hi[k] - b.box.lo[k] + 1;
+    ExprPtr off = n == 0 ? rest : binary(Op::Mod, rest, intLit(ext));
+    if (n > 0) rest = binary(Op::Div, rest, intLit(ext));
+    std::string x = scope.take("x_" + c_.g.iters[k]);
+    body.push_back(
+        localDecl(CType::Int64, x, indexAdd(indexAddConst(ivar(n_.t0[k]), b.box.lo[k]), off)));
+    at[k] = ivar(x);
+    inside = binary(Op::And, inside,
+                    binary(Op::And, binary(Op::Ge, ivar(x), intLit(0)),
+                           binary(Op::Lt, ivar(x), x_.extent(src, dims[n]))));
+  }
+  ExprPtr gi = x_.rowMajor(src, at);
+  ScalarType t = c_.prog.arrays.at(static_cast<size_t>(src)).type;
+  body.push_back(ifThen(inside, {store(r.name, ringIndex(buffer, ivar(z), at),
+                                       load(c_.g.arrays.at(static_cast<size_t>(src)), gi, t))}));
+  ExprPtr linear;
+  for (int d : dims)
+    linear = linear ? indexAdd(indexMul(linear, intLit(threads(c_, d))),
+                               ivar(n_.lid[static_cast<size_t>(d)]))
+                    : ivar(n_.lid[static_cast<size_t>(d)]);
+  std::vector<StmtPtr> loop = {
+      localDecl(CType::Int64, z,
+                indexAddConst(ivar(n_.q), plan_.bufferLead[static_cast<size_t>(buffer)])),
+      forStep(e, linear, intLit(r.planeElems - 1), intLit(c_.block[0] * c_.block[1] * c_.block[2]),
+              body)};
+  return {comment(fmt::format("The newest plane of {} ({} elements) into its ring.",
+                              valueName(c_.prog, c_.v.seq, b.value), r.planeElems)),
+          block(loop)};
+}
+
+}  // namespace tessel::gpu::fused

@@ -1,0 +1,67 @@
+// Shared between the parts of the GPU lowering (lower_gpu.cpp: calls and their kernels;
+// lower_gpu_program.cpp: names, grid shape, tessel_program). Not a public interface.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "analysis/fusion_plan.h"
+#include "ir/loop_ir.h"
+#include "ir/program.h"
+#include "lower/call_exprs.h"
+#include "lower/lower_gpu.h"
+#include "lower/namer.h"
+#include "schedule/resolve.h"
+
+namespace tessel::gpu {
+
+/// Names of the host runtime (gpu_host_runtime.h) that the host code uses.
+inline constexpr const char* kRuntimeVar = "rt";
+inline constexpr const char* kRuntimeType = "tessel_runtime&";
+inline constexpr const char* kBufferType = "tessel_device_buffer&";
+/// The last parameter of every kernel: the device error status (dialects' statusName).
+inline constexpr const char* kDeviceStatusParam = "tessel_device_status";
+
+/// C names of the program's global symbols, shared by every generated function.
+struct GlobalNames : ProgramNames {
+  /// overlapped: the second device buffer of each global array a fused kernel writes (its
+  /// results go there and the host swaps the two, paper 001 Algorithm 5); "" for the others.
+  std::vector<std::string> shadows;
+};
+
+/// What a staged kernel's builder needs from the call being lowered.
+class KernelSite {
+ public:
+  virtual ~KernelSite() = default;
+  /// An int expression over parameters and literals (an array extent), in kernel code.
+  virtual ExprPtr kernelIndex(const ExprPtr& e) = 0;
+  /// The buffer of array `a`, which the kernel reads.
+  virtual std::string readBuffer(ArrayId a) = 0;
+};
+
+[[noreturn]] void internal(const std::string& what);
+/// `acc && x`, or x when there is no acc yet (building a guard term by term).
+ExprPtr allOf(ExprPtr acc, ExprPtr x);
+/// The zero of a language type (false, 0, 0.0 with the type's suffix).
+ExprPtr zeroOf(ScalarType t);
+/// Host-function parameters: the runtime handle and a device buffer (runtime types, by name).
+lir::Param runtimeParam();
+lir::Param bufferParam(const std::string& name);
+
+/// Lowers call `index`: appends its kernels to out.device and out.kernels and returns its host
+/// function; `args` receives what tessel_program passes to it.
+lir::Function lowerCall(const Program& prog, int index, GlobalNames& g, const GridShape& grid,
+                        GpuProgram& out, std::vector<ExprPtr>& args);
+
+/// Lowers one variant of a fused group (lower_gpu_fused.h): appends its kernel to
+/// out.device and out.kernels and returns the host function that launches it and swaps the
+/// written arrays with their shadows; `args` receives what tessel_program passes to it.
+/// `block`: threads per block along x, y, z. A variant whose analysis streams a dimension
+/// (stream + time_tile) gets a streamed kernel (lower_gpu_overlapped_stream.cpp) sweeping
+/// `chunk` planes per block (0: every plane).
+lir::Function lowerFused(const Program& prog, const FusedVariant& v, const std::string& name,
+                         GlobalNames& g, const std::array<int, 3>& block, int chunk,
+                         GpuProgram& out, std::vector<ExprPtr>& args);
+
+}  // namespace tessel::gpu

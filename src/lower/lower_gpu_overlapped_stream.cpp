@@ -1,0 +1,230 @@
+// The streamed fused kernel: stream + time_tile T (paper 004, Figure 7, "3.5-D blocking").
+//
+// A block owns one output tile of the dimensions other than the streamed one (the grid's x and
+// y; the next grid dimension counts chunks of planes) and sweeps the streamed dimension over its
+// chunk, one step q at a time (analysis/stream_fusion.h):
+//   1. every input ring loads its newest plane (q + its lead), guarded by the array's extent;
+//   2. every stage s computes plane q + lead_s at the thread's point of its in-plane region:
+//      inside its statement's region the statement, elsewhere (domain edges and boundary
+//      planes) the value's previous version, so that such points keep their values; the result
+//      goes to the stage's ring (or register) and, for the last writer of a global array, on
+//      the tile and within the chunk, to the array's second buffer. A barrier follows.
+// The block starts `prologue` steps before its chunk so that every ring holds right values
+// when they are first read; planes outside the arrays are skipped. The host swaps the second
+// buffers after the launch, as for the overlapped family.
+// The rings and registers: lower_gpu_fused_rings.cpp.
+#include "lower/lower_gpu_fused_rings.h"
+
+namespace tessel::gpu::fused {
+
+namespace {
+
+ExprPtr within(const ExprPtr& x, const ExprPtr& lo, const ExprPtr& hi) {
+  return binary(Op::And, binary(Op::Ge, x, lo), binary(Op::Le, x, hi));
+}
+
+class StreamedKernel : public FusedReads {
+ public:
+  StreamedKernel(FusedContext& c, FusedUses& u, FusedExprs& x)
+      : c_(c), u_(u), x_(x), plan_(streamedPlan(c.prog, c.a)), rings_(c, u, x, plan_, n_) {}
+
+  Function build(GpuProgram& out);
+  ExprPtr local(const TileValue& v, ScalarType t) override {
+    return rings_.read(v, stage_, std::vector<int64_t>(c_.dims, 0), t);
+  }
+  ExprPtr array(const Expr& ref, const TileValue& v) override;
+
+ private:
+  FusedContext& c_;
+  FusedUses& u_;
+  FusedExprs& x_;
+  StreamedPlan plan_;
+  SweepNames n_;
+  StreamRings rings_;
+  int stage_ = -1;  // the stage being lowered
+
+  /// The block's origin, the thread's point and the block's planes (a chunk, or all of them).
+  std::vector<StmtPtr> blockStart();
+  std::vector<StmtPtr> stage(size_t s);
+  /// The current version of value lv at the point: from its last writer, an input ring, or
+  /// memory (`global`: lv is a global array).
+  ExprPtr previous(const TileValue& lv, ScalarType lt, bool global);
+  /// The last writer of a global array: its result, on the tile and within the chunk, to the
+  /// array's second buffer.
+  StmtPtr finalWrite(int array, const std::string& val, ScalarType lt);
+  std::string describe(int64_t shared) const;
+};
+
+ExprPtr StreamedKernel::array(const Expr& ref, const TileValue& v) {
+  std::vector<int64_t> off(static_cast<size_t>(c_.dims), 0);
+  for (const Subscript& s : ref.subs)
+    if (!s.fixed()) off[static_cast<size_t>(s.iter)] = s.offset;
+  StreamSource src = streamSource(c_.a, stage_, v);
+  if (src.kind != StreamSource::Kind::Global) return rings_.read(v, stage_, off, ref.type);
+  return nullptr;
+}
+
+std::vector<StmtPtr> StreamedKernel::blockStart() {
+  std::vector<StmtPtr> kb;
+  n_.t0.assign(static_cast<size_t>(c_.dims), "");
+  n_.lid.assign(static_cast<size_t>(c_.dims), "");
+  n_.point.assign(static_cast<size_t>(c_.dims), "");
+  for (int d : inPlane(c_)) {
+    size_t k = static_cast<size_t>(d);
+    n_.t0[k] = c_.names.take("t0_" + c_.g.iters[k]);
+    n_.lid[k] = c_.names.take("tid_" + c_.g.iters[k]);
+    n_.point[k] = c_.names.take("p_" + c_.g.iters[k]);
+    int64_t lo = 0;
+    bool first = true;
+    for (auto& s : c_.a.stages)
+      if (!s.region.empty) {
+        lo = first ? s.region.lo[k] : std::min(lo, s.region.lo[k]);
+        first = false;
+      }
+    kb.push_back(localDecl(CType::Int64, n_.lid[k], intrinsic(Intrinsic::LocalId, gridDim(c_, d))));
+    kb.push_back(
+        localDecl(CType::Int64, n_.t0[k],
+                  indexMul(intrinsic(Intrinsic::GroupId, gridDim(c_, d)), intLit(c_.v.tile[k]))));
+    kb.push_back(localDecl(CType::Int64, n_.point[k],
+                           indexAdd(indexAddConst(ivar(n_.t0[k]), lo), ivar(n_.lid[k]))));
+  }
+  n_.chunkLo = c_.names.take("plane_lo");
+  n_.chunkHi = c_.names.take("plane_hi");
+  int chunkDim = c_.dims - 1, chunk = c_.chunk;
+  if (chunk > 0) {
+    kb.push_back(localDecl(CType::Int64, n_.chunkLo,
+                           indexMul(intrinsic(Intrinsic::GroupId, chunkDim), intLit(chunk))));
+    kb.push_back(localDecl(
+        CType::Int64, n_.chunkHi,
+        indexAddConst(indexMin(indexAddConst(ivar(n_.chunkLo), chunk), streamExtent(c_, x_)), -1)));
+  } else {
+    kb.push_back(localDecl(CType::Int64, n_.chunkLo, intLit(0)));
+    kb.push_back(localDecl(CType::Int64, n_.chunkHi, indexAddConst(streamExtent(c_, x_), -1)));
+  }
+  return kb;
+}
+
+ExprPtr StreamedKernel::previous(const TileValue& lv, ScalarType lt, bool global) {
+  if (streamSource(c_.a, stage_, lv).kind != StreamSource::Kind::Global)
+    return rings_.read(lv, stage_, std::vector<int64_t>(static_cast<size_t>(c_.dims), 0), lt);
+  if (!global) internal("a local value without a previous version");
+  u_.array(lv.index);
+  return load(c_.g.arrays.at(static_cast<size_t>(lv.index)), x_.rowMajor(lv.index, iterVars(c_)),
+              lt);
+}
+
+StmtPtr StreamedKernel::finalWrite(int array, const std::string& val, ScalarType lt) {
+  const std::vector<std::string>& iters = c_.g.iters;
+  ExprPtr own = within(ivar(iters[static_cast<size_t>(c_.sd)]), ivar(n_.chunkLo), ivar(n_.chunkHi));
+  for (int d : inPlane(c_)) {
+    size_t x = static_cast<size_t>(d);
+    own = binary(
+        Op::And, own,
+        within(ivar(iters[x]), ivar(n_.t0[x]), indexAddConst(ivar(n_.t0[x]), c_.v.tile[x] - 1)));
+  }
+  ExprPtr gi = x_.rowMajor(array, iterVars(c_));
+  return ifThen(own, {store(c_.g.shadows.at(static_cast<size_t>(array)), gi, var(val, lt))});
+}
+
+std::vector<StmtPtr> StreamedKernel::stage(size_t s) {
+  const TileStage& ts = c_.a.stages[s];
+  if (ts.region.empty) return {};
+  x_.setStep(ts.step);
+  stage_ = static_cast<int>(s);
+  const tessel::Stmt& st = callAt(c_, ts.step).stmts.at(static_cast<size_t>(ts.stmt));
+  const auto& bnd = c_.bounds.at({ts.call, ts.stmt});
+  const std::vector<std::string>& iters = c_.g.iters;
+  const bool global = !st.lhsIsScalar() && !st.lhs->array.local;
+  TileValue lv = st.lhsIsScalar() ? TileValue{TileValue::Kind::LocalScalar, ts.step, st.lhs->index}
+                                  : valueOf(st.lhs->array, ts.step);
+  ScalarType lt = st.lhs->type;
+  size_t k = static_cast<size_t>(c_.sd);
+  // The thread's point of the stage's in-plane region, on the stage's plane.
+  std::vector<StmtPtr> body;
+  ExprPtr active;
+  for (int d : inPlane(c_)) {
+    size_t x = static_cast<size_t>(d);
+    body.push_back(localDecl(CType::Int64, iters[x], ivar(n_.point[x])));
+    active = allOf(active, within(ivar(n_.point[x]), indexAddConst(ivar(n_.t0[x]), ts.region.lo[x]),
+                                  indexAddConst(ivar(n_.t0[x]), ts.region.hi[x])));
+  }
+  body.push_back(localDecl(CType::Int64, iters[k], indexAddConst(ivar(n_.q), ts.lead)));
+  if (global)
+    for (int d = 0; d < c_.dims; ++d)
+      active = allOf(
+          active,
+          binary(Op::And, binary(Op::Ge, ivar(iters[static_cast<size_t>(d)]), intLit(0)),
+                 binary(Op::Lt, ivar(iters[static_cast<size_t>(d)]), x_.extent(lv.index, d))));
+  ExprPtr inStmt;
+  for (int d = 0; d < c_.dims; ++d) {
+    size_t x = static_cast<size_t>(d);
+    inStmt = allOf(inStmt, within(ivar(iters[x]), ivar(bnd[x].first), ivar(bnd[x].second)));
+  }
+  ExprPtr value = x_.kernel(st.rhs);
+  if (st.op != AssignOp::Set) value = binary(compoundOp(st.op), previous(lv, lt, global), value);
+  if (value->type != lt) value = cast(lt, value);
+  if (usesStatusHelper(value)) u_.kernel.status = true;
+  std::string val = c_.names.take("v");
+  // Outside the statement's region a global array's point keeps its previous value.
+  std::vector<StmtPtr> compute = {localDecl(ctypeOf(lt), val, zeroOf(lt), false)};
+  if (global)
+    compute.push_back(
+        ifThen(inStmt, {assign(val, value)}, {assign(val, previous(lv, lt, global))}));
+  else
+    compute.push_back(ifThen(inStmt, {assign(val, value)}));
+  for (auto& x : rings_.keep(s, val, lt)) compute.push_back(x);
+  if (int fin = plan_.finalWriteOf[s]; fin >= 0) compute.push_back(finalWrite(fin, val, lt));
+  body.push_back(ifThen(active ? active : boolLit(true), compute));
+  auto names = c_.prog.iteratorNames();
+  std::string text =
+      fmt::format("Stage {} (step {}, statement {}), {} plane{} ahead: {} {} {}", s + 1,
+                  ts.step + 1, ts.stmt + 1, ts.lead, ts.lead == 1 ? "" : "s",
+                  toString(st.lhs, names), assignOpSpelling(st.op), toString(st.rhs, names));
+  x_.setStep(-1);
+  stage_ = -1;
+  return {comment(text), block(body)};
+}
+
+std::string StreamedKernel::describe(int64_t shared) const {
+  auto iters = c_.prog.iteratorNames();
+  std::vector<std::string> tile;
+  for (int d : inPlane(c_)) tile.push_back(std::to_string(c_.v.tile[static_cast<size_t>(d)]));
+  size_t calls = c_.v.seq.calls.size(), stages = c_.a.stages.size();
+  return fmt::format(
+      "Stream + time tile: {} fused call{} (calls {}), tile {} streaming {} ({}), {} threads, "
+      "{} stage{}, {} bytes of shared memory, {:.1f}% of the computed points redundant.",
+      calls, calls == 1 ? "" : "s", fmt::join(callNames(c_), ", "), fmt::join(tile, "x"),
+      iters[static_cast<size_t>(c_.sd)],
+      c_.chunk > 0 ? fmt::format("chunks of {} planes", c_.chunk) : "every plane",
+      c_.block[0] * c_.block[1] * c_.block[2], stages, stages == 1 ? "" : "s", shared,
+      c_.a.totals.redundancyPercent);
+}
+
+Function StreamedKernel::build(GpuProgram& out) {
+  u_.inKernel = true;
+  x_.setReads(this);
+  if (!plan_.supported) internal("a streamed fused kernel that the plan refuses: " + plan_.whyNot);
+  Function f;
+  std::vector<StmtPtr> kb = blockStart();
+  int64_t shared = rings_.declare(f);
+  n_.q = c_.names.take("q");
+  std::vector<StmtPtr> step = rings_.declareRegisters();
+  for (auto& x : rings_.loadInputs()) step.push_back(x);
+  for (size_t s = 0; s < c_.a.stages.size(); ++s)
+    for (auto& x : stage(s)) step.push_back(x);
+  kb.push_back(comment(fmt::format("Sweep: {} prologue step{}, then one step per plane.",
+                                   plan_.prologue, plan_.prologue == 1 ? "" : "s")));
+  kb.push_back(forStep(n_.q, indexAddConst(ivar(n_.chunkLo), -plan_.prologue), ivar(n_.chunkHi),
+                       intLit(1), step));
+  u_.inKernel = false;
+  x_.setReads(nullptr);
+  return finishKernel(c_, u_.kernel, std::move(f), std::move(kb), shared, describe(shared), out);
+}
+
+}  // namespace
+
+Function streamedKernel(FusedContext& c, FusedUses& u, FusedExprs& x, GpuProgram& out) {
+  return StreamedKernel(c, u, x).build(out);
+}
+
+}  // namespace tessel::gpu::fused

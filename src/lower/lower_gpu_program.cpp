@@ -1,0 +1,320 @@
+// buildKernels: the names, every call's and fused group's kernels and host functions, and
+// tessel_program (device buffers for the global arrays, the call sequence, copy-out), from the
+// resolved schedule (schedule/resolve.h). Calls: lower_gpu.cpp; fused groups: lower_gpu_fused.h.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "codegen/dialect.h"
+#include "codegen/gpu_host_runtime.h"
+#include "lower/lower_gpu.h"
+#include "lower/lower_gpu_internal.h"
+#include "schedule/schedule.h"
+
+namespace tessel {
+
+using namespace lir;
+using gpu::GlobalNames;
+
+namespace {
+
+/// What tessel_program needs to run the fused groups: per group, the host function and its
+/// arguments for each variant (by starting phase).
+struct FusedCalls {
+  std::map<const ExecNode*, const FusionGroup*> loops;
+  std::map<std::pair<const std::vector<ExecNode>*, size_t>, const FusionGroup*> runs;
+  std::map<const FusionGroup*, std::map<int, std::pair<std::string, std::vector<ExprPtr>>>> fns;
+};
+
+std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>& nodes,
+                               GlobalNames& g, const std::vector<std::vector<ExprPtr>>& args,
+                               const FusedCalls& fused);
+
+StmtPtr ordinaryCall(const Program& prog, int call, GlobalNames& g,
+                     const std::vector<std::vector<ExprPtr>>& args) {
+  return callFn(g.callFns.at(static_cast<size_t>(call)), args.at(static_cast<size_t>(call)));
+}
+
+/// A straight run of k calls: floor(k/T) fused kernels, then the rest one statement at a time.
+void lowerRun(const Program& prog, const FusionGroup& grp, GlobalNames& g,
+              const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused,
+              std::vector<StmtPtr>& out) {
+  static const std::map<int, std::pair<std::string, std::vector<ExprPtr>>> kNone;
+  auto found = fused.fns.find(&grp);
+  const auto& fns = found == fused.fns.end() ? kNone : found->second;  // none: T > k
+  int n = static_cast<int>(grp.body.size()), t = grp.timeTile, p = 0;
+  for (; p + t <= n; p += t) {
+    const auto& [fn, a] = fns.at(p);
+    out.push_back(
+        comment(fmt::format("calls {}..{} fused ({}, {} step{})", grp.body[p], grp.body[p + t - 1],
+                            grp.streamDim >= 0 ? "streamed" : "overlapped", t, t == 1 ? "" : "s")));
+    out.push_back(callFn(fn, a));
+  }
+  for (; p < n; ++p) {
+    const CallInst& c = prog.calls.at(static_cast<size_t>(grp.body[p]));
+    out.push_back(comment(fmt::format("{}({}): a remaining step, per statement", c.name,
+                                      fmt::join(c.actualNames, ", "))));
+    out.push_back(ordinaryCall(prog, grp.body[p], g, args));
+  }
+}
+
+/// An iterate loop of n calls: S = n * iterations steps; floor(S/T) fused kernels, each the
+/// variant for its starting body position, then the S mod T remaining steps per statement.
+StmtPtr lowerLoop(const Program& prog, const ExecNode& loop, const FusionGroup& grp, GlobalNames& g,
+                  const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused) {
+  auto iters = prog.iteratorNames();
+  const auto& fns = fused.fns.at(&grp);
+  int64_t n = static_cast<int64_t>(grp.body.size()), t = grp.timeTile;
+  std::string steps = g.namer.take("steps"), full = g.namer.take("fused_kernels");
+  std::string k = g.namer.take("t"), s = g.namer.take("step"), ph = g.namer.take("phase");
+  ExprPtr iterations = indexMax(
+      intLit(0), indexAddConst(indexSub(paramsToVars(loop.hi, g), paramsToVars(loop.lo, g)), 1));
+  std::vector<StmtPtr> b = {
+      comment(fmt::format("iterate {}:{} (inclusive): {} call{} per iteration, fused {} at a time "
+                          "({})",
+                          toString(loop.lo, iters), toString(loop.hi, iters), n, n == 1 ? "" : "s",
+                          t, grp.streamDim >= 0 ? "streamed" : "overlapped")),
+      localDecl(CType::Int64, steps, indexMul(intLit(n), iterations)),
+      localDecl(CType::Int64, full, binary(Op::Div, var(steps, ScalarType::Int), intLit(t)))};
+  auto byPhase = [&](ExprPtr phase, auto&& each) {
+    std::vector<StmtPtr> body;
+    for (int64_t p = 0; p < n; ++p) {
+      std::vector<StmtPtr> c = each(static_cast<int>(p));
+      if (c.empty()) continue;
+      body.push_back(ifThen(binary(Op::Eq, phase, intLit(p)), c));
+    }
+    return body;
+  };
+  std::vector<StmtPtr> fusedBody;
+  if (fns.size() == 1) {
+    fusedBody.push_back(callFn(fns.begin()->second.first, fns.begin()->second.second));
+  } else {
+    fusedBody.push_back(
+        localDecl(CType::Int64, ph,
+                  binary(Op::Mod, indexMul(var(k, ScalarType::Int), intLit(t)), intLit(n))));
+    for (auto& x : byPhase(var(ph, ScalarType::Int), [&](int p) -> std::vector<StmtPtr> {
+           auto it = fns.find(p);
+           if (it == fns.end()) return {};
+           return {callFn(it->second.first, it->second.second)};
+         }))
+      fusedBody.push_back(x);
+  }
+  b.push_back(forLoop(k, intLit(0), indexAddConst(var(full, ScalarType::Int), -1), LoopKind::Serial,
+                      fusedBody));
+  std::vector<StmtPtr> rest = {
+      localDecl(CType::Int64, ph, binary(Op::Mod, var(s, ScalarType::Int), intLit(n)))};
+  for (auto& x : byPhase(var(ph, ScalarType::Int), [&](int p) -> std::vector<StmtPtr> {
+         return {ordinaryCall(prog, grp.body[static_cast<size_t>(p)], g, args)};
+       }))
+    rest.push_back(x);
+  b.push_back(comment("The remaining steps (S mod T), per statement."));
+  b.push_back(forLoop(s, indexMul(var(full, ScalarType::Int), intLit(t)),
+                      indexAddConst(var(steps, ScalarType::Int), -1), LoopKind::Serial, rest));
+  return block(std::move(b));
+}
+
+std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>& nodes,
+                               GlobalNames& g, const std::vector<std::vector<ExprPtr>>& args,
+                               const FusedCalls& fused) {
+  std::vector<StmtPtr> out;
+  auto iters = prog.iteratorNames();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const ExecNode& n = nodes[i];
+    auto run = fused.runs.find({&nodes, i});
+    if (run != fused.runs.end()) {
+      lowerRun(prog, *run->second, g, args, fused, out);
+      i += run->second->count - 1;
+      continue;
+    }
+    if (n.kind == ExecNode::Kind::Call) {
+      const CallInst& c = prog.calls.at(n.call);
+      out.push_back(comment(fmt::format("{}({})", c.name, fmt::join(c.actualNames, ", "))));
+      out.push_back(ordinaryCall(prog, n.call, g, args));
+      continue;
+    }
+    auto loop = fused.loops.find(&n);
+    if (loop != fused.loops.end()) {
+      out.push_back(lowerLoop(prog, n, *loop->second, g, args, fused));
+      continue;
+    }
+    std::string t = g.namer.take("t");
+    out.push_back(comment(
+        fmt::format("iterate {}:{} (inclusive)", toString(n.lo, iters), toString(n.hi, iters))));
+    out.push_back(forLoop(t, paramsToVars(n.lo, g), paramsToVars(n.hi, g), LoopKind::Serial,
+                          lowerExec(prog, n.body, g, args, fused)));
+  }
+  return out;
+}
+
+/// The arrays copied back to the host: the copyout list, or if there is none, every global
+/// array some call writes (what `tessel run` reports).
+std::vector<bool> copiedOut(const Program& prog) {
+  std::vector<bool> out(prog.arrays.size(), false);
+  bool any = false;
+  for (size_t a = 0; a < prog.arrays.size(); ++a) any = any || prog.arrays[a].data.copyout;
+  for (size_t a = 0; a < prog.arrays.size(); ++a) out[a] = prog.arrays[a].data.copyout;
+  if (any) return out;
+  for (auto& c : prog.calls)
+    for (auto& s : c.stmts)
+      if (s.lhs->kind == ExprKind::ArrayRef && !s.lhs->array.local) out[s.lhs->array.index] = true;
+  return out;
+}
+
+Function programFunction(const Program& prog, GlobalNames& g,
+                         const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused) {
+  Function f;
+  f.name = "tessel_program";
+  f.linkage = Linkage::Internal;
+  f.result = CType::Int32;
+  f.comment =
+      "The program: device buffers for the global arrays, its calls and iterate loops in\n"
+      "textual order, the results copied back. Returns the host's error status (the device's\n"
+      "is collected by the runtime).";
+  lir::Param rt;
+  rt.name = gpu::kRuntimeVar;
+  rt.opaqueType = gpu::kRuntimeType;
+  f.params = {rt,
+              {"arrays", CType::Int64, false, false, true},
+              {"scalars", CType::Double, true, true},
+              {"params", CType::Int64, true, true}};
+  // A table the program does not use is left unnamed (no unused-parameter warning).
+  if (prog.arrays.empty()) f.params[1] = {"/*arrays: none*/", {}, {}, {}, {}, "void* const*"};
+  if (prog.scalars.empty()) f.params[2] = {"/*scalars: none*/", {}, {}, {}, {}, "const double*"};
+  if (prog.params.empty()) f.params[3] = {"/*params: none*/", {}, {}, {}, {}, "const int64_t*"};
+  ExprPtr rtv = var(gpu::kRuntimeVar, ScalarType::Int);
+  std::vector<StmtPtr> b = {resetStatus()};
+  for (size_t p = 0; p < prog.params.size(); ++p)
+    b.push_back(localDecl(CType::Int64, g.params[p],
+                          load("params", intLit(static_cast<int64_t>(p)), ScalarType::Int)));
+  for (size_t s = 0; s < prog.scalars.size(); ++s) {
+    ScalarType t = prog.scalars[s].type;
+    ExprPtr v = load("scalars", intLit(static_cast<int64_t>(s)), ScalarType::Double);
+    b.push_back(localDecl(valueType(t), g.scalars[s], t == ScalarType::Double ? v : cast(t, v)));
+  }
+  std::vector<bool> out = copiedOut(prog);
+  b.push_back(
+      comment("Device buffers: copyin and constant arrays start with the host's values, the others "
+              "with zeros."));
+  for (size_t a = 0; a < prog.arrays.size(); ++a) {
+    const ArrayDecl& d = prog.arrays[a];
+    ExprPtr n = intLit(1);
+    for (auto& e : d.extents) n = indexMul(n, paramsToVars(e, g));
+    b.push_back(alloc(ctypeOf(d.type), g.arrays[a], n));
+    ExprPtr host = load("arrays", intLit(static_cast<int64_t>(a)), ScalarType::Int);
+    ExprPtr dev = var(g.arrays[a], d.type);
+    if (d.data.copyin || d.data.constant)
+      b.push_back(callFn("tessel_copy_in", {rtv, dev, host}));
+    else
+      b.push_back(callFn("tessel_zero", {rtv, dev}));
+    if (!g.shadows[a].empty()) {
+      b.push_back(
+          comment(fmt::format("The second buffer of '{}' (overlapped kernels write it).", d.name)));
+      b.push_back(alloc(ctypeOf(d.type), g.shadows[a], n));
+      b.push_back(callFn("tessel_zero", {rtv, var(g.shadows[a], d.type)}));
+    }
+  }
+  b.push_back(comment(""));
+  for (auto& s : lowerExec(prog, prog.body, g, args, fused)) b.push_back(s);
+  b.push_back(comment(""));
+  b.push_back(comment("Results back to the host."));
+  for (size_t a = 0; a < prog.arrays.size(); ++a)
+    if (out[a])
+      b.push_back(callFn("tessel_copy_out",
+                         {rtv, load("arrays", intLit(static_cast<int64_t>(a)), ScalarType::Int),
+                          var(g.arrays[a], prog.arrays[a].type)}));
+  b.push_back(returnStatus());
+  f.body = block(std::move(b));
+  return f;
+}
+
+}  // namespace
+
+GpuProgram buildKernels(const Program& prog, const ResolvedSchedule& resolved) {
+  if (resolved.grids.size() != prog.stencils.size())
+    throw std::invalid_argument(
+        fmt::format("a schedule resolved for {} stencils, not the program's {}",
+                    resolved.grids.size(), prog.stencils.size()));
+  for (const GridShape& grid : resolved.grids)
+    if (grid.iters.size() + (grid.stream >= 0 ? 1 : 0) != static_cast<size_t>(prog.dims()))
+      throw std::invalid_argument(fmt::format(
+          "a schedule resolved for a program of other dimensions than this one's {}", prog.dims()));
+  GpuProgram out;
+  out.notes = resolved.notes;
+  const std::vector<GridShape>& grids = resolved.grids;
+  const std::vector<FusionGroup>& groups = resolved.groups;
+  GlobalNames g;
+  for (const Dialect& d : {gpuHostDialect(), cudaDialect(), openclDialect()}) {
+    for (auto& w : d.reservedWords) g.namer.reserve(w);
+    for (auto& w : d.mathNames()) g.namer.reserve(w);
+    g.namer.reserve(d.statusName);
+  }
+  for (auto& w : gpuHostRuntimeNames()) g.namer.reserve(w);
+  // Macros and API names of the OpenCL, CUDA and C headers, and the runtime's own.
+  for (auto* p : {"CL_", "cl_", "CUDA", "CU_", "cuda", "FLT_", "DBL_", "M_", "tessel_", "kTessel"})
+    g.namer.reservePrefix(p);
+  for (auto* w : {"arrays", "scalars", "params", "tessel_program", "tessel_ipow", "tessel_idiv",
+                  "tessel_imod", "tessel_fail", gpu::kRuntimeVar, gpu::kDeviceStatusParam})
+    g.namer.reserve(w);
+  for (size_t c = 0; c < prog.calls.size(); ++c)
+    g.callFns.push_back(g.namer.take(fmt::format("call{}_{}", c, prog.calls[c].name)));
+  for (auto& a : prog.arrays) g.arrays.push_back(g.namer.take(a.name));
+  for (auto& s : prog.scalars) g.scalars.push_back(g.namer.take(s.name));
+  for (auto& p : prog.params) g.params.push_back(g.namer.take(p.name));
+  for (auto& it : prog.iterators) g.iters.push_back(g.namer.take(it.name));
+
+  // The per-statement kernels of every call that runs unfused: all but the calls of straight
+  // runs that fused kernels cover (a loop's remaining steps may be any of its calls).
+  std::vector<bool> ordinary(prog.calls.size(), true);
+  for (auto& grp : groups)
+    if (grp.fused && !grp.iterate)
+      for (size_t k = 0; k + grp.timeTile <= grp.body.size(); k += grp.timeTile)
+        for (size_t j = k; j < k + grp.timeTile; ++j) ordinary[grp.body[j]] = false;
+  std::vector<std::vector<ExprPtr>> args(prog.calls.size());
+  for (size_t c = 0; c < prog.calls.size(); ++c)
+    if (ordinary[c])
+      out.host.functions.push_back(gpu::lowerCall(prog, static_cast<int>(c), g,
+                                                  grids.at(prog.calls[c].stencil).perStatement(),
+                                                  out, args[c]));
+
+  FusedCalls fused;
+  g.shadows.assign(prog.arrays.size(), "");
+  for (auto& grp : groups) {
+    if (!grp.fused) {
+      out.notes.push_back(fmt::format("stencil '{}': {}: calls {} run per statement: {}",
+                                      prog.stencils[grp.stencil].name,
+                                      grp.streamDim >= 0 ? "stream + time_tile" : "overlapped",
+                                      fmt::join(grp.body, ", "), grp.note));
+      continue;
+    }
+    if (!grp.remark.empty())
+      out.notes.push_back(fmt::format("stencil '{}': {}: calls {}: {}",
+                                      prog.stencils[grp.stencil].name,
+                                      grp.streamDim >= 0 ? "stream + time_tile" : "overlapped",
+                                      fmt::join(grp.body, ", "), grp.remark));
+    for (auto& v : grp.variants)
+      for (int r : v.analysis.results)
+        if (g.shadows[r].empty()) g.shadows[r] = g.namer.take(prog.arrays[r].name + "_next");
+  }
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const FusionGroup& grp = groups[k];
+    if (!grp.fused) continue;
+    if (grp.iterate)
+      fused.loops[grp.iterate] = &grp;
+    else
+      fused.runs[{grp.parent, grp.first}] = &grp;
+    for (auto& v : grp.variants) {
+      std::vector<ExprPtr> a;
+      Function f = gpu::lowerFused(
+          prog, v, fmt::format("fused{}_p{}_{}", k, v.phase, prog.calls[v.seq.calls[0]].name), g,
+          grids.at(grp.stencil).block, grids.at(grp.stencil).chunk, out, a);
+      fused.fns[&grp][v.phase] = {f.name, a};
+      out.host.functions.push_back(std::move(f));
+    }
+  }
+  out.host.functions.push_back(programFunction(prog, g, args, fused));
+  return out;
+}
+
+}  // namespace tessel

@@ -1,0 +1,202 @@
+// A statement's staged kernel (lower_gpu_staged.h): the staging plan and the kernel's names,
+// the reads the staging replaces, the shared arrays and block shape the kernel declares, its
+// description, and the shared family's body (the block's tile staged, then each thread's
+// points).
+#include "lower/lower_gpu_staged.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "lower/lower_gpu_staged_parts.h"
+
+namespace tessel::gpu {
+
+using namespace lir;
+using namespace staged;
+
+namespace {
+
+/// "m1", "0", "p2": a plane offset in a name.
+std::string offsetTag(int64_t o) {
+  return o < 0 ? fmt::format("m{}", -o) : o > 0 ? fmt::format("p{}", o) : "0";
+}
+
+StmtStaging planFor(const Program& prog, const CallInst& call, const tessel::Stmt& st,
+                    const GridShape& grid) {
+  std::vector<int64_t> tile(static_cast<size_t>(prog.dims()), 1);
+  for (size_t gd = 0; gd < grid.iters.size(); ++gd) tile[grid.iters[gd]] = grid.tile(gd);
+  return planStaging(prog, call, st, tile, grid.stream);
+}
+
+/// The kernel's names, taken from `scope` in a fixed order.
+StagedNames nameStaging(const StmtStaging& staging, const GlobalNames& g, const GridShape& grid,
+                        int dims, Namer& scope) {
+  StagedNames nm;
+  nm.t0.assign(static_cast<size_t>(dims), "");
+  for (int it : grid.iters) nm.t0[it] = scope.take("t0_" + g.iters[it]);
+  nm.tid = scope.take("tid");
+  nm.elem = scope.take("e");
+  for (int d = 0; d < dims; ++d) nm.coord.push_back(scope.take("x_" + g.iters[d]));
+  for (size_t gd = 0; gd < grid.iters.size(); ++gd)
+    nm.unroll.push_back(grid.unroll[gd] > 1 ? scope.take("u_" + g.iters[grid.iters[gd]]) : "");
+  if (grid.stream >= 0) {
+    nm.first = scope.take("first_" + g.iters[grid.stream]);
+    nm.last = scope.take("last_" + g.iters[grid.stream]);
+  }
+  for (auto& p : staging.groups) {
+    StagedNames::Group gn;
+    if (p.sharedElements() > 0) gn.shared = scope.take("s_" + p.group.name);
+    for (int64_t o = p.regLo; o <= p.regHi; ++o)
+      gn.regs.push_back(scope.take(fmt::format("r_{}_{}", p.group.name, offsetTag(o))));
+    nm.groups.push_back(gn);
+  }
+  return nm;
+}
+
+int blockThreads(const GridShape& grid) {
+  int n = 1;
+  for (size_t gd = 0; gd < grid.iters.size(); ++gd) n *= grid.block[gd];
+  return n;
+}
+
+/// The shared family's body: the block's tile origin, its staged tiles loaded by the whole
+/// block, a barrier, then each thread's unroll[gd] points along grid dimension gd (blocked:
+/// consecutive; cyclic: a block apart), guarded against the region's upper bounds.
+std::vector<StmtPtr> sharedBody(const StagedContext& c, const std::vector<StmtPtr>& compute) {
+  const GridShape& grid = c.grid;
+  const StagedNames& nm = c.names;
+  std::vector<StmtPtr> b;
+  b.push_back(comment("The block's tile starts at t0."));
+  for (size_t gd = 0; gd < grid.iters.size(); ++gd) {
+    int it = grid.iters[gd];
+    ExprPtr group = intrinsic(Intrinsic::GroupId, static_cast<int>(gd));
+    b.push_back(localDecl(
+        CType::Int64, nm.t0[it],
+        indexAdd(var(c.lo[it], ScalarType::Int), indexMul(group, intLit(grid.tile(gd))))));
+  }
+  bool any = false;
+  for (size_t gi = 0; gi < c.staging.groups.size(); ++gi) {
+    if (c.staging.groups[gi].kind != StageKind::Tile) continue;
+    if (!any) {
+      b.push_back(localDecl(CType::Int64, nm.tid, flatThreadId(grid)));
+      any = true;
+    }
+    b.push_back(comment(fmt::format("Stage '{}': tile and halo, loaded by the whole block.",
+                                    c.staging.groups[gi].group.name)));
+    for (auto& x : loadTile(c, gi, nullptr, nullptr)) b.push_back(x);
+  }
+  std::vector<StmtPtr> inner;
+  for (size_t gd = 0; gd < grid.iters.size(); ++gd) {
+    int it = grid.iters[gd], e = grid.unroll[gd], bl = grid.block[gd];
+    ExprPtr l = intrinsic(Intrinsic::LocalId, static_cast<int>(gd));
+    if (e > 1) {
+      ExprPtr u = var(nm.unroll[gd], ScalarType::Int);
+      l = grid.cyclic ? indexAdd(l, indexMul(u, intLit(bl))) : indexAdd(indexMul(l, intLit(e)), u);
+    }
+    inner.push_back(
+        localDecl(CType::Int64, c.g.iters[it], indexAdd(var(nm.t0[it], ScalarType::Int), l)));
+  }
+  inner.push_back(ifThen(regionGuard(c), compute));
+  for (size_t gd = grid.iters.size(); gd-- > 0;)
+    if (grid.unroll[gd] > 1)
+      inner = {forLoop(nm.unroll[gd], intLit(0), intLit(grid.unroll[gd] - 1), LoopKind::Unrolled,
+                       inner)};
+  b.insert(b.end(), inner.begin(), inner.end());
+  return b;
+}
+
+/// "2x34": the tile's extents along its in-plane subscripts.
+std::string tileDims(const StagePlan& p) {
+  std::vector<std::string> e;
+  for (size_t s = 0; s < p.extent.size(); ++s)
+    if (p.group.iters[s] >= 0 && static_cast<int>(s) != p.streamPos)
+      e.push_back(std::to_string(p.extent[s]));
+  return e.empty() ? std::string("1") : fmt::format("{}", fmt::join(e, "x"));
+}
+
+/// Where a Planes group's planes live: "planes k-1, k+1 in registers, k in shared memory ...".
+std::string planesText(const StagePlan& p, const std::string& it) {
+  std::vector<std::string> regs, shared;
+  int64_t lo = p.group.lo[p.streamPos];
+  for (int64_t o = lo; o <= p.group.hi[p.streamPos]; ++o) {
+    bool inShared = p.planeInShared[o - lo];
+    bool read = false;
+    for (auto& r : p.group.refs) read = read || r.offset(p.streamPos) == o;
+    if (read) (inShared ? shared : regs).push_back(planeText(it, o));
+  }
+  std::string line = ": planes";
+  if (!regs.empty()) line += fmt::format(" {} in registers", fmt::join(regs, ", "));
+  if (!regs.empty() && !shared.empty()) line += ",";
+  if (!shared.empty())
+    line +=
+        fmt::format(" {} in shared memory ({} of {})", fmt::join(shared, ", "),
+                    p.sharedPlanes() == 1 ? std::string("one plane")
+                                          : fmt::format("a ring of {} planes", p.sharedPlanes()),
+                    tileDims(p));
+  return line;
+}
+
+}  // namespace
+
+StagedKernel::StagedKernel(const Program& prog, const CallInst& call, const tessel::Stmt& st,
+                           const GlobalNames& g, const GridShape& grid,
+                           const std::vector<std::string>& lo, const std::vector<std::string>& hi,
+                           Namer& scope, KernelSite& site)
+    : c_{prog, call, g, grid, lo, hi, site, planFor(prog, call, st, grid), {}, blockThreads(grid)} {
+  c_.names = nameStaging(c_.staging, g, grid, prog.dims(), scope);
+}
+
+ExprPtr StagedKernel::read(const Expr& ref) const {
+  int gi = groupOf(c_.staging, ref);
+  if (gi < 0) internal("a reference to '" + ref.name + "' outside the staging analysis");
+  const StagePlan& p = c_.staging.groups[gi];
+  if (p.kind == StageKind::Global) return nullptr;
+  std::vector<int64_t> offs;
+  for (auto& s : ref.subs) offs.push_back(s.fixed() ? 0 : s.offset);
+  const StagedNames::Group& nm = c_.names.groups[gi];
+  if (p.kind == StageKind::Tile) return load(nm.shared, tileIndex(c_, p, offs), ref.type);
+  int64_t o = offs[p.streamPos];
+  if (!p.planeInShared[o - p.group.lo[p.streamPos]]) return var(nm.regs.at(o - p.regLo), ref.type);
+  ExprPtr slot = slotOf(p, indexAddConst(iterVar(c_, c_.grid.stream), o));
+  return load(nm.shared, indexAdd(indexMul(slot, intLit(p.tileElements())), tileIndex(c_, p, offs)),
+              ref.type);
+}
+
+void StagedKernel::declare(Function& f) const {
+  for (size_t i = 0; i < c_.staging.groups.size(); ++i) {
+    const StagePlan& p = c_.staging.groups[i];
+    if (p.sharedElements() > 0)
+      f.shared.push_back(
+          sharedArray(ctypeOf(p.group.type), c_.names.groups[i].shared, p.sharedElements()));
+  }
+  f.requiredBlock = {1, 1, 1};
+  for (size_t gd = 0; gd < c_.grid.iters.size(); ++gd) f.requiredBlock[gd] = c_.grid.block[gd];
+  // At least half of a multiprocessor's 2048 threads resident: on CUDA, registers are capped
+  // at 64 per thread for 256-thread blocks, as without launch bounds (a block size alone
+  // lets ptxas pick a tighter cap, and spill). At most 16 blocks: every GPU since Kepler
+  // holds that many per multiprocessor (ptxas ignores a larger value, with a warning).
+  f.minBlocksPerSm = std::clamp(1024 / c_.threads, 1, 16);
+}
+
+std::string StagedKernel::describe() const {
+  std::string out;
+  for (auto& p : c_.staging.groups) {
+    std::string line = p.group.name;
+    if (p.kind == StageKind::Global)
+      line += ": read at its centre only, from global memory";
+    else if (p.kind == StageKind::Tile)
+      line += fmt::format(": a {} tile in shared memory, loaded once", tileDims(p));
+    else
+      line += planesText(p, c_.g.iters[c_.grid.stream]);
+    out += (out.empty() ? "" : "\n") + line;
+  }
+  return out;
+}
+
+std::vector<StmtPtr> StagedKernel::body(const std::vector<StmtPtr>& compute) {
+  return c_.grid.family == ScheduleFamily::Stream ? streamBody(c_, compute)
+                                                  : sharedBody(c_, compute);
+}
+
+}  // namespace tessel::gpu

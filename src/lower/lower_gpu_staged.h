@@ -1,0 +1,72 @@
+// The kernel of one statement under a staged family (`shared`, `stream`): what the statement's
+// kernel builder (lower_gpu_stmt_kernel.h) asks of it. It plans the staging (analysis/staging.h),
+// names the kernel's variables, replaces the right-hand side's reads by shared-memory loads and
+// registers, and wraps the store in the family's body: the shared family's tile here, the stream
+// family's plane sweep in lower_gpu_staged_stream.cpp. The parts are in lower_gpu_staged_parts.h.
+// Part of the GPU lowering; not a public interface.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/staging.h"
+#include "ir/loop_ir.h"
+#include "lower/lower_gpu_internal.h"
+#include "lower/namer.h"
+
+namespace tessel::gpu {
+
+/// Names a staged kernel declares, taken from the kernel's scope.
+struct StagedNames {
+  struct Group {
+    std::string shared;             // the shared array (tile or ring of planes)
+    std::vector<std::string> regs;  // stream: planes regLo..regHi
+  };
+  std::vector<Group> groups;        // per StmtStaging::groups entry
+  std::vector<std::string> t0;      // per iterator: the block's first point ("" if none)
+  std::string tid, elem;            // the thread's index in its block; a loaded element
+  std::string first, last;          // stream: the block's first and last plane
+  std::vector<std::string> coord;   // per iterator: a loaded element's coordinate
+  std::vector<std::string> unroll;  // per grid dimension: the unroll loop variable
+};
+
+/// What every part of a staged kernel reads: the statement's call, the grid, the kernel's
+/// region bound parameters (per iterator), the staging plan and the kernel's names.
+struct StagedContext {
+  const Program& prog;
+  const CallInst& call;
+  const GlobalNames& g;
+  const GridShape& grid;
+  const std::vector<std::string>& lo;
+  const std::vector<std::string>& hi;
+  KernelSite& site;
+  StmtStaging staging;
+  StagedNames names;
+  int threads = 1;  // per block
+};
+
+class StagedKernel {
+ public:
+  /// `lo`, `hi`: the kernel's region bound parameters per iterator; `scope`: the kernel's names.
+  StagedKernel(const Program& prog, const CallInst& call, const tessel::Stmt& st,
+               const GlobalNames& g, const GridShape& grid, const std::vector<std::string>& lo,
+               const std::vector<std::string>& hi, Namer& scope, KernelSite& site);
+
+  /// What replaces a reference of the right-hand side: a shared-memory load or a register; null
+  /// where it is read from global memory.
+  ExprPtr read(const Expr& ref) const;
+  /// The kernel's body around `compute` (statements for the point the iterator variables name;
+  /// this body declares them and guards them against the region's upper bounds).
+  std::vector<lir::StmtPtr> body(const std::vector<lir::StmtPtr>& compute);
+  /// Declares on kernel `f` the shared arrays the body uses and the block shape it assumes
+  /// (its staging loops stride by the block's thread count).
+  void declare(lir::Function& f) const;
+  const StmtStaging& staging() const { return c_.staging; }
+  /// One line per staged group: what lives where ("in: tile 34x10 in shared memory").
+  std::string describe() const;
+
+ private:
+  StagedContext c_;
+};
+
+}  // namespace tessel::gpu

@@ -1,0 +1,112 @@
+// A staged kernel's loads: a group's tile (or one plane of its ring) loaded cooperatively by
+// the whole block, and one plane of a group at the thread's own point into a register.
+#include "lower/lower_gpu_staged_parts.h"
+
+namespace tessel::gpu::staged {
+
+using namespace lir;
+
+namespace {
+
+/// The tile's row-major strides per subscript (the last fastest) and the outermost subscript
+/// the block's threads spread over (which needs no modulo), or -1.
+int tileStrides(const StagePlan& p, std::vector<int64_t>& stride) {
+  const StageGroup& grp = p.group;
+  size_t n = grp.iters.size();
+  stride.assign(n, 1);
+  int64_t acc = 1;
+  int outer = -1;
+  for (size_t s = n; s-- > 0;) {
+    stride[s] = acc;
+    acc *= p.extent[s];
+    if (grp.iters[s] >= 0 && static_cast<int>(s) != p.streamPos && p.extent[s] > 1)
+      outer = static_cast<int>(s);
+  }
+  return outer;
+}
+
+/// Outside the block's own points (those of the thread registers), along the tile's
+/// subscripts.
+ExprPtr inHalo(const StagedContext& c, const StagePlan& p, const std::vector<ExprPtr>& coords) {
+  const StageGroup& grp = p.group;
+  ExprPtr halo;
+  for (size_t s = 0; s < grp.iters.size(); ++s) {
+    int d = grp.iters[s];
+    if (d < 0 || static_cast<int>(s) == p.streamPos) continue;
+    int bl = 1;
+    for (size_t gd = 0; gd < c.grid.iters.size(); ++gd)
+      if (c.grid.iters[gd] == d) bl = c.grid.block[gd];
+    ExprPtr t0 = var(c.names.t0[d], ScalarType::Int);
+    ExprPtr outside = binary(Op::Or, binary(Op::Lt, coords[s], t0),
+                             binary(Op::Gt, coords[s], indexAddConst(t0, bl - 1)));
+    halo = halo ? binary(Op::Or, halo, outside) : outside;
+  }
+  return halo;
+}
+
+}  // namespace
+
+std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
+                              const ExprPtr& slot, const std::string& ownReg) {
+  const StagePlan& p = c.staging.groups[gi];
+  const StageGroup& grp = p.group;
+  const StagedNames& nm = c.names;
+  size_t n = grp.iters.size();
+  // Row-major over the tile's subscripts (the last fastest); the outermost needs no modulo.
+  std::vector<int64_t> stride;
+  int outer = tileStrides(p, stride);
+  int64_t total = p.tileElements();
+  std::vector<StmtPtr> body;
+  std::vector<ExprPtr> coords(n);
+  for (size_t s = 0; s < n; ++s) {
+    int d = grp.iters[s];
+    if (d < 0) {
+      coords[s] = intLit(grp.fixed[s]);
+    } else if (static_cast<int>(s) == p.streamPos) {
+      coords[s] = plane;
+    } else {
+      ExprPtr e = var(nm.elem, ScalarType::Int);
+      if (p.extent[s] == 1) {
+        e = intLit(0);
+      } else {
+        if (stride[s] > 1) e = binary(Op::Div, e, intLit(stride[s]));
+        if (static_cast<int>(s) != outer) e = binary(Op::Mod, e, intLit(p.extent[s]));
+      }
+      ExprPtr x = indexAdd(indexAddConst(var(nm.t0[d], ScalarType::Int), p.first[s]), e);
+      body.push_back(localDecl(CType::Int64, nm.coord[d], x));
+      coords[s] = var(nm.coord[d], ScalarType::Int);
+    }
+  }
+  auto atSlot = [&](ExprPtr e) { return slot ? indexAdd(indexMul(slot, intLit(total)), e) : e; };
+  std::vector<StmtPtr> out;
+  ExprPtr cond = inArray(c, p, coords);
+  const std::string& shared = nm.groups[gi].shared;
+  if (!ownReg.empty()) {
+    // The block's own points come from the registers; the loop loads the halo around them.
+    out.push_back(
+        store(shared, atSlot(tileIndex(c, p, std::vector<int64_t>(n, 0))), var(ownReg, grp.type)));
+    if (ExprPtr halo = inHalo(c, p, coords)) cond = binary(Op::And, cond, halo);
+  }
+  std::string buf = c.site.readBuffer(grp.array);
+  body.push_back(ifThen(cond, {store(shared, atSlot(var(nm.elem, ScalarType::Int)),
+                                     load(buf, globalIndex(c, p, coords), grp.type))}));
+  out.push_back(
+      forStep(nm.elem, var(nm.tid, ScalarType::Int), intLit(total - 1), intLit(c.threads), body));
+  return out;
+}
+
+StmtPtr loadRegister(const StagedContext& c, size_t gi, const ExprPtr& plane,
+                     const std::string& reg) {
+  const StagePlan& p = c.staging.groups[gi];
+  const StageGroup& grp = p.group;
+  std::vector<ExprPtr> coords;
+  for (size_t s = 0; s < grp.iters.size(); ++s)
+    coords.push_back(grp.iters[s] < 0                     ? intLit(grp.fixed[s])
+                     : static_cast<int>(s) == p.streamPos ? plane
+                                                          : iterVar(c, grp.iters[s]));
+  std::string buf = c.site.readBuffer(grp.array);
+  return ifThen(inArray(c, p, coords),
+                {assign(reg, load(buf, globalIndex(c, p, coords), grp.type))});
+}
+
+}  // namespace tessel::gpu::staged

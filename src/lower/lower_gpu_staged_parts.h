@@ -1,0 +1,54 @@
+// The parts of a staged kernel (lower_gpu_staged.h), free functions over its StagedContext:
+// the index arithmetic (lower_gpu_staged_index.cpp), the cooperative loads of tiles and planes
+// (lower_gpu_staged_loads.cpp) and the stream family's plane sweep
+// (lower_gpu_staged_stream.cpp). Internal to the GPU lowering.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lower/lower_gpu_staged.h"
+
+namespace tessel::gpu::staged {
+
+// ---- Index arithmetic ----------------------------------------------------------------------
+
+/// "k-1", "k", "k+2": plane `o` ahead of iterator `iter`.
+std::string planeText(const std::string& iter, int64_t o);
+/// The staging group reference `ref` belongs to, or -1.
+int groupOf(const StmtStaging& staging, const Expr& ref);
+/// The variable of iterator d.
+ExprPtr iterVar(const StagedContext& c, int d);
+/// The index in a group's tile (one plane of it) of the element at the current point shifted
+/// by `offsets` (per subscript).
+ExprPtr tileIndex(const StagedContext& c, const StagePlan& p, const std::vector<int64_t>& offsets);
+/// Row-major in the group's array at `coords` (per subscript).
+ExprPtr globalIndex(const StagedContext& c, const StagePlan& p, const std::vector<ExprPtr>& coords);
+/// `coords` lie inside the group's array.
+ExprPtr inArray(const StagedContext& c, const StagePlan& p, const std::vector<ExprPtr>& coords);
+/// The ring slot of plane `plane`: plane mod the ring's planes.
+ExprPtr slotOf(const StagePlan& p, const ExprPtr& plane);
+/// The current point lies within the region's upper bounds along the grid's dimensions.
+ExprPtr regionGuard(const StagedContext& c);
+/// The thread's index in its block: x fastest.
+ExprPtr flatThreadId(const GridShape& grid);
+
+// ---- Cooperative loads ---------------------------------------------------------------------
+
+/// Cooperative load of group gi's tile (or of plane `plane` into ring slot `slot`). With
+/// `ownReg` (a register holding the thread's own element of that plane), each thread stores
+/// its register and the loop loads only the halo.
+std::vector<lir::StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
+                                   const ExprPtr& slot, const std::string& ownReg = "");
+/// Loads plane `plane` of group gi at the thread's own point into register `reg`.
+lir::StmtPtr loadRegister(const StagedContext& c, size_t gi, const ExprPtr& plane,
+                          const std::string& reg);
+
+// ---- The stream family's sweep -------------------------------------------------------------
+
+/// The stream family's body: the block's chunk of planes swept plane by plane, each group's
+/// window (registers, a ring of shared planes) loaded ahead and rotated.
+std::vector<lir::StmtPtr> streamBody(const StagedContext& c,
+                                     const std::vector<lir::StmtPtr>& compute);
+
+}  // namespace tessel::gpu::staged

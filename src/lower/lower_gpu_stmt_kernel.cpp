@@ -1,0 +1,135 @@
+// One statement's kernel: its store, thread mapping and parameters (lower_gpu_stmt_kernel.h).
+#include "lower/lower_gpu_stmt_kernel.h"
+
+#include <optional>
+
+#include "lower/lower_gpu_staged.h"
+
+namespace tessel::gpu {
+
+using namespace lir;
+
+std::string StmtKernel::readBuffer(ArrayId a) {
+  if (!a.local) c_.uses.arrays.insert(a.index);
+  use_.arrays.emplace(a, false);
+  return x_.bufferOf(a);
+}
+
+void StmtKernel::uses(const Expr& ref) {
+  switch (ref.kind) {
+    case ExprKind::ParamRef:
+      c_.uses.params.insert(ref.index);
+      use_.params.insert(ref.index);
+      break;
+    case ExprKind::ScalarRef:
+      if (ref.scalarKind == ScalarKind::Global) {
+        c_.uses.scalars.insert(ref.index);
+        use_.scalars.insert(ref.index);
+      } else if (ref.scalarKind == ScalarKind::Init) {
+        use_.inits.insert(ref.index);
+      } else {
+        use_.localScalars.insert(ref.index);
+        use_.box = true;
+      }
+      break;
+    case ExprKind::ArrayRef:
+      if (!ref.array.local) c_.uses.arrays.insert(ref.array.index);
+      use_.arrays.emplace(ref.array, false);
+      break;
+    default:
+      break;
+  }
+}
+
+ExprPtr StmtKernel::replace(const Expr& ref) { return staged_ ? staged_->read(ref) : nullptr; }
+
+std::vector<lir::Param> StmtKernel::params() const {
+  const Program& prog = c_.prog;
+  const CallInst& call = c_.call;
+  const GlobalNames& g = c_.g;
+  const CallNames& n = c_.locals;
+  std::vector<lir::Param> ps;
+  for (auto& [id, written] : use_.arrays)
+    ps.push_back({x_.bufferOf(id), ctypeOf(prog.elementType(call, id)), true, !written});
+  for (int s : use_.localScalars)
+    ps.push_back({n.localScalars[s], ctypeOf(call.localScalars[s].type), true});
+  for (int s : use_.scalars) ps.push_back({g.scalars[s], valueType(prog.scalars[s].type), false});
+  for (int i : use_.inits) ps.push_back({n.inits[i], valueType(call.inits[i].type), false});
+  for (int p : use_.params) ps.push_back({g.params[p], CType::Int64, false});
+  for (size_t d = 0; d < lo_.size(); ++d) {
+    ps.push_back({lo_[d], CType::Int64, false});
+    ps.push_back({hi_[d], CType::Int64, false});
+  }
+  if (use_.box)
+    for (size_t d = 0; d < n.boxLo.size(); ++d) {
+      ps.push_back({n.boxLo[d], CType::Int64, false});
+      if (d > 0) ps.push_back({n.boxN[d], CType::Int64, false});
+    }
+  return ps;
+}
+
+std::vector<StmtPtr> StmtKernel::pointPerThread(std::vector<StmtPtr> body) const {
+  const GridShape& grid = c_.grid;
+  const std::vector<std::string>& iters = c_.g.iters;
+  if (grid.stream >= 0) {
+    int s = grid.stream;
+    body = {forLoop(iters[s], var(lo_[s], ScalarType::Int), var(hi_[s], ScalarType::Int),
+                    LoopKind::Serial, body)};
+  }
+  std::vector<StmtPtr> kb;
+  ExprPtr guard;
+  for (size_t gd = 0; gd < grid.iters.size(); ++gd) {
+    int it = grid.iters[gd];
+    ExprPtr id = intrinsic(Intrinsic::GlobalId, static_cast<int>(gd));
+    kb.push_back(localDecl(CType::Int64, iters[it], indexAdd(var(lo_[it], ScalarType::Int), id)));
+    guard = allOf(guard,
+                  binary(Op::Le, var(iters[it], ScalarType::Int), var(hi_[it], ScalarType::Int)));
+  }
+  kb.push_back(comment("Guard: the grid is rounded up to whole blocks."));
+  kb.push_back(ifThen(guard, body));
+  return kb;
+}
+
+Function StmtKernel::build(size_t k, const std::string& name, std::string text, Namer& scope,
+                           GpuKernelInfo& info) {
+  const tessel::Stmt& st = c_.call.stmts[k];
+  std::optional<StagedKernel> staged;
+  if (c_.grid.staged()) staged.emplace(c_.prog, c_.call, st, c_.g, c_.grid, lo_, hi_, scope, *this);
+  staged_ = staged ? &*staged : nullptr;
+  // The store: converted to the left-hand side's type; compound forms read the left side.
+  if (st.lhsIsScalar()) {
+    use_.localScalars.insert(st.lhs->index);
+    use_.box = true;
+  } else if (!st.lhs->array.local) {
+    c_.uses.arrays.insert(st.lhs->array.index);
+  }
+  Assignment a = x_.assignment(st);
+  if (!st.lhsIsScalar()) use_.arrays[st.lhs->array] = true;  // after the reads: written wins
+  std::vector<StmtPtr> body = {store(a.buffer, a.index, a.value)};
+  staged_ = nullptr;
+
+  Function f;
+  std::vector<StmtPtr> kb;
+  if (staged) {
+    // Staged families: the builder maps threads, stages, synchronises and guards.
+    kb = staged->body(body);
+    std::string how = staged->describe();
+    if (!how.empty()) text += "\n" + how;
+    staged->declare(f);
+    info.sharedBytes = staged->staging().sharedBytes;
+    info.staging = how;
+  } else {
+    kb = pointPerThread(std::move(body));
+  }
+
+  f.name = name;
+  f.linkage = Linkage::Kernel;
+  f.comment = std::move(text);
+  f.params = params();
+  f.params.push_back({kDeviceStatusParam, CType::Int32, true});
+  f.params.back().maybeUnused = !usesStatusHelper(a.value) && !usesStatusHelper(a.index);
+  f.body = block(std::move(kb));
+  return f;
+}
+
+}  // namespace tessel::gpu

@@ -1,0 +1,66 @@
+// The kernel of one statement of a call (lower_gpu.cpp builds the call's host function and
+// launches): the statement's store at a thread's point, the thread mapping (one point per thread,
+// or a staged family's, lower_gpu_staged.h) and the kernel's parameters, which are what its body
+// reads and writes. Part of the GPU lowering; not a public interface.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lower/lower_gpu_internal.h"
+
+namespace tessel::gpu {
+
+class StagedKernel;
+
+/// What a call's host function shares with the kernels of its statements.
+struct CallSite {
+  const Program& prog;
+  const CallInst& call;
+  GlobalNames& g;
+  const GridShape& grid;
+  const CallNames& locals;
+  HostUses& uses;  // what the host function takes: a kernel's global arrays, scalars, params
+};
+
+/// What one kernel uses: its parameters, in a fixed order.
+struct KernelUse {
+  std::map<ArrayId, bool> arrays;  // -> written
+  std::set<int> localScalars, scalars, inits, params;
+  bool box = false;  // the local-scalar box variables (a local scalar is read or written)
+};
+
+class StmtKernel : public KernelSite, public RefObserver {
+ public:
+  /// `lo`, `hi`: the kernel's region bound parameters per iterator.
+  StmtKernel(const CallSite& site, const std::vector<std::string>& lo,
+             const std::vector<std::string>& hi)
+      : c_(site), lo_(lo), hi_(hi), x_(site.prog, site.call, site.g, site.locals, *this) {}
+
+  /// Kernel `name` computing statement k; `text`: its comment (a staged family adds what it
+  /// stages); `scope`: the kernel's names. Fills the staging fields of `info`.
+  lir::Function build(size_t k, const std::string& name, std::string text, Namer& scope,
+                      GpuKernelInfo& info);
+
+  ExprPtr kernelIndex(const ExprPtr& e) override { return x_.lower(e); }
+  std::string readBuffer(ArrayId a) override;
+  void uses(const Expr& ref) override;
+  ExprPtr replace(const Expr& ref) override;
+
+ private:
+  const CallSite& c_;
+  const std::vector<std::string>& lo_;
+  const std::vector<std::string>& hi_;
+  KernelUse use_;
+  CallExprs x_;
+  const StagedKernel* staged_ = nullptr;  // the staging, while the store is translated
+
+  std::vector<lir::Param> params() const;
+  /// One point per thread of the grid's dimensions, looping over the streaming one (if any),
+  /// guarded against the region's upper bounds.
+  std::vector<lir::StmtPtr> pointPerThread(std::vector<lir::StmtPtr> body) const;
+};
+
+}  // namespace tessel::gpu
