@@ -1,9 +1,11 @@
 // GPU kernels checked for data races and out-of-bounds accesses (issue 9). PoCL runs the
 // work-items of a group in loops between barriers, so it can hide a missing barrier or a write
 // past a local array; Oclgrind (Debian's `oclgrind`, an OpenCL simulator) reports both. Every
-// benchmark runs under every staged family (shared, stream, overlapped with T = 1 and 2, and
-// stream + time_tile 2) at tiny sizes with `oclgrind --data-races tessel run --verify`, and
-// must verify with no Oclgrind report. A deliberately racy program proves the check can fail.
+// benchmark runs under every staged family (shared, also with two points per thread blocked and
+// cyclic, stream, overlapped with T = 1 and 2, and stream + time_tile 2) at tiny sizes with `oclgrind --data-races tessel run --verify`, and
+// must verify with no Oclgrind report. The barriers of these kernels are placed by pass
+// insert-barriers, so this is also its end-to-end check. A deliberately racy program proves the
+// check can fail.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -82,6 +84,8 @@ std::string tinyParams(const fs::path& file) {
 
 const char* kFamilies[] = {
     "--schedule shared",
+    "--schedule shared --unroll i=2",
+    "--schedule shared --unroll i=2,cyclic",
     "--schedule stream",
     "--schedule overlapped",
     "--schedule overlapped --time-tile 2",
