@@ -121,7 +121,8 @@ KernelReport directReport(const Program& prog, const GpuKernelInfo& k) {
 /// group's footprint is loaded once per block (per plane when streamed: the leading plane, and
 /// for a chunk its first planes; a shared plane the register chain holds loads only its halo),
 /// a group read at its centre once per point.
-KernelReport stagedReport(const Program& prog, const GpuKernelInfo& k) {
+KernelReport stagedReport(const Program& prog, const GpuKernelInfo& k,
+                          const ResolvedSchedule& resolved) {
   KernelReport r;
   r.info = k;
   r.computes = stmtText(prog, k.call, k.stmt);
@@ -138,7 +139,7 @@ KernelReport stagedReport(const Program& prog, const GpuKernelInfo& k) {
   for (int d = 0; d < n; ++d) r.tile.push_back(d == k.streamIter ? swept : std::to_string(tile[d]));
   const CallInst& call = prog.calls.at(k.call);
   const Stmt& st = call.stmts.at(k.stmt);
-  StmtStaging staging = planStaging(prog, call, st, tile, k.streamIter);
+  const StmtStaging& staging = resolved.stagingOf(k.call, k.stmt);
   // Planes swept per block, over which a chunk's first planes and once-loaded tiles spread (a
   // serial sweep's are left out: its extent is not known here).
   double planes = k.streamIter >= 0 && k.chunk > 0 ? k.chunk : 0;
@@ -203,12 +204,13 @@ std::string familyText(const GpuKernelInfo& k) {
 
 }  // namespace
 
-std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu) {
+std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu,
+                                        const ResolvedSchedule& resolved) {
   std::vector<KernelReport> out;
   for (auto& k : gpu.kernels)
-    out.push_back(!k.fusedCalls.empty() ? fusedKernelReport(prog, k)
+    out.push_back(!k.fusedCalls.empty() ? fusedKernelReport(prog, k, resolved)
                   : k.family == ScheduleFamily::Shared || k.family == ScheduleFamily::Stream
-                      ? stagedReport(prog, k)
+                      ? stagedReport(prog, k, resolved)
                       : directReport(prog, k));
   return out;
 }
@@ -218,7 +220,7 @@ KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resol
   KernelReportSet out;
   PassLog silent;
   GpuProgram gpu = lower(prog, resolved, GpuApi::OpenCL, log ? *log : silent);
-  out.reports = kernelReports(prog, gpu);
+  out.reports = kernelReports(prog, gpu, resolved);
   out.notes = gpu.notes;
   if (!ptxas) return out;
   if (findNvcc().empty()) {

@@ -18,6 +18,7 @@
 #include "ir/program.h"
 #include "lower/lower_gpu.h"
 #include "lower/pass_log.h"
+#include "schedule/resolve.h"
 
 namespace tessel {
 
@@ -44,11 +45,14 @@ struct KernelReport {
 };
 
 /// The report of an overlapped kernel (info.fusedCalls non-empty), from the tile-region
-/// analysis of its fused calls (kernel_report_overlapped.cpp).
-KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k);
+/// analysis of its fused calls as resolved (FusedVariant::analysis; kernel_report_overlapped.cpp).
+KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k,
+                               const ResolvedSchedule& resolved);
 
-/// One report per kernel of `gpu` (the lowering of `prog`), in launch order.
-std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu);
+/// One report per kernel of `gpu` (the lowering of `prog` for `resolved`), in launch order,
+/// from the analyses the resolved schedule holds (nothing is analysed again).
+std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu,
+                                        const ResolvedSchedule& resolved);
 
 /// Fills `ptxas` of each report from nvcc's report (matched by kernel name).
 void addPtxas(std::vector<KernelReport>& reports, const CudaResourceReport& rep);

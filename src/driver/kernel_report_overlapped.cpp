@@ -8,11 +8,11 @@
 
 namespace tessel {
 
-KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k) {
+KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k,
+                               const ResolvedSchedule& resolved) {
   KernelReport r;
   r.info = k;
-  FusedSequence seq{k.fusedCalls};
-  TileAnalysis a = analyzeTile(prog, seq, {k.tile, k.streamIter, std::nullopt});
+  const TileAnalysis& a = resolved.variantOf(k.fusedCalls, k.tile).analysis;
   std::vector<std::string> calls;
   for (int c : k.fusedCalls) calls.push_back(fmt::format("{} ({})", c, prog.calls.at(c).name));
   r.computes = fmt::format("calls {} fused: {} stage{} in shared memory{}", fmt::join(calls, ", "),

@@ -138,12 +138,12 @@ GpuKernelInfo kernelInfo(GpuKernelInfo info, const std::string& name, int index,
 /// (lower_gpu_stmt_kernel.h builds each).
 class CallGpu : public RefObserver {
  public:
-  CallGpu(const Program& p, int index, GlobalNames& g, const GridShape& grid, GpuProgram& out)
+  CallGpu(const Program& p, int index, GlobalNames& g, const CallSchedule& s, GpuProgram& out)
       : prog_(p),
         call_(p.calls[index]),
         index_(index),
         g_(g),
-        grid_(grid),
+        sched_(s),
         out_(out),
         names_(g.namer) {}
 
@@ -157,7 +157,7 @@ class CallGpu : public RefObserver {
   const CallInst& call_;
   int index_;
   GlobalNames& g_;
-  const GridShape& grid_;
+  const CallSchedule& sched_;
   GpuProgram& out_;
   Namer names_;  // the host function's scope; kernels reuse its names
   HostUses uses_;
@@ -229,20 +229,21 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   int id = static_cast<int>(out_.kernels.size());
   std::string name = g_.namer.take(fmt::format("call{}_{}_s{}", index_, call_.name, k));
   GpuKernelInfo info;
-  CallSite site{prog_, call_, g_, grid_, locals_, uses_};
-  Function f = StmtKernel(site, lo, hi)
-                   .build(k, name, kernelText(prog_, call_, index_, k, grid_, text), scope, info);
+  CallSite site{prog_, call_, g_, sched_.grid, sched_.staging, locals_, uses_};
+  Function f =
+      StmtKernel(site, lo, hi)
+          .build(k, name, kernelText(prog_, call_, index_, k, sched_.grid, text), scope, info);
 
   std::vector<ExprPtr> gridExt, blockExt, args;
   std::vector<StmtPtr> then;
-  launchShape(grid_, lo, hi, scope, then, gridExt, blockExt);
+  launchShape(sched_.grid, lo, hi, scope, then, gridExt, blockExt);
   std::vector<lir::Param> ps(f.params.begin(), f.params.end() - 1);  // the runtime adds the status
   for (auto& a : argsNamingParams(ps)) args.push_back(a);
   then.push_back(launch(name, id, gridExt, blockExt, ps, args));
   blk.push_back(ifThen(nonEmpty, then));
   out.push_back(block(std::move(blk)));
 
-  out_.kernels.push_back(kernelInfo(info, name, index_, k, grid_));
+  out_.kernels.push_back(kernelInfo(info, name, index_, k, sched_.grid));
   out_.device.functions.push_back(std::move(f));
 }
 
@@ -280,9 +281,9 @@ Function CallGpu::build() {
 
 }  // namespace
 
-Function lowerCall(const Program& prog, int index, GlobalNames& g, const GridShape& grid,
+Function lowerCall(const Program& prog, int index, GlobalNames& g, const CallSchedule& s,
                    GpuProgram& out, std::vector<ExprPtr>& args) {
-  CallGpu cg(prog, index, g, grid, out);
+  CallGpu cg(prog, index, g, s, out);
   Function f = cg.build();
   args = cg.callArgs();
   return f;

@@ -49,9 +49,16 @@ ExprPtr zeroOf(ScalarType t);
 lir::Param runtimeParam();
 lir::Param bufferParam(const std::string& name);
 
+/// How a call's per-statement kernels run: its stencil's grid (GridShape::perStatement) and,
+/// under a staged family, each statement's staging (ResolvedSchedule::staging).
+struct CallSchedule {
+  const GridShape& grid;
+  const std::vector<StmtStaging>& staging;
+};
+
 /// Lowers call `index`: appends its kernels to out.device and out.kernels and returns its host
 /// function; `args` receives what tessel_program passes to it.
-lir::Function lowerCall(const Program& prog, int index, GlobalNames& g, const GridShape& grid,
+lir::Function lowerCall(const Program& prog, int index, GlobalNames& g, const CallSchedule& s,
                         GpuProgram& out, std::vector<ExprPtr>& args);
 
 /// Lowers one variant of a fused group (lower_gpu_fused.h): appends its kernel to

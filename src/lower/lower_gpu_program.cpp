@@ -236,6 +236,10 @@ GpuProgram buildKernels(const Program& prog, const ResolvedSchedule& resolved) {
     throw std::invalid_argument(
         fmt::format("a schedule resolved for {} stencils, not the program's {}",
                     resolved.grids.size(), prog.stencils.size()));
+  if (resolved.staging.size() != prog.calls.size())
+    throw std::invalid_argument(
+        fmt::format("a schedule resolved for {} calls, not the program's {}",
+                    resolved.staging.size(), prog.calls.size()));
   for (const GridShape& grid : resolved.grids)
     if (grid.iters.size() + (grid.stream >= 0 ? 1 : 0) != static_cast<size_t>(prog.dims()))
       throw std::invalid_argument(fmt::format(
@@ -272,11 +276,12 @@ GpuProgram buildKernels(const Program& prog, const ResolvedSchedule& resolved) {
       for (size_t k = 0; k + grp.timeTile <= grp.body.size(); k += grp.timeTile)
         for (size_t j = k; j < k + grp.timeTile; ++j) ordinary[grp.body[j]] = false;
   std::vector<std::vector<ExprPtr>> args(prog.calls.size());
-  for (size_t c = 0; c < prog.calls.size(); ++c)
-    if (ordinary[c])
-      out.host.functions.push_back(gpu::lowerCall(prog, static_cast<int>(c), g,
-                                                  grids.at(prog.calls[c].stencil).perStatement(),
-                                                  out, args[c]));
+  for (size_t c = 0; c < prog.calls.size(); ++c) {
+    if (!ordinary[c]) continue;
+    const GridShape grid = grids.at(prog.calls[c].stencil).perStatement();
+    gpu::CallSchedule s{grid, resolved.staging.at(c)};
+    out.host.functions.push_back(gpu::lowerCall(prog, static_cast<int>(c), g, s, out, args[c]));
+  }
 
   FusedCalls fused;
   g.shadows.assign(prog.arrays.size(), "");

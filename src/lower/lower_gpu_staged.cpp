@@ -22,13 +22,6 @@ std::string offsetTag(int64_t o) {
   return o < 0 ? fmt::format("m{}", -o) : o > 0 ? fmt::format("p{}", o) : "0";
 }
 
-StmtStaging planFor(const Program& prog, const CallInst& call, const tessel::Stmt& st,
-                    const GridShape& grid) {
-  std::vector<int64_t> tile(static_cast<size_t>(prog.dims()), 1);
-  for (size_t gd = 0; gd < grid.iters.size(); ++gd) tile[grid.iters[gd]] = grid.tile(gd);
-  return planStaging(prog, call, st, tile, grid.stream);
-}
-
 /// The kernel's names, taken from `scope` in a fixed order.
 StagedNames nameStaging(const StmtStaging& staging, const GlobalNames& g, const GridShape& grid,
                         int dims, Namer& scope) {
@@ -139,11 +132,11 @@ std::string planesText(const StagePlan& p, const std::string& it) {
 
 }  // namespace
 
-StagedKernel::StagedKernel(const Program& prog, const CallInst& call, const tessel::Stmt& st,
+StagedKernel::StagedKernel(const Program& prog, const CallInst& call, const StmtStaging& staging,
                            const GlobalNames& g, const GridShape& grid,
                            const std::vector<std::string>& lo, const std::vector<std::string>& hi,
                            Namer& scope, KernelSite& site)
-    : c_{prog, call, g, grid, lo, hi, site, planFor(prog, call, st, grid), {}, blockThreads(grid)} {
+    : c_{prog, call, g, grid, lo, hi, site, staging, {}, blockThreads(grid)} {
   c_.names = nameStaging(c_.staging, g, grid, prog.dims(), scope);
 }
 

@@ -48,7 +48,8 @@ struct StagedContext {
 class StagedKernel {
  public:
   /// `lo`, `hi`: the kernel's region bound parameters per iterator; `scope`: the kernel's names.
-  StagedKernel(const Program& prog, const CallInst& call, const tessel::Stmt& st,
+  /// `staging`: the statement's, as resolved (ResolvedSchedule::staging).
+  StagedKernel(const Program& prog, const CallInst& call, const StmtStaging& staging,
                const GlobalNames& g, const GridShape& grid, const std::vector<std::string>& lo,
                const std::vector<std::string>& hi, Namer& scope, KernelSite& site);
 

@@ -94,7 +94,8 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
                            GpuKernelInfo& info) {
   const tessel::Stmt& st = c_.call.stmts[k];
   std::optional<StagedKernel> staged;
-  if (c_.grid.staged()) staged.emplace(c_.prog, c_.call, st, c_.g, c_.grid, lo_, hi_, scope, *this);
+  if (c_.grid.staged())
+    staged.emplace(c_.prog, c_.call, c_.staging.at(k), c_.g, c_.grid, lo_, hi_, scope, *this);
   staged_ = staged ? &*staged : nullptr;
   // The store: converted to the left-hand side's type; compound forms read the left side.
   if (st.lhsIsScalar()) {

@@ -21,6 +21,7 @@ struct CallSite {
   const CallInst& call;
   GlobalNames& g;
   const GridShape& grid;
+  const std::vector<StmtStaging>& staging;  // per statement, under a staged family
   const CallNames& locals;
   HostUses& uses;  // what the host function takes: a kernel's global arrays, scalars, params
 };

@@ -147,8 +147,40 @@ ResolvedSchedule resolve(const Program& prog, const std::vector<Schedule>& sched
     configs.push_back(fusionConfig(out.grids.back(), prog.dims()));
   }
   out.groups = planFusion(prog, configs);
+  for (const CallInst& call : prog.calls) {
+    out.staging.emplace_back();
+    const GridShape g = out.grids.at(static_cast<size_t>(call.stencil)).perStatement();
+    if (g.staged())
+      for (const Stmt& st : call.stmts)
+        out.staging.back().push_back(stageStatement(prog, call, st, g));
+  }
   out.scheduleNotes = scheduleNotes(prog, schedules);
   return out;
+}
+
+StmtStaging stageStatement(const Program& prog, const CallInst& call, const Stmt& st,
+                           const GridShape& g) {
+  std::vector<int64_t> tile(static_cast<size_t>(prog.dims()), 1);
+  for (size_t gd = 0; gd < g.iters.size() && gd < 3; ++gd)
+    tile[static_cast<size_t>(g.iters[gd])] = g.tile(gd);
+  return planStaging(prog, call, st, tile, g.stream);
+}
+
+const StmtStaging& ResolvedSchedule::stagingOf(int call, int stmt) const {
+  if (call < 0 || static_cast<size_t>(call) >= staging.size() || stmt < 0 ||
+      static_cast<size_t>(stmt) >= staging[static_cast<size_t>(call)].size())
+    throw std::logic_error(
+        fmt::format("internal error: no staging resolved for call {}, statement {}", call, stmt));
+  return staging[static_cast<size_t>(call)][static_cast<size_t>(stmt)];
+}
+
+const FusedVariant& ResolvedSchedule::variantOf(const std::vector<int>& calls,
+                                                const std::vector<int64_t>& tile) const {
+  for (const FusionGroup& g : groups)
+    for (const FusedVariant& v : g.variants)
+      if (v.seq.calls == calls && v.tile == tile) return v;
+  throw std::logic_error(
+      fmt::format("internal error: no fused variant of calls {} resolved", fmt::join(calls, ", ")));
 }
 
 ResolvedSchedule resolvedOrGlobal(const Program& prog, const ResolvedSchedule& r) {

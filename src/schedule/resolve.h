@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/fusion_plan.h"
+#include "analysis/staging.h"
 #include "ir/program.h"
 #include "schedule/schedule.h"
 
@@ -52,6 +53,10 @@ FusionConfig fusionConfig(const Schedule& s, const Program& prog);
 struct ResolvedSchedule {
   std::vector<GridShape> grids;     // per stencil (Program::stencils order)
   std::vector<FusionGroup> groups;  // the call sequence's groups (planFusion); point into prog
+  /// Per call (Program::calls order) and statement: the staging of the statement's own kernel
+  /// (analysis/staging.h) where its stencil's per-statement kernels are staged (shared,
+  /// stream); an empty list for the other calls. The lowering and the kernel reports read it.
+  std::vector<std::vector<StmtStaging>> staging;
   /// Fallbacks the lowering applies (a streaming family on a 1-D program, a block extent the
   /// grid has no dimension for), for the user.
   std::vector<std::string> notes;
@@ -62,7 +67,19 @@ struct ResolvedSchedule {
   /// Whether some stencil runs kernels other than `global` ones (the C++ target then runs the
   /// GPU kernels on the CPU, pass work-item-loops; under `global` it runs plain loop nests).
   bool runsKernels() const;
+  /// The staging of statement `stmt` of call `call`; throws std::logic_error ("internal
+  /// error") where it has none.
+  const StmtStaging& stagingOf(int call, int stmt) const;
+  /// The fused variant of `calls` with output tile `tile` among the groups; throws
+  /// std::logic_error ("internal error") where there is none.
+  const FusedVariant& variantOf(const std::vector<int>& calls,
+                                const std::vector<int64_t>& tile) const;
 };
+
+/// The staging of statement `st` of `call` under grid `g` (a staged family): a block covers
+/// g.tile(gd) points along the iterator of grid dimension gd and sweeps g.stream.
+StmtStaging stageStatement(const Program& prog, const CallInst& call, const Stmt& st,
+                           const GridShape& g);
 
 /// The grid of schedule `s` as the lowering applies it, without checks (the fitting tries
 /// candidates before validate() has refused impossible values). Fallbacks go to `notes`.

@@ -12,18 +12,13 @@ std::vector<KernelNeeds> kernelNeeds(const Schedule& s, const Program& prog) {
   std::vector<KernelNeeds> out;
   const GridShape g = gridOf(s, prog);  // `stream` on a 1-D program runs as `shared`
   if (!g.staged()) return out;
-  // A block's tile per iterator: the block extent of its grid dimension (times the unroll).
-  std::vector<int64_t> tile(static_cast<size_t>(prog.dims()), 1);
   int64_t threads = 1;
-  for (size_t gd = 0; gd < g.iters.size() && gd < 3; ++gd) {
-    tile[static_cast<size_t>(g.iters[gd])] = g.tile(gd);
-    threads *= g.block[gd];
-  }
+  for (size_t gd = 0; gd < g.iters.size() && gd < 3; ++gd) threads *= g.block[gd];
   for (size_t c = 0; c < prog.calls.size(); ++c) {
     const CallInst& call = prog.calls[c];
     if (call.stencil != s.stencil) continue;
     for (size_t k = 0; k < call.stmts.size(); ++k) {
-      StmtStaging st = planStaging(prog, call, call.stmts[k], tile, g.stream);
+      StmtStaging st = stageStatement(prog, call, call.stmts[k], g);
       KernelNeeds n;
       n.call = static_cast<int>(c);
       n.stmt = static_cast<int>(k);
