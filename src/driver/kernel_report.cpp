@@ -202,16 +202,35 @@ std::string familyText(const GpuKernelInfo& k) {
   return familyName(k.family);
 }
 
+/// Adds the barriers of `body` to r: those inside a loop (a sweep) per plane, the others once.
+void countBarriers(const std::vector<lir::StmtPtr>& body, bool inLoop, KernelReport& r) {
+  for (const lir::StmtPtr& s : body) {
+    if (s->kind == lir::StmtKind::Barrier) ++(inLoop ? r.barriersPerPlane : r.barriersOnce);
+    countBarriers(s->body, inLoop || s->kind == lir::StmtKind::For, r);
+    countBarriers(s->orElse, inLoop, r);
+  }
+}
+
+/// "1", "2 per plane", "2 per plane and 1 once", "none".
+std::string barrierText(const KernelReport& r) {
+  if (r.barriersPerPlane == 0) return r.barriersOnce ? std::to_string(r.barriersOnce) : "none";
+  std::string t = fmt::format("{} per plane", r.barriersPerPlane);
+  return r.barriersOnce ? fmt::format("{} and {} once", t, r.barriersOnce) : t;
+}
+
 }  // namespace
 
 std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu,
                                         const ResolvedSchedule& resolved) {
   std::vector<KernelReport> out;
-  for (auto& k : gpu.kernels)
+  for (auto& k : gpu.kernels) {
     out.push_back(!k.fusedCalls.empty() ? fusedKernelReport(prog, k, resolved)
                   : k.family == ScheduleFamily::Shared || k.family == ScheduleFamily::Stream
                       ? stagedReport(prog, k, resolved)
                       : directReport(prog, k));
+    for (const lir::Function& f : gpu.device.functions)
+      if (f.name == k.name && f.body) countBarriers(f.body->body, false, out.back());
+  }
   return out;
 }
 
@@ -249,7 +268,9 @@ nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
                         {"shared_bytes", r.sharedBytes},
                         {"redundancy_percent", r.redundancyPercent},
                         {"loads_per_point", r.loadsPerPoint},
-                        {"stores_per_point", r.storesPerPoint}};
+                        {"stores_per_point", r.storesPerPoint},
+                        {"barriers_once", r.barriersOnce},
+                        {"barriers_per_plane", r.barriersPerPlane}};
     j["footprints"] = nlohmann::json::array();
     for (auto& f : r.footprints)
       j["footprints"].push_back({{"array", f.array}, {"extents", f.extents}, {"points", f.points}});
@@ -279,6 +300,7 @@ std::string kernelReportsText(const std::vector<KernelReport>& reports, const st
       out +=
           fmt::format("    reads      {:<8} {} ({} points{})\n", f.array,
                       fmt::join(f.extents, " x "), f.points, k.streamIter >= 0 ? " per plane" : "");
+    out += fmt::format("    barriers   {}\n", barrierText(r));
     out +=
         fmt::format("    shared {} B, redundant {:.1f}%, {:.4g} loads and {:.4g} stores per point",
                     r.sharedBytes, r.redundancyPercent, r.loadsPerPoint, r.storesPerPoint);

@@ -41,6 +41,9 @@ struct KernelReport {
   double redundancyPercent = 0;  // points computed beyond the tile, % of all computed
   double loadsPerPoint = 0;      // global elements read per output point
   double storesPerPoint = 0;     // global elements written per output point
+  /// Barriers a block passes (pass insert-barriers placed them): once, and per plane of a sweep
+  /// (stream; stream + time_tile: per step).
+  int barriersOnce = 0, barriersPerPlane = 0;
   std::optional<KernelResources> ptxas;
 };
 

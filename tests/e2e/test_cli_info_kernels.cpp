@@ -86,6 +86,31 @@ TEST(CliInfoKernels, StagedFamiliesCountLoadsFromTheStagingAnalysis) {
       << s.output;
 }
 
+TEST(CliInfoKernels, BarriersAsTheBarrierPassPlacedThem) {
+  // Counted from the kernels' IR after pass insert-barriers: none without shared memory; the
+  // shared family's one after the tile; the stream family's two per plane (the leading plane
+  // overwrites a slot others read, then the compute reads it); stream + time_tile 2: one after
+  // the inputs, one between the stages, one before the next step's loads, per plane.
+  auto barriers = [](const std::string& schedule) {
+    auto r =
+        runCommand(tesselBinary() + " info --json --no-ptxas " + bench("j3d7pt") + " " + schedule);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    auto k = nlohmann::json::parse(r.output)["kernels"].back();
+    return std::make_pair(k["barriers_once"].get<int>(), k["barriers_per_plane"].get<int>());
+  };
+  EXPECT_EQ(barriers("--schedule global"), std::make_pair(0, 0));
+  EXPECT_EQ(barriers("--schedule shared"), std::make_pair(1, 0));
+  EXPECT_EQ(barriers("--schedule stream"), std::make_pair(0, 2));
+  EXPECT_EQ(barriers("--schedule stream --time-tile 2"), std::make_pair(0, 3));
+  // hypterm's overlapped kernel: its stages read only inputs and write one array each, so only
+  // the previous values' loads and the write-back wait (the builders used to place 6).
+  auto r = runCommand(tesselBinary() + " info --no-ptxas " + bench("hypterm") +
+                      " --schedule overlapped");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "fused0_p0_hypterm  overlapped")) << r.output;
+  EXPECT_TRUE(has(r.output, "    barriers   2\n")) << r.output;
+}
+
 TEST(CliInfoKernels, PtxasRegistersWhenNvccIsPresent) {
   if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
   for (const char* family : {"global", "shared", "stream"}) {
