@@ -45,35 +45,57 @@ class Substitute : public StmtMutator {
   int64_t value_;
 };
 
-class Unroll : public StmtMutator {
- protected:
-  StmtPtr mutateFor(const StmtPtr& s) override {
-    StmtPtr inner = StmtMutator::mutateFor(s);  // nested loops first
-    if (inner->loop != LoopKind::Unrolled) return inner;
-    if (!isIntLit(inner->lo) || !isIntLit(inner->hi) || (inner->step && !isIntLit(inner->step)))
-      throw std::logic_error("internal error: unrolled loop over '" + inner->name +
-                             "' without constant bounds");
-    int64_t lo = inner->lo->ival, hi = inner->hi->ival, step = inner->step ? inner->step->ival : 1;
-    if (step <= 0 || (hi >= lo && (hi - lo) / step + 1 > kMaxUnrolledTrips))
-      throw std::logic_error(fmt::format("internal error: unrolled loop over '{}' of {}..{} by {}",
-                                         inner->name, lo, hi, step));
-    std::vector<StmtPtr> copies;
-    for (int64_t v = lo; v <= hi; v += step) {
-      Substitute sub(inner->name, v);
-      bool changed = false;
-      copies.push_back(comment(fmt::format("{} = {}", inner->name, v)));
-      copies.push_back(block(sub.mutateAll(inner->body, changed)));
-    }
-    return block(std::move(copies));
+/// The copies of Unrolled loop `s` (its body already unrolled): per iteration a comment naming
+/// the index's value and a block with the body, the index replaced.
+void unrollInto(const Stmt& s, std::vector<StmtPtr>& out) {
+  if (!isIntLit(s.lo) || !isIntLit(s.hi) || (s.step && !isIntLit(s.step)))
+    throw std::logic_error("internal error: unrolled loop over '" + s.name +
+                           "' without constant bounds");
+  int64_t lo = s.lo->ival, hi = s.hi->ival, step = s.step ? s.step->ival : 1;
+  if (step <= 0 || (hi >= lo && (hi - lo) / step + 1 > kMaxUnrolledTrips))
+    throw std::logic_error(fmt::format("internal error: unrolled loop over '{}' of {}..{} by {}",
+                                       s.name, lo, hi, step));
+  for (int64_t v = lo; v <= hi; v += step) {
+    Substitute sub(s.name, v);
+    bool changed = false;
+    out.push_back(comment(fmt::format("{} = {}", s.name, v)));
+    out.push_back(block(sub.mutateAll(s.body, changed)));
   }
-};
+}
+
+/// `body` with its Unrolled loops (at any depth, inner ones first) replaced by their copies,
+/// in place in the enclosing statement list; unchanged statements are shared, not copied.
+std::vector<StmtPtr> unrollList(const std::vector<StmtPtr>& body) {
+  std::vector<StmtPtr> out;
+  for (const StmtPtr& s : body) {
+    if (s->kind != StmtKind::Block && s->kind != StmtKind::For && s->kind != StmtKind::If) {
+      out.push_back(s);
+      continue;
+    }
+    std::vector<StmtPtr> inner = unrollList(s->body), orElse = unrollList(s->orElse);
+    if (s->kind == StmtKind::For && s->loop == LoopKind::Unrolled) {
+      Stmt loop = *s;
+      loop.body = std::move(inner);
+      unrollInto(loop, out);
+    } else if (inner == s->body && orElse == s->orElse) {
+      out.push_back(s);
+    } else {
+      auto copy = std::make_shared<Stmt>(*s);
+      copy->body = std::move(inner);
+      copy->orElse = std::move(orElse);
+      out.push_back(copy);
+    }
+  }
+  return out;
+}
 
 }  // namespace
 
 Function unrollLoops(const Function& f) {
   if (!f.body) return f;
   Function out = f;
-  out.body = Unroll().mutate(f.body);
+  std::vector<StmtPtr> body = unrollList(f.body->body);
+  if (body != f.body->body) out.body = block(std::move(body));
   return out;
 }
 

@@ -1,7 +1,8 @@
 // Pass `unroll-loops`: every loop annotated LoopKind::Unrolled (constant bounds) is replaced by
 // one copy of its body per iteration, its index replaced by the iteration's value and the index
-// arithmetic folded (`t0_i + (local_id.x * 2 + 0)` -> `t0_i + local_id.x * 2`). Each copy is a
-// block of its own, so the locals it declares do not clash. A builder says which loops to
+// arithmetic folded (`t0_i + (local_id.x * 2 + 0)` -> `t0_i + local_id.x * 2`), in place in
+// the enclosing statement list. Each copy is a block of its own (after a comment naming the
+// index's value), so the locals it declares do not clash. A builder says which loops to
 // unroll (the points a thread computes under `--unroll`); this pass does it, for every family
 // and target alike.
 #pragma once

@@ -276,10 +276,10 @@ TEST(GpuGolden, SharedStagesTheTileThenSynchronises) {
                "  for (long long e = tid; e <= 659; e += 256) {",
                // pass unroll-loops: one copy per point, the index folded
                "  __syncthreads();\n"
-               "  {\n    // u_i = 0\n    {\n"
-               "      const long long i = t0_i + (long long)threadIdx.x * 2;",
-               "    // u_i = 1\n    {\n"
-               "      const long long i = t0_i + ((long long)threadIdx.x * 2 + 1);"});
+               "  // u_i = 0\n  {\n"
+               "    const long long i = t0_i + (long long)threadIdx.x * 2;",
+               "  // u_i = 1\n  {\n"
+               "    const long long i = t0_i + ((long long)threadIdx.x * 2 + 1);"});
   expectLines(cu.hostSource, {"      const int64_t blocks_x = (hi_i - lo_i + 64) / 64;",
                               "tessel_launch(rt, 0, 2, blocks_x, blocks_y, 1, 32, 8, 1,"});
 }
