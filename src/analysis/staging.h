@@ -97,4 +97,11 @@ struct StmtStaging {
 StmtStaging planStaging(const Program& prog, const CallInst& call, const Stmt& st,
                         const std::vector<int64_t>& tile, int streamIter);
 
+/// "k-1", "k", "k+2": plane `o` ahead of iterator `iter` (staging_describe.cpp).
+std::string planeText(const std::string& iter, int64_t o);
+/// Where plan `p` keeps its group, in words: "a 10x34 tile in shared memory, loaded once",
+/// "read at its centre only, from global memory", "planes k-1, k+1 in registers, k in shared
+/// memory (one plane of 10x34)"; `streamIter`: the streamed iterator's name.
+std::string describePlan(const StagePlan& p, const std::string& streamIter);
+
 }  // namespace tessel

@@ -99,37 +99,6 @@ std::vector<StmtPtr> sharedBody(const StagedContext& c, const std::vector<StmtPt
   return b;
 }
 
-/// "2x34": the tile's extents along its in-plane subscripts.
-std::string tileDims(const StagePlan& p) {
-  std::vector<std::string> e;
-  for (size_t s = 0; s < p.extent.size(); ++s)
-    if (p.group.iters[s] >= 0 && static_cast<int>(s) != p.streamPos)
-      e.push_back(std::to_string(p.extent[s]));
-  return e.empty() ? std::string("1") : fmt::format("{}", fmt::join(e, "x"));
-}
-
-/// Where a Planes group's planes live: "planes k-1, k+1 in registers, k in shared memory ...".
-std::string planesText(const StagePlan& p, const std::string& it) {
-  std::vector<std::string> regs, shared;
-  int64_t lo = p.group.lo[p.streamPos];
-  for (int64_t o = lo; o <= p.group.hi[p.streamPos]; ++o) {
-    bool inShared = p.planeInShared[o - lo];
-    bool read = false;
-    for (auto& r : p.group.refs) read = read || r.offset(p.streamPos) == o;
-    if (read) (inShared ? shared : regs).push_back(planeText(it, o));
-  }
-  std::string line = ": planes";
-  if (!regs.empty()) line += fmt::format(" {} in registers", fmt::join(regs, ", "));
-  if (!regs.empty() && !shared.empty()) line += ",";
-  if (!shared.empty())
-    line +=
-        fmt::format(" {} in shared memory ({} of {})", fmt::join(shared, ", "),
-                    p.sharedPlanes() == 1 ? std::string("one plane")
-                                          : fmt::format("a ring of {} planes", p.sharedPlanes()),
-                    tileDims(p));
-  return line;
-}
-
 }  // namespace
 
 StagedKernel::StagedKernel(const Program& prog, const CallInst& call, const StmtStaging& staging,
@@ -174,16 +143,9 @@ void StagedKernel::declare(Function& f) const {
 
 std::string StagedKernel::describe() const {
   std::string out;
-  for (auto& p : c_.staging.groups) {
-    std::string line = p.group.name;
-    if (p.kind == StageKind::Global)
-      line += ": read at its centre only, from global memory";
-    else if (p.kind == StageKind::Tile)
-      line += fmt::format(": a {} tile in shared memory, loaded once", tileDims(p));
-    else
-      line += planesText(p, c_.g.iters[c_.grid.stream]);
-    out += (out.empty() ? "" : "\n") + line;
-  }
+  const std::string& it = c_.grid.stream >= 0 ? c_.g.iters[c_.grid.stream] : std::string();
+  for (auto& p : c_.staging.groups)
+    out += (out.empty() ? "" : "\n") + p.group.name + ": " + describePlan(p, it);
   return out;
 }
 

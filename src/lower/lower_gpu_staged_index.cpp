@@ -9,10 +9,6 @@ namespace tessel::gpu::staged {
 
 using namespace lir;
 
-std::string planeText(const std::string& iter, int64_t o) {
-  return o == 0 ? iter : fmt::format("{}{:+}", iter, o);
-}
-
 int groupOf(const StmtStaging& staging, const Expr& ref) {
   for (size_t i = 0; i < staging.groups.size(); ++i) {
     const StageGroup& grp = staging.groups[i].group;

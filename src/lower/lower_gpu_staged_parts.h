@@ -13,8 +13,6 @@ namespace tessel::gpu::staged {
 
 // ---- Index arithmetic ----------------------------------------------------------------------
 
-/// "k-1", "k", "k+2": plane `o` ahead of iterator `iter`.
-std::string planeText(const std::string& iter, int64_t o);
 /// The staging group reference `ref` belongs to, or -1.
 int groupOf(const StmtStaging& staging, const Expr& ref);
 /// The variable of iterator d.

@@ -229,6 +229,18 @@ std::string describe(const Program& prog, const ResolvedSchedule& r) {
                          fmt::join(names, ","));
     out += "\n";
   }
+  // Each staged statement's staging, as the kernel's comment says it.
+  for (size_t c = 0; c < r.staging.size(); ++c)
+    for (size_t k = 0; k < r.staging[c].size(); ++k) {
+      const CallInst& call = prog.calls[c];
+      const GridShape& g = r.grids.at(static_cast<size_t>(call.stencil));
+      std::string it = g.stream >= 0 ? iterName(g.stream) : std::string();
+      std::vector<std::string> plans;
+      for (const StagePlan& p : r.staging[c][k].groups)
+        plans.push_back(p.group.name + ": " + describePlan(p, it));
+      out += fmt::format("call {} ({}) statement {}: {} bytes of shared memory; {}\n", c, call.name,
+                         k + 1, r.staging[c][k].sharedBytes, fmt::join(plans, "; "));
+    }
   for (const std::string& n : r.notes) out += "note: " + n + "\n";
   return out;
 }
