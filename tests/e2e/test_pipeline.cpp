@@ -146,6 +146,51 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
+TEST(Pipeline, NoKernelBuilderPlacesABarrier) {
+  // Barriers are the job of pass insert-barriers (ADR 0005): after build-kernels the kernels of
+  // every benchmark under every staged family have none; after insert-barriers every kernel
+  // with a shared array has at least one, and only such kernels have any.
+  const char* families[][2] = {
+      {"shared", "1"}, {"stream", "1"}, {"overlapped", "2"}, {"stream", "2"}};
+  int checked = 0;
+  for (auto& entry : fs::directory_iterator(sourceDir() + "/benchmarks")) {
+    if (entry.path().extension() != ".sten") continue;
+    DiagnosticEngine diags;
+    LoadedProgram lp = loadProgram(entry.path().string(), diags);
+    ASSERT_TRUE(lp.program.has_value()) << entry.path();
+    for (auto& [family, tt] : families) {
+      if (lp.program->dims() == 1 && std::string(family) == "stream") continue;  // needs 2-D
+      std::map<std::string, std::string> flags;
+      for (const std::string& f : scheduleFlags()) flags[f] = "";
+      flags["--schedule"] = family;
+      flags["--time-tile"] = tt;
+      std::ostringstream os;
+      PassLog log(PassOptions{false, {"build-kernels", "insert-barriers"}, false}, os);
+      auto setup = setUpSchedules(*lp.program, flags, diags, false, &log);
+      ASSERT_TRUE(setup.has_value()) << entry.path() << " " << family;
+      lower(*lp.program, setup->resolved, GpuApi::OpenCL, log);
+      auto dumps = splitDumps(os.str());
+      ASSERT_EQ(dumps.size(), 2u);
+      ASSERT_EQ(dumps[0].first, "build-kernels");
+      auto device = [](const std::string& ir) { return ir.substr(0, ir.find("// ---- host")); };
+      std::string built = device(dumps[0].second), placed = device(dumps[1].second);
+      std::string where = entry.path().filename().string() + " " + family + " T=" + tt;
+      EXPECT_EQ(built.find("barrier();"), std::string::npos) << where;
+      // Kernel by kernel: a barrier exactly where there is shared memory.
+      for (size_t at = placed.find("\nkernel "); at != std::string::npos;) {
+        size_t next = placed.find("\nkernel ", at + 1);
+        std::string k = placed.substr(at, next == std::string::npos ? next : next - at);
+        bool shared = k.find("  shared ") != std::string::npos;
+        EXPECT_EQ(k.find("barrier();") != std::string::npos, shared) << where << "\n"
+                                                                     << k.substr(0, k.find('('));
+        ++checked;
+        at = next;
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
 // ---- the pass log ------------------------------------------------------------------------------
 
 TEST(PassLog, PrintsOnlyThePassesAskedFor) {
