@@ -75,23 +75,30 @@ class Placer {
   /// leaves in `pending` those at its end.
   std::vector<StmtPtr> place(const std::vector<StmtPtr>& body, Accesses& pending) const {
     std::vector<StmtPtr> out;
+    // Where a barrier goes: right after the last statement of this list that touched shared
+    // memory (or the last barrier; the list's start when the pending accesses came from before
+    // it), as early as is correct. The statements after that point touch no shared memory, so
+    // they may run on either side of the barrier; running them after it keeps fewer values
+    // alive across it (on a CPU, pass work-item-loops makes each phase one loop over the
+    // threads, and a value alive across a barrier one element per thread).
+    size_t early = 0;
     for (const StmtPtr& s : body) {
       if (s->kind == StmtKind::Barrier) {
         out.push_back(s);
         pending = {};
+        early = out.size();
       } else if (enterable(*s) && needsInside(s)) {
         out.push_back(enter(s, pending));
+        early = out.size();
       } else {
         Accesses a = accessesOf(s);
         if (pending.conflictsWith(a)) {
-          // Before the comments that introduce the statement, which describe what follows.
-          auto at = out.end();
-          while (at != out.begin() && (*(at - 1))->kind == StmtKind::Comment) --at;
-          out.insert(at, barrier());
+          out.insert(out.begin() + static_cast<std::ptrdiff_t>(early), barrier());
           pending = {};
         }
         pending.add(a);
         out.push_back(s);
+        if (!a.empty()) early = out.size();
       }
     }
     return out;

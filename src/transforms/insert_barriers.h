@@ -18,16 +18,18 @@
 //
 // Loops: a loop body is entered from before the loop and from the end of its previous
 // iteration, so it is placed with the union of both states, to a fixed point; a barrier that
-// the carried state needs stands in the body, before the first statement that needs it (the
-// stream family's "every thread is done with the slot the leading plane overwrites").
+// the carried state needs stands in the body, before the first statement that touches shared
+// memory (the stream family's "every thread is done with the slot the leading plane
+// overwrites", at the top of each plane).
 //
 // A block (other than a phase block), uniform loop or uniform condition that needs no barrier
 // between its own statements is taken whole (a barrier before it stays outside its scope). A
 // statement whose control differs between threads (a guard on the thread's point, a cooperative
 // loop over a tile) is always taken whole: a barrier cannot stand inside it, and the builders
 // keep the accesses inside one such statement free of conflicts between threads. A barrier goes
-// before the comments that introduce its statement. Barriers already in the kernel are kept and
-// start a new phase: the pass is idempotent.
+// as early as is correct: right after the last statement of its list that touched shared memory
+// (the statements between touch none), so that fewer values live across it. Barriers already in
+// the kernel are kept and start a new phase: the pass is idempotent.
 #pragma once
 
 #include "ir/loop_ir.h"

@@ -260,10 +260,9 @@ TEST(GpuGolden, SharedStagesTheTileThenSynchronises) {
        "    const long x_i = t0_i - 1 + e % 34;",
        "    if ((0 <= x_j) && (x_j < M) && (0 <= x_i) && (x_i < N)) {",
        "      s_in[e] = in[x_j * N + x_i];",
-       // pass insert-barriers: before the first read of the tile
+       // pass insert-barriers: right after the loads, before the point's coordinates
+       "    }\n  }\n  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
        "  const long i = t0_i + (long)get_local_id(0);",
-       "  const long j = t0_j + (long)get_local_id(1);\n"
-       "  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
        "  if ((i <= hi_i) && (j <= hi_j)) {",
        "    out[j * N + i] = (5.1 * s_in[(j - t0_j) * 34 + (i - t0_i + 1)] + 12.1"});
   // Two points per thread along i: a 64x8 tile, 64 + 2 wide; blocks of 64 along x on the host.
@@ -300,9 +299,9 @@ TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
        "  const long long last_k = llmin(first_k + 15, hi_k);",
        "  double r_in_m1 = 0.0;\n  double r_in_0 = 0.0;\n  double r_in_p1 = 0.0;",
        "    r_in_m1 = in[((first_k - 1) * M + j) * N + i];",
-       "  for (long long k = first_k; k <= last_k; ++k) {",
        // every thread done with the plane the leading one overwrites (pass insert-barriers)
-       "      r_in_p1 = in[((k + 1) * M + j) * N + i];\n    }\n    __syncthreads();",
+       "  for (long long k = first_k; k <= last_k; ++k) {\n    __syncthreads();",
+       "      r_in_p1 = in[((k + 1) * M + j) * N + i];",
        // plane k: the own point from the register chain, the halo from global memory
        "      s_in[(j - t0_j + 1) * 34 + (i - t0_i + 1)] = r_in_0;\n"
        "      for (long long e = tid; e <= 339; e += 256) {",
@@ -320,9 +319,9 @@ TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
       {"__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void call0_j3d7pt_s0(",
        "  __local double s_in[340];", "  const long first_k = lo_k + (long)get_group_id(2) * 16;",
        "  const long last_k = min(first_k + 15, hi_k);",
+       "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
        "    if ((0 <= k + 1) && (k + 1 < L) && (0 <= j) && (j < M) && (0 <= i) && (i < N)) {\n"
-       "      r_in_p1 = in[((k + 1) * M + j) * N + i];\n    }\n"
-       "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+       "      r_in_p1 = in[((k + 1) * M + j) * N + i];",
        "      s_in[(j - t0_j + 1) * 34 + (i - t0_i + 1)] = r_in_0;",
        "    r_in_m1 = r_in_0;\n    r_in_0 = r_in_p1;\n  }"});
   // j3d27pt: every plane read off centre: a ring of three shared planes, slot = plane mod 3.
