@@ -272,6 +272,12 @@ ExprPtr intrinsic(Intrinsic k, int dim) {
 
 static bool isLit(const ExprPtr& e) { return e->kind == ExprKind::IntLit; }
 
+Module eachFunction(const Module& m, Function (*pass)(const Function&)) {
+  Module out = m;
+  for (Function& f : out.functions) f = pass(f);
+  return out;
+}
+
 ExprPtr indexAddConst(ExprPtr a, int64_t c) {
   if (c == 0) return a;
   if (isLit(a)) return intLit(a->ival + c);

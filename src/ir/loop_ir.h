@@ -226,6 +226,10 @@ struct Module {
   std::vector<Function> functions;  // in definition order (callees first)
 };
 
+/// `m` with `pass` applied to each of its functions: how a pass over functions (one kernel at a
+/// time) runs on a module.
+Module eachFunction(const Module& m, Function (*pass)(const Function&));
+
 /// Index arithmetic with light folding (`k + 0` -> `k`, `k + -1` -> `k - 1`, literal folding).
 ExprPtr indexAdd(ExprPtr a, ExprPtr b);
 ExprPtr indexAddConst(ExprPtr a, int64_t c);

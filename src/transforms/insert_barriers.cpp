@@ -178,10 +178,6 @@ Function insertBarriers(const Function& k) {
   return out;
 }
 
-Module insertBarriers(const Module& device) {
-  Module out = device;
-  for (Function& f : out.functions) f = insertBarriers(f);
-  return out;
-}
+Module insertBarriers(const Module& device) { return eachFunction(device, insertBarriers); }
 
 }  // namespace tessel::transforms

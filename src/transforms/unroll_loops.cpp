@@ -99,10 +99,6 @@ Function unrollLoops(const Function& f) {
   return out;
 }
 
-Module unrollLoops(const Module& m) {
-  Module out = m;
-  for (Function& f : out.functions) f = unrollLoops(f);
-  return out;
-}
+Module unrollLoops(const Module& m) { return eachFunction(m, unrollLoops); }
 
 }  // namespace tessel::transforms

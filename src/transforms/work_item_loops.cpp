@@ -319,10 +319,6 @@ Function workItemLoops(const Function& k) {
   return f;
 }
 
-Module workItemLoops(const Module& device) {
-  Module out = device;
-  for (auto& f : out.functions) f = workItemLoops(f);
-  return out;
-}
+Module workItemLoops(const Module& device) { return eachFunction(device, workItemLoops); }
 
 }  // namespace tessel::transforms
