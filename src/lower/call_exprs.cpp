@@ -2,6 +2,7 @@
 #include "lower/call_exprs.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <stdexcept>
 
@@ -188,6 +189,15 @@ std::vector<StmtPtr> declareLocals(const Program& prog, const CallInst& call, co
     body.push_back(alloc(ctypeOf(ls.type), n, cnt));
   }
   return body;
+}
+
+lir::Function callFunction(const CallInst& call, int index, const std::string& name) {
+  lir::Function f;
+  f.name = name;
+  f.linkage = lir::Linkage::Internal;
+  f.comment = fmt::format("Call {}: {}({})", index, call.name, fmt::join(call.actualNames, ", "));
+  if (call.loc.valid()) f.comment += fmt::format(" at line {}", call.loc.line());
+  return f;
 }
 
 }  // namespace tessel

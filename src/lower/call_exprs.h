@@ -112,4 +112,8 @@ std::vector<lir::StmtPtr> declareLocals(const Program& prog, const CallInst& cal
                                         const ProgramNames& g, const LocalsStyle& style,
                                         Namer& scope, CallNames& names, CallExprs& x);
 
+/// The function that runs call `index` (`call`), named `name`, internal, with the comment both
+/// targets start it with: "Call 0: j2d5pt(out, in) at line 12". The caller adds the rest.
+lir::Function callFunction(const CallInst& call, int index, const std::string& name);
+
 }  // namespace tessel

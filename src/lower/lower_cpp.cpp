@@ -111,12 +111,7 @@ void CallLowering::statement(size_t k, const StmtRegion& reg, std::vector<StmtPt
 Function CallLowering::build() {
   collectUses();
   auto iters = prog_.iteratorNames();
-  Function f;
-  f.name = g_.callFns[index_];
-  f.linkage = Linkage::Internal;
-  f.comment =
-      fmt::format("Call {}: {}({})", index_, call_.name, fmt::join(call_.actualNames, ", "));
-  if (call_.loc.valid()) f.comment += fmt::format(" at line {}", call_.loc.line());
+  Function f = callFunction(call_, index_, g_.callFns[index_]);
   f.comment += "\nCall domain: " +
                (call_.domain.empty() ? "a single point" : domainText(call_.domain, iters));
   static const LocalsStyle kStyle{"Initialised locals: evaluated once per call.", "", true};

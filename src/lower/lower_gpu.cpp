@@ -248,12 +248,7 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
 }
 
 Function CallGpu::build() {
-  Function f;
-  f.name = g_.callFns[index_];
-  f.linkage = Linkage::Internal;
-  f.comment =
-      fmt::format("Call {}: {}({})", index_, call_.name, fmt::join(call_.actualNames, ", "));
-  if (call_.loc.valid()) f.comment += fmt::format(" at line {}", call_.loc.line());
+  Function f = callFunction(call_, index_, g_.callFns[index_]);
   for (auto& la : call_.localArrays)
     if (la.scratchOf >= 0) uses_.arrays.insert(la.scratchOf);
   static const LocalsStyle kStyle{"Initialised locals: evaluated once per call, on the host.",
