@@ -21,9 +21,10 @@
 #include "driver/params.h"
 #include "driver/resources.h"
 #include "driver/run.h"
-#include "driver/schedules.h"
-#include "lower/pass_log.h"
+#include "lower/lower.h"
 #include "runtime/errors.h"
+#include "schedule/resolve.h"
+#include "support/pass_log.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "ir/program.h"
-#include "lower/pass_log.h"
+#include "support/pass_log.h"
 
 namespace tessel {
 

@@ -16,7 +16,7 @@
 #include "codegen/gpu_host_runtime.h"
 #include "ir/program.h"
 #include "lower/lower_gpu.h"
-#include "lower/pass_log.h"
+#include "support/pass_log.h"
 
 namespace tessel {
 

@@ -7,9 +7,9 @@
 
 #include "ir/program.h"
 #include "lower/lower_gpu.h"
-#include "lower/pass_log.h"
 #include "runtime/state.h"
 #include "schedule/resolve.h"
+#include "support/pass_log.h"
 
 namespace tessel {
 

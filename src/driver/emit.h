@@ -6,8 +6,8 @@
 
 #include "ir/program.h"
 #include "lower/lower_gpu.h"
-#include "lower/pass_log.h"
 #include "schedule/resolve.h"
+#include "support/pass_log.h"
 
 namespace tessel {
 

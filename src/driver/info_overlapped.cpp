@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "analysis/fusion_plan.h"
+#include "schedule/resolve.h"
 
 namespace tessel {
 

@@ -17,8 +17,8 @@
 #include "exec/cuda_resources.h"
 #include "ir/program.h"
 #include "lower/lower_gpu.h"
-#include "lower/pass_log.h"
 #include "schedule/resolve.h"
+#include "support/pass_log.h"
 
 namespace tessel {
 

@@ -10,8 +10,8 @@
 
 #include "codegen/cpp_backend.h"
 #include "ir/program.h"
-#include "lower/pass_log.h"
 #include "runtime/state.h"
+#include "support/pass_log.h"
 
 namespace tessel {
 

@@ -12,6 +12,13 @@
 
 namespace tessel {
 
+const std::vector<std::string>& passNames() {
+  static const std::vector<std::string> names = {
+      "resolve-schedule", "build-kernels",   "unroll-loops", "insert-barriers",
+      "verify-kernels",   "work-item-loops", "naive-loops"};
+  return names;
+}
+
 GpuProgram lower(const Program& prog, const ResolvedSchedule& resolved, GpuApi api, PassLog& log) {
   auto show = [](const GpuProgram& p) { return printIr(p); };
   // `resolved` (pass resolve-schedule, run by the driver): each stencil's grid and block, the

@@ -5,9 +5,10 @@
 //
 //   resolve-schedule  Schedules -> resolved schedule (schedule/resolve.h): each stencil's grid,
 //                     block, streamed iterator, unrolling and time tile, the fused groups of
-//                     time steps and their tiles. Run by the driver right after validation
-//                     (driver/schedules.h) through the same log, because the `info` reports and
-//                     the resource checks read the result too; lower() takes it as its input
+//                     time steps and their tiles. Run right after validation
+//                     (setUpSchedules, schedule/resolve.h) through the same log, because the
+//                     `info` reports and the resource checks read the result too; lower()
+//                     takes it as its input
 //   build-kernels     resolved schedule -> kernel IR: one kernel per statement, or per fused group
 //                     of time steps, built by its family (lower/lower_gpu*.cpp), and the host
 //                     code that launches them; no barriers
@@ -23,15 +24,19 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "codegen/gpu_host_runtime.h"
 #include "ir/loop_ir.h"
 #include "ir/program.h"
 #include "lower/lower_gpu.h"
-#include "lower/pass_log.h"
 #include "schedule/resolve.h"
+#include "support/pass_log.h"
 
 namespace tessel {
+
+/// The passes of the pipeline in the order they can run, for --print-ir-after.
+const std::vector<std::string>& passNames();
 
 /// Lowers `prog` for a GPU API (OpenCL, CUDA) or for the CPU run of the same kernels (Cpu).
 /// Throws std::invalid_argument for a schedule resolved for another program (buildKernels) and

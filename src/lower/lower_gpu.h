@@ -19,7 +19,7 @@
 //                      of planes per input: centre-only planes in registers, the others in a ring
 //                      of shared planes (STENCILGEN's Algorithm 1; analysis/staging.h);
 //                      a 1-D program gets `shared` (with a note).
-//       overlapped     calls grouped by analysis/fusion_plan.h run as one kernel per fused
+//       overlapped     calls grouped by schedule/resolve.h (planFusion) run as one kernel per fused
 //                      group of T calls (lower_gpu_overlapped.cpp): stages in shared memory,
 //                      results to each written array's second buffer, swapped by the host; the
 //                      remaining steps and the calls that cannot be fused use per-statement

@@ -1,7 +1,8 @@
 // The host function of a fused variant: it evaluates the fused calls' initialised locals and
 // their statements' regions, launches the kernel (tiled or streamed) over blocks covering the
 // written arrays, and swaps each written array with its second buffer (paper 001, Algorithm 5).
-// Also lowerFused, the entry point (lower_gpu_internal.h).
+// Also lowerFused, the entry point (lower_gpu_internal.h), and the host code that runs a fused
+// group's time steps: floor(S/T) fused kernels, then the remaining steps per statement.
 #include "lower/lower_gpu_fused.h"
 
 namespace tessel::gpu {
@@ -188,6 +189,134 @@ lir::Function lowerFused(const Program& prog, const FusedVariant& v, const std::
   lir::Function f = host.build();
   args = host.callArgs();
   return f;
+}
+
+using namespace lir;
+
+std::vector<bool> runsPerStatement(const Program& prog, const std::vector<FusionGroup>& groups) {
+  std::vector<bool> ordinary(prog.calls.size(), true);
+  for (auto& grp : groups)
+    if (grp.fused && !grp.iterate)
+      for (size_t k = 0; k + grp.timeTile <= grp.body.size(); k += grp.timeTile)
+        for (size_t j = k; j < k + grp.timeTile; ++j) ordinary[grp.body[j]] = false;
+  return ordinary;
+}
+
+FusedCalls lowerFusedGroups(const Program& prog, const ResolvedSchedule& resolved, GlobalNames& g,
+                            GpuProgram& out) {
+  const std::vector<GridShape>& grids = resolved.grids;
+  const std::vector<FusionGroup>& groups = resolved.groups;
+  FusedCalls fused;
+  g.shadows.assign(prog.arrays.size(), "");
+  for (auto& grp : groups) {
+    if (!grp.fused) {
+      out.notes.push_back(fmt::format("stencil '{}': {}: calls {} run per statement: {}",
+                                      prog.stencils[grp.stencil].name,
+                                      grp.streamDim >= 0 ? "stream + time_tile" : "overlapped",
+                                      fmt::join(grp.body, ", "), grp.note));
+      continue;
+    }
+    if (!grp.remark.empty())
+      out.notes.push_back(fmt::format("stencil '{}': {}: calls {}: {}",
+                                      prog.stencils[grp.stencil].name,
+                                      grp.streamDim >= 0 ? "stream + time_tile" : "overlapped",
+                                      fmt::join(grp.body, ", "), grp.remark));
+    for (auto& v : grp.variants)
+      for (int r : v.analysis.results)
+        if (g.shadows[r].empty()) g.shadows[r] = g.namer.take(prog.arrays[r].name + "_next");
+  }
+  for (size_t k = 0; k < groups.size(); ++k) {
+    const FusionGroup& grp = groups[k];
+    if (!grp.fused) continue;
+    if (grp.iterate)
+      fused.loops[grp.iterate] = &grp;
+    else
+      fused.runs[{grp.parent, grp.first}] = &grp;
+    for (auto& v : grp.variants) {
+      std::vector<ExprPtr> a;
+      Function f = gpu::lowerFused(
+          prog, v, fmt::format("fused{}_p{}_{}", k, v.phase, prog.calls[v.seq.calls[0]].name), g,
+          grids.at(grp.stencil).block, grids.at(grp.stencil).chunk, out, a);
+      fused.fns[&grp][v.phase] = {f.name, a};
+      out.host.functions.push_back(std::move(f));
+    }
+  }
+  return fused;
+}
+
+void runFused(const Program& prog, const FusionGroup& grp, GlobalNames& g,
+              const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused,
+              std::vector<StmtPtr>& out) {
+  static const std::map<int, std::pair<std::string, std::vector<ExprPtr>>> kNone;
+  auto found = fused.fns.find(&grp);
+  const auto& fns = found == fused.fns.end() ? kNone : found->second;  // none: T > k
+  int n = static_cast<int>(grp.body.size()), t = grp.timeTile, p = 0;
+  for (; p + t <= n; p += t) {
+    const auto& [fn, a] = fns.at(p);
+    out.push_back(
+        comment(fmt::format("calls {}..{} fused ({}, {} step{})", grp.body[p], grp.body[p + t - 1],
+                            grp.streamDim >= 0 ? "streamed" : "overlapped", t, t == 1 ? "" : "s")));
+    out.push_back(callFn(fn, a));
+  }
+  for (; p < n; ++p) {
+    const CallInst& c = prog.calls.at(static_cast<size_t>(grp.body[p]));
+    out.push_back(comment(fmt::format("{}({}): a remaining step, per statement", c.name,
+                                      fmt::join(c.actualNames, ", "))));
+    out.push_back(callOf(grp.body[p], g, args));
+  }
+}
+
+StmtPtr loopFused(const Program& prog, const ExecNode& loop, const FusionGroup& grp, GlobalNames& g,
+                  const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused) {
+  auto iters = prog.iteratorNames();
+  const auto& fns = fused.fns.at(&grp);
+  int64_t n = static_cast<int64_t>(grp.body.size()), t = grp.timeTile;
+  std::string steps = g.namer.take("steps"), full = g.namer.take("fused_kernels");
+  std::string k = g.namer.take("t"), s = g.namer.take("step"), ph = g.namer.take("phase");
+  ExprPtr iterations = indexMax(
+      intLit(0), indexAddConst(indexSub(paramsToVars(loop.hi, g), paramsToVars(loop.lo, g)), 1));
+  std::vector<StmtPtr> b = {
+      comment(fmt::format("iterate {}:{} (inclusive): {} call{} per iteration, fused {} at a time "
+                          "({})",
+                          toString(loop.lo, iters), toString(loop.hi, iters), n, n == 1 ? "" : "s",
+                          t, grp.streamDim >= 0 ? "streamed" : "overlapped")),
+      localDecl(CType::Int64, steps, indexMul(intLit(n), iterations)),
+      localDecl(CType::Int64, full, binary(Op::Div, var(steps, ScalarType::Int), intLit(t)))};
+  auto byPhase = [&](ExprPtr phase, auto&& each) {
+    std::vector<StmtPtr> body;
+    for (int64_t p = 0; p < n; ++p) {
+      std::vector<StmtPtr> c = each(static_cast<int>(p));
+      if (c.empty()) continue;
+      body.push_back(ifThen(binary(Op::Eq, phase, intLit(p)), c));
+    }
+    return body;
+  };
+  std::vector<StmtPtr> fusedBody;
+  if (fns.size() == 1) {
+    fusedBody.push_back(callFn(fns.begin()->second.first, fns.begin()->second.second));
+  } else {
+    fusedBody.push_back(
+        localDecl(CType::Int64, ph,
+                  binary(Op::Mod, indexMul(var(k, ScalarType::Int), intLit(t)), intLit(n))));
+    for (auto& x : byPhase(var(ph, ScalarType::Int), [&](int p) -> std::vector<StmtPtr> {
+           auto it = fns.find(p);
+           if (it == fns.end()) return {};
+           return {callFn(it->second.first, it->second.second)};
+         }))
+      fusedBody.push_back(x);
+  }
+  b.push_back(forLoop(k, intLit(0), indexAddConst(var(full, ScalarType::Int), -1), LoopKind::Serial,
+                      fusedBody));
+  std::vector<StmtPtr> rest = {
+      localDecl(CType::Int64, ph, binary(Op::Mod, var(s, ScalarType::Int), intLit(n)))};
+  for (auto& x : byPhase(var(ph, ScalarType::Int), [&](int p) -> std::vector<StmtPtr> {
+         return {callOf(grp.body[static_cast<size_t>(p)], g, args)};
+       }))
+    rest.push_back(x);
+  b.push_back(comment("The remaining steps (S mod T), per statement."));
+  b.push_back(forLoop(s, indexMul(var(full, ScalarType::Int), intLit(t)),
+                      indexAddConst(var(steps, ScalarType::Int), -1), LoopKind::Serial, rest));
+  return block(std::move(b));
 }
 
 }  // namespace tessel::gpu

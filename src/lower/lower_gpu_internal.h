@@ -1,12 +1,13 @@
 // Shared between the parts of the GPU lowering (lower_gpu.cpp: calls and their kernels;
-// lower_gpu_program.cpp: names, grid shape, tessel_program). Not a public interface.
+// lower_gpu_fused_host.cpp: fused groups and the host code running their time steps;
+// lower_gpu_program.cpp: names, tessel_program). Not a public interface.
 #pragma once
 
 #include <array>
+#include <map>
 #include <string>
 #include <vector>
 
-#include "analysis/fusion_plan.h"
 #include "ir/loop_ir.h"
 #include "ir/program.h"
 #include "lower/call_exprs.h"
@@ -70,5 +71,40 @@ lir::Function lowerCall(const Program& prog, int index, GlobalNames& g, const Ca
 lir::Function lowerFused(const Program& prog, const FusedVariant& v, const std::string& name,
                          GlobalNames& g, const std::array<int, 3>& block, int chunk,
                          GpuProgram& out, std::vector<ExprPtr>& args);
+
+/// What tessel_program calls for call `c` when it runs per statement: its host function.
+inline lir::StmtPtr callOf(int c, const GlobalNames& g,
+                           const std::vector<std::vector<ExprPtr>>& args) {
+  return lir::callFn(g.callFns.at(static_cast<size_t>(c)), args.at(static_cast<size_t>(c)));
+}
+
+/// Per call: whether it runs per-statement kernels, i.e. is not covered by a straight run's
+/// fused kernels (a loop's remaining steps may be any of its calls).
+std::vector<bool> runsPerStatement(const Program& prog, const std::vector<FusionGroup>& groups);
+
+/// What tessel_program needs to run the fused groups: per group, the host function and its
+/// arguments for each variant (by starting phase).
+struct FusedCalls {
+  std::map<const ExecNode*, const FusionGroup*> loops;
+  std::map<std::pair<const std::vector<ExecNode>*, size_t>, const FusionGroup*> runs;
+  std::map<const FusionGroup*, std::map<int, std::pair<std::string, std::vector<ExprPtr>>>> fns;
+};
+
+/// Lowers every fused group's variants (lowerFused): their kernels and host functions, the
+/// second buffers of the arrays they write, and a note for each group not fused or fused with
+/// a remark.
+FusedCalls lowerFusedGroups(const Program& prog, const ResolvedSchedule& resolved, GlobalNames& g,
+                            GpuProgram& out);
+/// The host statements of a straight run of k calls: floor(k/T) fused kernels, then the rest
+/// one statement at a time.
+void runFused(const Program& prog, const FusionGroup& grp, GlobalNames& g,
+              const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused,
+              std::vector<lir::StmtPtr>& out);
+/// The host loop of an iterate loop of n calls: S = n * iterations steps; floor(S/T) fused
+/// kernels, each the variant for its starting body position, then the S mod T remaining steps
+/// per statement.
+lir::StmtPtr loopFused(const Program& prog, const ExecNode& loop, const FusionGroup& grp,
+                       GlobalNames& g, const std::vector<std::vector<ExprPtr>>& args,
+                       const FusedCalls& fused);
 
 }  // namespace tessel::gpu

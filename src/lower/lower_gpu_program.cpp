@@ -1,6 +1,7 @@
 // buildKernels: the names, every call's and fused group's kernels and host functions, and
 // tessel_program (device buffers for the global arrays, the call sequence, copy-out), from the
-// resolved schedule (schedule/resolve.h). Calls: lower_gpu.cpp; fused groups: lower_gpu_fused.h.
+// resolved schedule (schedule/resolve.h). Calls: lower_gpu.cpp; fused groups, and the host
+// code that runs their time steps: lower_gpu_fused_host.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,104 +17,10 @@
 namespace tessel {
 
 using namespace lir;
+using gpu::FusedCalls;
 using gpu::GlobalNames;
 
 namespace {
-
-/// What tessel_program needs to run the fused groups: per group, the host function and its
-/// arguments for each variant (by starting phase).
-struct FusedCalls {
-  std::map<const ExecNode*, const FusionGroup*> loops;
-  std::map<std::pair<const std::vector<ExecNode>*, size_t>, const FusionGroup*> runs;
-  std::map<const FusionGroup*, std::map<int, std::pair<std::string, std::vector<ExprPtr>>>> fns;
-};
-
-std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>& nodes,
-                               GlobalNames& g, const std::vector<std::vector<ExprPtr>>& args,
-                               const FusedCalls& fused);
-
-StmtPtr ordinaryCall(const Program& prog, int call, GlobalNames& g,
-                     const std::vector<std::vector<ExprPtr>>& args) {
-  return callFn(g.callFns.at(static_cast<size_t>(call)), args.at(static_cast<size_t>(call)));
-}
-
-/// A straight run of k calls: floor(k/T) fused kernels, then the rest one statement at a time.
-void lowerRun(const Program& prog, const FusionGroup& grp, GlobalNames& g,
-              const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused,
-              std::vector<StmtPtr>& out) {
-  static const std::map<int, std::pair<std::string, std::vector<ExprPtr>>> kNone;
-  auto found = fused.fns.find(&grp);
-  const auto& fns = found == fused.fns.end() ? kNone : found->second;  // none: T > k
-  int n = static_cast<int>(grp.body.size()), t = grp.timeTile, p = 0;
-  for (; p + t <= n; p += t) {
-    const auto& [fn, a] = fns.at(p);
-    out.push_back(
-        comment(fmt::format("calls {}..{} fused ({}, {} step{})", grp.body[p], grp.body[p + t - 1],
-                            grp.streamDim >= 0 ? "streamed" : "overlapped", t, t == 1 ? "" : "s")));
-    out.push_back(callFn(fn, a));
-  }
-  for (; p < n; ++p) {
-    const CallInst& c = prog.calls.at(static_cast<size_t>(grp.body[p]));
-    out.push_back(comment(fmt::format("{}({}): a remaining step, per statement", c.name,
-                                      fmt::join(c.actualNames, ", "))));
-    out.push_back(ordinaryCall(prog, grp.body[p], g, args));
-  }
-}
-
-/// An iterate loop of n calls: S = n * iterations steps; floor(S/T) fused kernels, each the
-/// variant for its starting body position, then the S mod T remaining steps per statement.
-StmtPtr lowerLoop(const Program& prog, const ExecNode& loop, const FusionGroup& grp, GlobalNames& g,
-                  const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused) {
-  auto iters = prog.iteratorNames();
-  const auto& fns = fused.fns.at(&grp);
-  int64_t n = static_cast<int64_t>(grp.body.size()), t = grp.timeTile;
-  std::string steps = g.namer.take("steps"), full = g.namer.take("fused_kernels");
-  std::string k = g.namer.take("t"), s = g.namer.take("step"), ph = g.namer.take("phase");
-  ExprPtr iterations = indexMax(
-      intLit(0), indexAddConst(indexSub(paramsToVars(loop.hi, g), paramsToVars(loop.lo, g)), 1));
-  std::vector<StmtPtr> b = {
-      comment(fmt::format("iterate {}:{} (inclusive): {} call{} per iteration, fused {} at a time "
-                          "({})",
-                          toString(loop.lo, iters), toString(loop.hi, iters), n, n == 1 ? "" : "s",
-                          t, grp.streamDim >= 0 ? "streamed" : "overlapped")),
-      localDecl(CType::Int64, steps, indexMul(intLit(n), iterations)),
-      localDecl(CType::Int64, full, binary(Op::Div, var(steps, ScalarType::Int), intLit(t)))};
-  auto byPhase = [&](ExprPtr phase, auto&& each) {
-    std::vector<StmtPtr> body;
-    for (int64_t p = 0; p < n; ++p) {
-      std::vector<StmtPtr> c = each(static_cast<int>(p));
-      if (c.empty()) continue;
-      body.push_back(ifThen(binary(Op::Eq, phase, intLit(p)), c));
-    }
-    return body;
-  };
-  std::vector<StmtPtr> fusedBody;
-  if (fns.size() == 1) {
-    fusedBody.push_back(callFn(fns.begin()->second.first, fns.begin()->second.second));
-  } else {
-    fusedBody.push_back(
-        localDecl(CType::Int64, ph,
-                  binary(Op::Mod, indexMul(var(k, ScalarType::Int), intLit(t)), intLit(n))));
-    for (auto& x : byPhase(var(ph, ScalarType::Int), [&](int p) -> std::vector<StmtPtr> {
-           auto it = fns.find(p);
-           if (it == fns.end()) return {};
-           return {callFn(it->second.first, it->second.second)};
-         }))
-      fusedBody.push_back(x);
-  }
-  b.push_back(forLoop(k, intLit(0), indexAddConst(var(full, ScalarType::Int), -1), LoopKind::Serial,
-                      fusedBody));
-  std::vector<StmtPtr> rest = {
-      localDecl(CType::Int64, ph, binary(Op::Mod, var(s, ScalarType::Int), intLit(n)))};
-  for (auto& x : byPhase(var(ph, ScalarType::Int), [&](int p) -> std::vector<StmtPtr> {
-         return {ordinaryCall(prog, grp.body[static_cast<size_t>(p)], g, args)};
-       }))
-    rest.push_back(x);
-  b.push_back(comment("The remaining steps (S mod T), per statement."));
-  b.push_back(forLoop(s, indexMul(var(full, ScalarType::Int), intLit(t)),
-                      indexAddConst(var(steps, ScalarType::Int), -1), LoopKind::Serial, rest));
-  return block(std::move(b));
-}
 
 std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>& nodes,
                                GlobalNames& g, const std::vector<std::vector<ExprPtr>>& args,
@@ -124,19 +31,19 @@ std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>&
     const ExecNode& n = nodes[i];
     auto run = fused.runs.find({&nodes, i});
     if (run != fused.runs.end()) {
-      lowerRun(prog, *run->second, g, args, fused, out);
+      gpu::runFused(prog, *run->second, g, args, fused, out);
       i += run->second->count - 1;
       continue;
     }
     if (n.kind == ExecNode::Kind::Call) {
       const CallInst& c = prog.calls.at(n.call);
       out.push_back(comment(fmt::format("{}({})", c.name, fmt::join(c.actualNames, ", "))));
-      out.push_back(ordinaryCall(prog, n.call, g, args));
+      out.push_back(gpu::callOf(n.call, g, args));
       continue;
     }
     auto loop = fused.loops.find(&n);
     if (loop != fused.loops.end()) {
-      out.push_back(lowerLoop(prog, n, *loop->second, g, args, fused));
+      out.push_back(gpu::loopFused(prog, n, *loop->second, g, args, fused));
       continue;
     }
     std::string t = g.namer.take("t");
@@ -268,13 +175,8 @@ GpuProgram buildKernels(const Program& prog, const ResolvedSchedule& resolved) {
   for (auto& p : prog.params) g.params.push_back(g.namer.take(p.name));
   for (auto& it : prog.iterators) g.iters.push_back(g.namer.take(it.name));
 
-  // The per-statement kernels of every call that runs unfused: all but the calls of straight
-  // runs that fused kernels cover (a loop's remaining steps may be any of its calls).
-  std::vector<bool> ordinary(prog.calls.size(), true);
-  for (auto& grp : groups)
-    if (grp.fused && !grp.iterate)
-      for (size_t k = 0; k + grp.timeTile <= grp.body.size(); k += grp.timeTile)
-        for (size_t j = k; j < k + grp.timeTile; ++j) ordinary[grp.body[j]] = false;
+  // The per-statement kernels of every call that runs unfused.
+  const std::vector<bool> ordinary = gpu::runsPerStatement(prog, groups);
   std::vector<std::vector<ExprPtr>> args(prog.calls.size());
   for (size_t c = 0; c < prog.calls.size(); ++c) {
     if (!ordinary[c]) continue;
@@ -283,41 +185,7 @@ GpuProgram buildKernels(const Program& prog, const ResolvedSchedule& resolved) {
     out.host.functions.push_back(gpu::lowerCall(prog, static_cast<int>(c), g, s, out, args[c]));
   }
 
-  FusedCalls fused;
-  g.shadows.assign(prog.arrays.size(), "");
-  for (auto& grp : groups) {
-    if (!grp.fused) {
-      out.notes.push_back(fmt::format("stencil '{}': {}: calls {} run per statement: {}",
-                                      prog.stencils[grp.stencil].name,
-                                      grp.streamDim >= 0 ? "stream + time_tile" : "overlapped",
-                                      fmt::join(grp.body, ", "), grp.note));
-      continue;
-    }
-    if (!grp.remark.empty())
-      out.notes.push_back(fmt::format("stencil '{}': {}: calls {}: {}",
-                                      prog.stencils[grp.stencil].name,
-                                      grp.streamDim >= 0 ? "stream + time_tile" : "overlapped",
-                                      fmt::join(grp.body, ", "), grp.remark));
-    for (auto& v : grp.variants)
-      for (int r : v.analysis.results)
-        if (g.shadows[r].empty()) g.shadows[r] = g.namer.take(prog.arrays[r].name + "_next");
-  }
-  for (size_t k = 0; k < groups.size(); ++k) {
-    const FusionGroup& grp = groups[k];
-    if (!grp.fused) continue;
-    if (grp.iterate)
-      fused.loops[grp.iterate] = &grp;
-    else
-      fused.runs[{grp.parent, grp.first}] = &grp;
-    for (auto& v : grp.variants) {
-      std::vector<ExprPtr> a;
-      Function f = gpu::lowerFused(
-          prog, v, fmt::format("fused{}_p{}_{}", k, v.phase, prog.calls[v.seq.calls[0]].name), g,
-          grids.at(grp.stencil).block, grids.at(grp.stencil).chunk, out, a);
-      fused.fns[&grp][v.phase] = {f.name, a};
-      out.host.functions.push_back(std::move(f));
-    }
-  }
+  FusedCalls fused = gpu::lowerFusedGroups(prog, resolved, g, out);
   out.host.functions.push_back(programFunction(prog, g, args, fused));
   return out;
 }

@@ -1,4 +1,5 @@
-// resolve(): a program's Schedules into the grids and fused groups every later stage reads
+// resolve(): a program's Schedules into the grids, the fused groups of time steps (planFusion)
+// and the stagings every later stage reads; setUpSchedules(), from the command line to it
 // (resolve.h).
 #include "schedule/resolve.h"
 
@@ -7,8 +8,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
+#include "analysis/stream_fusion.h"
 #include "support/saturating.h"
 
 namespace tessel {
@@ -46,6 +49,150 @@ void check(const GridShape& g, const Program& prog, const std::string& who) {
 }
 
 }  // namespace
+
+const FusedVariant* FusionGroup::variant(int phase) const {
+  for (auto& v : variants)
+    if (v.phase == phase) return &v;
+  return nullptr;
+}
+
+namespace {
+
+class Planner {
+ public:
+  Planner(const Program& p, const std::vector<GridShape>& g) : prog_(p), grids_(g) {}
+
+  void walk(const std::vector<ExecNode>& nodes) {
+    size_t k = 0;
+    while (k < nodes.size()) {
+      const ExecNode& n = nodes[k];
+      if (n.kind == ExecNode::Kind::Iterate) {
+        if (loopBody(n.body))
+          add(&n, nullptr, 0, 0, calls(n.body, 0, n.body.size()));
+        else
+          walk(n.body);
+        ++k;
+        continue;
+      }
+      if (!overlapped(n.call)) {
+        ++k;
+        continue;
+      }
+      size_t e = k;
+      while (e < nodes.size() && nodes[e].kind == ExecNode::Kind::Call && overlapped(nodes[e].call))
+        ++e;
+      add(nullptr, &nodes, k, e - k, calls(nodes, k, e));
+      k = e;
+    }
+  }
+
+  std::vector<FusionGroup> groups;
+
+ private:
+  const Program& prog_;
+  const std::vector<GridShape>& grids_;
+
+  bool overlapped(int call) const {
+    size_t s = static_cast<size_t>(prog_.calls.at(static_cast<size_t>(call)).stencil);
+    return s < grids_.size() && grids_[s].fusesSteps();
+  }
+  /// A loop body fused as a whole: only calls, all of overlapped stencils.
+  bool loopBody(const std::vector<ExecNode>& nodes) const {
+    if (nodes.empty()) return false;
+    for (auto& n : nodes)
+      if (n.kind != ExecNode::Kind::Call || !overlapped(n.call)) return false;
+    return true;
+  }
+  static std::vector<int> calls(const std::vector<ExecNode>& nodes, size_t b, size_t e) {
+    std::vector<int> out;
+    for (size_t k = b; k < e; ++k) out.push_back(nodes[k].call);
+    return out;
+  }
+
+  void add(const ExecNode* loop, const std::vector<ExecNode>* parent, size_t first, size_t count,
+           std::vector<int> body) {
+    FusionGroup g;
+    g.iterate = loop;
+    g.parent = parent;
+    g.first = first;
+    g.count = count;
+    g.body = std::move(body);
+    g.stencil = prog_.calls.at(static_cast<size_t>(g.body[0])).stencil;
+    const GridShape& grid = grids_.at(static_cast<size_t>(g.stencil));
+    const std::vector<int64_t> coverage = grid.coverage(prog_.dims());
+    g.timeTile = std::max(1, grid.timeTile);
+    g.streamDim = grid.fusedStreamDim();
+    int n = static_cast<int>(g.body.size());
+    if (!loop && n < g.timeTile && g.streamDim < 0) {
+      g.remark = fmt::format("time_tile {}: the run has {} call{}: fused as {} step{}", g.timeTile,
+                             n, n == 1 ? "" : "s", n, n == 1 ? "" : "s");
+      g.timeTile = n;
+    } else if (!loop && n < g.timeTile) {
+      g.remark = fmt::format(
+          "time_tile {}: the run has {} call{}, fewer than the time tile: {} "
+          "per statement",
+          g.timeTile, n, n == 1 ? "" : "s", n == 1 ? "it runs" : "they run");
+    } else if (!loop && n % g.timeTile != 0) {
+      g.remark = fmt::format("time_tile {}: the last {} of the run's {} call{} run per statement",
+                             g.timeTile, n % g.timeTile, n, n == 1 ? "" : "s");
+    }
+    int t = g.timeTile;
+    std::vector<int> phases;
+    if (loop) {
+      int step = std::gcd(n, t);
+      for (int p = 0; p < n; p += step) phases.push_back(p);
+    } else {
+      for (int p = 0; p + t <= n; p += t) phases.push_back(p);
+    }
+    g.fused = true;
+    for (int p : phases) {
+      FusedVariant v;
+      v.phase = p;
+      for (int k = 0; k < t; ++k) v.seq.calls.push_back(g.body[static_cast<size_t>((p + k) % n)]);
+      auto tile = tileForBlock(prog_, v.seq, coverage, g.streamDim);
+      if (!tile) {
+        auto halo = accumulatedHalo(prog_, v.seq, g.streamDim);
+        g.fused = false;
+        g.note = fmt::format(
+            "a block covering {} points leaves no tile after the halo ({}) of {} fused steps",
+            fmt::join(coverage, "x"), fmt::join(halo, "x"), t);
+        break;
+      }
+      v.tile = *tile;
+      if (g.streamDim >= 0) v.tile[static_cast<size_t>(g.streamDim)] = 1;
+      v.analysis = analyzeTile(prog_, v.seq, {v.tile, g.streamDim, std::nullopt});
+      if (!v.analysis.supported) {
+        g.fused = false;
+        g.note = "not fused: " + v.analysis.whyNot;
+        break;
+      }
+      if (v.analysis.results.empty()) {
+        g.fused = false;
+        g.note = "not fused: the calls write no global array";
+        break;
+      }
+      if (g.streamDim >= 0) {
+        StreamedPlan sp = streamedPlan(prog_, v.analysis);
+        if (!sp.supported) {
+          g.fused = false;
+          g.note = "not streamed with time tiling: " + sp.whyNot;
+          break;
+        }
+      }
+      g.variants.push_back(std::move(v));
+    }
+    if (!g.fused) g.variants.clear();
+    groups.push_back(std::move(g));
+  }
+};
+
+}  // namespace
+
+std::vector<FusionGroup> planFusion(const Program& prog, const std::vector<GridShape>& grids) {
+  Planner p(prog, grids);
+  p.walk(prog.body);
+  return p.groups;
+}
 
 GridShape GridShape::perStatement() const {
   if (family != ScheduleFamily::Overlapped) return *this;
@@ -105,34 +252,31 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   return g;
 }
 
-FusionConfig fusionConfig(const GridShape& g, int dims) {
-  FusionConfig c;
-  const bool streamed = g.family == ScheduleFamily::Stream && g.timeTile > 1 && g.stream >= 0;
-  c.overlapped = g.family == ScheduleFamily::Overlapped || streamed;
-  c.timeTile = g.timeTile;
-  c.streamDim = streamed ? g.stream : -1;
-  c.coverage.assign(static_cast<size_t>(dims), 1);
-  for (size_t gd = 0; gd < g.iters.size() && gd < 3; ++gd)
+bool GridShape::fusesSteps() const {
+  return family == ScheduleFamily::Overlapped || fusedStreamDim() >= 0;
+}
+
+int GridShape::fusedStreamDim() const {
+  return family == ScheduleFamily::Stream && timeTile > 1 && stream >= 0 ? stream : -1;
+}
+
+std::vector<int64_t> GridShape::coverage(int dims) const {
+  const bool streamed = fusedStreamDim() >= 0;
+  std::vector<int64_t> c(static_cast<size_t>(dims), 1);
+  for (size_t gd = 0; gd < iters.size() && gd < 3; ++gd)
     // The streamed kernel gives a thread one point per plane (unroll does not apply).
-    // Saturating: fitting runs before validate() refuses an absurd unroll factor.
-    c.coverage[static_cast<size_t>(g.iters[gd])] =
-        satMul(g.block[gd], streamed ? 1 : std::max(1, g.unroll[gd]));
+    c[static_cast<size_t>(iters[gd])] = satMul(block[gd], streamed ? 1 : std::max(1, unroll[gd]));
   return c;
 }
 
-FusionConfig fusionConfig(const Schedule& s, const Program& prog) {
-  return fusionConfig(gridOf(s, prog), prog.dims());
-}
-
 std::vector<FusionGroup> fusionGroups(const std::vector<Schedule>& schedules, const Program& prog) {
-  std::vector<FusionConfig> configs;
-  for (const Schedule& s : schedules) configs.push_back(fusionConfig(s, prog));
-  return planFusion(prog, configs);
+  std::vector<GridShape> grids;
+  for (const Schedule& s : schedules) grids.push_back(gridOf(s, prog));
+  return planFusion(prog, grids);
 }
 
 ResolvedSchedule resolve(const Program& prog, const std::vector<Schedule>& schedules) {
   ResolvedSchedule out;
-  std::vector<FusionConfig> configs;
   for (size_t i = 0; i < prog.stencils.size(); ++i) {
     Schedule global;  // a stencil without a Schedule: global, its default block
     global.stencil = static_cast<int>(i);
@@ -144,9 +288,8 @@ ResolvedSchedule resolve(const Program& prog, const std::vector<Schedule>& sched
                       prog.stencils[i].name, s.stream->value.iterator));
     out.grids.push_back(gridOf(s, prog, &out.notes));
     check(out.grids.back(), prog, "stencil '" + prog.stencils[i].name + "'");
-    configs.push_back(fusionConfig(out.grids.back(), prog.dims()));
   }
-  out.groups = planFusion(prog, configs);
+  out.groups = planFusion(prog, out.grids);
   for (const CallInst& call : prog.calls) {
     out.staging.emplace_back();
     const GridShape g = out.grids.at(static_cast<size_t>(call.stencil)).perStatement();
@@ -183,66 +326,27 @@ const FusedVariant& ResolvedSchedule::variantOf(const std::vector<int>& calls,
       fmt::format("internal error: no fused variant of calls {} resolved", fmt::join(calls, ", ")));
 }
 
-ResolvedSchedule resolvedOrGlobal(const Program& prog, const ResolvedSchedule& r) {
-  return r.grids.empty() ? resolve(prog, {}) : r;
+std::optional<ScheduleSetup> setUpSchedules(const Program& prog,
+                                            const std::map<std::string, std::string>& flags,
+                                            DiagnosticEngine& diags, bool forAnalysis,
+                                            PassLog* log) {
+  ScheduleOptions opts;
+  for (auto& [flag, value] : flags)
+    if (!value.empty() && !setScheduleOption(opts, flag, value, diags)) return std::nullopt;
+  auto machine = loadMachine(opts.machine.value_or(kDefaultMachine), diags);
+  if (!machine) return std::nullopt;
+  auto schedules = buildSchedules(prog, opts, *machine, diags, !forAnalysis);
+  if (!schedules) return std::nullopt;
+  PassLog silent;
+  ResolvedSchedule resolved = (log ? *log : silent)
+                                  .run(
+                                      "resolve-schedule", [&] { return resolve(prog, *schedules); },
+                                      [&](const ResolvedSchedule& r) { return describe(prog, r); });
+  return ScheduleSetup{*machine, std::move(*schedules), std::move(resolved)};
 }
 
-std::string describe(const Program& prog, const ResolvedSchedule& r) {
-  auto iterName = [&](int d) { return prog.iterators.at(static_cast<size_t>(d)).name; };
-  std::string out;
-  for (size_t s = 0; s < r.grids.size(); ++s) {
-    const GridShape& g = r.grids[s];
-    std::vector<std::string> dims, block, unroll;
-    for (size_t gd = 0; gd < g.iters.size(); ++gd) {
-      dims.push_back(fmt::format("{}={}", "xyz"[gd], iterName(g.iters[gd])));
-      block.push_back(std::to_string(g.block[gd]));
-      unroll.push_back(std::to_string(g.unroll[gd]));
-    }
-    out += fmt::format("stencil '{}': {}, grid {}, block {}", prog.stencils[s].name,
-                       familyName(g.family), fmt::join(dims, " "), fmt::join(block, "x"));
-    if (g.stream >= 0)
-      out += fmt::format(", stream {}", iterName(g.stream)) +
-             (g.family == ScheduleFamily::Stream
-                  ? (g.chunk > 0 ? fmt::format(" in chunks of {}", g.chunk) : " whole")
-                  : "");
-    bool unrolled = g.unroll != std::array<int, 3>{1, 1, 1};
-    if (g.family == ScheduleFamily::Shared || unrolled)
-      out += fmt::format(", unroll {}{}", fmt::join(unroll, "x"), g.cyclic ? " cyclic" : "");
-    out += "\n";
-  }
-  for (const FusionGroup& grp : r.groups) {
-    if (grp.timeTile <= 1 && !grp.fused) continue;
-    out += fmt::format("group of calls {} (stencil '{}'{}): ", fmt::join(grp.body, ","),
-                       prog.stencils.at(static_cast<size_t>(grp.stencil)).name,
-                       grp.iterate ? ", an iterate loop" : "");
-    if (!grp.fused) {
-      out += "per statement: " + grp.note + "\n";
-      continue;
-    }
-    out += fmt::format("{} steps fused{}", grp.timeTile,
-                       grp.streamDim >= 0 ? ", streaming " + iterName(grp.streamDim) : "");
-    std::vector<std::string> names;
-    for (size_t d = 0; d < prog.iterators.size(); ++d)
-      names.push_back(iterName(static_cast<int>(d)));
-    for (const FusedVariant& v : grp.variants)
-      out += fmt::format("; phase {}: tile {} ({})", v.phase, fmt::join(v.tile, "x"),
-                         fmt::join(names, ","));
-    out += "\n";
-  }
-  // Each staged statement's staging, as the kernel's comment says it.
-  for (size_t c = 0; c < r.staging.size(); ++c)
-    for (size_t k = 0; k < r.staging[c].size(); ++k) {
-      const CallInst& call = prog.calls[c];
-      const GridShape& g = r.grids.at(static_cast<size_t>(call.stencil));
-      std::string it = g.stream >= 0 ? iterName(g.stream) : std::string();
-      std::vector<std::string> plans;
-      for (const StagePlan& p : r.staging[c][k].groups)
-        plans.push_back(p.group.name + ": " + describePlan(p, it));
-      out += fmt::format("call {} ({}) statement {}: {} bytes of shared memory; {}\n", c, call.name,
-                         k + 1, r.staging[c][k].sharedBytes, fmt::join(plans, "; "));
-    }
-  for (const std::string& n : r.notes) out += "note: " + n + "\n";
-  return out;
+ResolvedSchedule resolvedOrGlobal(const Program& prog, const ResolvedSchedule& r) {
+  return r.grids.empty() ? resolve(prog, {}) : r;
 }
 
 }  // namespace tessel

@@ -1,24 +1,30 @@
 // The resolved schedule: a program's Schedules (one per stencil) turned, once, into what every
 // later stage reads: per stencil the grid (the family as applied, which iterator each grid
 // dimension runs over, the block with the family's defaults filled in, the streamed iterator,
-// chunk, unrolling and time tile), and the program's fused groups of time steps (overlapped and
-// stream + time_tile, analysis/fusion_plan.h) with their tiles.
+// chunk, unrolling and time tile), the program's fused groups of time steps (overlapped and
+// stream + time_tile) with their tiles, and each staged statement's staging.
 //
-// The driver resolves after fitting and validation (pass `resolve-schedule`); the `info`
-// reports, the resource checks and the lowering (lower/lower.h) all read that one value, and
-// nothing downstream recomputes a block, a tile or a fused group. The formula tile = block x
-// unroll lives here only (fusionConfig).
+// setUpSchedules() goes from the command line's flags to this value: it builds the Schedules
+// (schedule.h), fits and validates them, and resolves them (pass `resolve-schedule`). The
+// `info` reports, the resource checks and the lowering (lower/lower.h) all read that one value,
+// and nothing downstream recomputes a block, a tile or a fused group. The formula tile = block
+// x unroll lives here only (GridShape::tile, GridShape::coverage).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "analysis/fusion_plan.h"
 #include "analysis/staging.h"
+#include "analysis/tile_regions.h"
 #include "ir/program.h"
+#include "model/machine.h"
 #include "schedule/schedule.h"
+#include "support/diagnostics.h"
+#include "support/pass_log.h"
 
 namespace tessel {
 
@@ -41,14 +47,57 @@ struct GridShape {
   /// The grid of the stencil's per-statement kernels (the calls a fused kernel does not cover):
   /// an overlapped stencil's run as `global`, one point per thread; the others as they are.
   GridShape perStatement() const;
+  /// Whether the stencil's calls run fused time steps: overlapped, or stream + time_tile.
+  bool fusesSteps() const;
+  /// The iterator the fused kernels of stream + time_tile sweep; -1: they tile every one.
+  int fusedStreamDim() const;
+  /// The points a block of a fused kernel covers per iterator (`dims` of them): block x unroll,
+  /// one point per thread and plane in a streamed kernel. Saturating (the fitting may try
+  /// absurd unrolls). The tile is this minus the accumulated halo.
+  std::vector<int64_t> coverage(int dims) const;
 };
 
-/// The overlapped view of a grid (fusion_plan.h): fused or not, the time tile, the streamed
-/// iterator of stream + time_tile, and the points a block covers per iterator (block x unroll;
-/// streamed kernels: one point per thread and plane). `dims`: the program's iterators.
-FusionConfig fusionConfig(const GridShape& g, int dims);
-/// The same for a schedule not yet resolved: fusionConfig(gridOf(s, prog), prog.dims()).
-FusionConfig fusionConfig(const Schedule& s, const Program& prog);
+struct FusedVariant {
+  int phase = 0;  // the body position of its first call
+  FusedSequence seq;
+  std::vector<int64_t> tile;
+  TileAnalysis analysis;
+};
+
+/// Calls whose time steps run fused (overlapped, stream + time_tile; paper 001, Algorithms 1
+/// and 5), taken from the call sequence (Program::body):
+///   - an `iterate` loop whose body is only calls of fusing stencils: its S = n * iterations
+///     steps (n calls per iteration) run as floor(S/T) fused kernels of T consecutive steps, and
+///     the S mod T remaining steps as ordinary per-statement kernels. A fused kernel starts at
+///     body position p = (g*T) mod n; one variant is made per position that occurs;
+///   - a maximal run of consecutive calls of fusing stencils elsewhere (top level, or beside
+///     other nodes in a loop body): its k calls run as floor(k/T) fused kernels, then the rest
+///     per statement; a run of fewer than T calls (k < T, e.g. a program with one call) is fused
+///     as one kernel of its k steps (overlapped; with a streamed dimension it runs per statement).
+/// The grid of a group's first call's stencil (time tile, block) applies to the group. A group
+/// is not fused, with a note saying why, when its tile analysis does not apply (a fixed plane of
+/// a value the group writes is read), when it writes no global array, or when the block leaves
+/// no tile after the accumulated halo. With a streamed dimension (stream + time_tile) the tiles
+/// are one plane along it and a group is also not fused when its rings cannot hold what the
+/// stages read (analysis/stream_fusion.h).
+struct FusionGroup {
+  const ExecNode* iterate = nullptr;  // the loop whose body this is; null for a straight run
+  const std::vector<ExecNode>* parent = nullptr;  // straight run: nodes [first, first + count)
+  size_t first = 0, count = 0;
+  std::vector<int> body;  // the calls, in order
+  int stencil = -1;       // whose grid applies
+  int timeTile = 1;
+  int streamDim = -1;  // the fused kernels stream this dimension; -1: they tile every one
+  bool fused = false;
+  std::string note;  // why it is not fused
+  /// A decision about a fused group the user should hear about: fewer calls than the time tile
+  /// (fused as they are) or calls left over after the fused kernels (run per statement).
+  std::string remark;
+  std::vector<FusedVariant> variants;
+
+  /// The variant starting at body position `phase`, or null.
+  const FusedVariant* variant(int phase) const;
+};
 
 struct ResolvedSchedule {
   std::vector<GridShape> grids;     // per stencil (Program::stencils order)
@@ -85,6 +134,8 @@ StmtStaging stageStatement(const Program& prog, const CallInst& call, const Stmt
 /// candidates before validate() has refused impossible values). Fallbacks go to `notes`.
 GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string>* notes = nullptr);
 
+/// The fused groups of `prog` under one grid per stencil (Program::stencils order).
+std::vector<FusionGroup> planFusion(const Program& prog, const std::vector<GridShape>& grids);
 /// The fused groups of `schedules` (Program::stencils order), without checks.
 std::vector<FusionGroup> fusionGroups(const std::vector<Schedule>& schedules, const Program& prog);
 
@@ -94,6 +145,25 @@ std::vector<FusionGroup> fusionGroups(const std::vector<Schedule>& schedules, co
 /// chunk below 0, an unroll factor or a time tile below 1): validate() refuses these first,
 /// with located errors.
 ResolvedSchedule resolve(const Program& prog, const std::vector<Schedule>& schedules);
+
+/// The command line's schedule: the machine, one fitted and validated Schedule per stencil, and
+/// their resolution, what everything later reads.
+struct ScheduleSetup {
+  MachineDesc machine;
+  std::vector<Schedule> schedules;  // one per stencil definition
+  ResolvedSchedule resolved;        // resolve(prog, schedules)
+};
+
+/// From the schedule flags to the resolved schedule. `flags` maps option names
+/// (scheduleFlags()) to the values given; empty ones are ignored. Reports malformed flags, an
+/// unknown machine and impossible schedules; nullopt after an error. `forAnalysis` (tessel
+/// info): stream + time_tile kernels beyond the machine's shared memory are reported, not
+/// refused. The schedules are resolved once, as the pipeline's first pass (resolve-schedule,
+/// through `log` when given: --print-ir-after, --time-passes).
+std::optional<ScheduleSetup> setUpSchedules(const Program& prog,
+                                            const std::map<std::string, std::string>& flags,
+                                            DiagnosticEngine& diags, bool forAnalysis = false,
+                                            PassLog* log = nullptr);
 
 /// `r`, or when it is unset (no grids: options nobody filled in) every stencil under `global`
 /// with its default block, resolve(prog, {}).

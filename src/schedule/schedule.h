@@ -36,7 +36,6 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/fusion_plan.h"
 #include "ir/program.h"
 #include "model/machine.h"
 #include "schedule/family.h"

@@ -33,7 +33,7 @@ bool fits(const std::vector<Schedule>& all, size_t i, const Program& prog, const
 /// The fraction of the points the fused kernels of schedule i cover that are output tile
 /// (1 - redundancy); 0 when nothing of it is fused.
 double fusedEfficiency(const std::vector<Schedule>& all, size_t i, const Program& prog) {
-  const std::vector<int64_t> cover = fusionConfig(all[i], prog).coverage;
+  const std::vector<int64_t> cover = gridOf(all[i], prog).coverage(prog.dims());
   double worst = 0;
   bool any = false;
   for (const FusionGroup& g : fusionGroups(all, prog)) {
@@ -87,7 +87,7 @@ std::string blockText(const std::vector<int64_t>& b) {
 bool fitBlock(std::vector<Schedule>& all, size_t i, const Program& prog, const MachineDesc& m,
               bool refuseStreamedExcess) {
   Schedule& s = all[i];
-  const bool fused = fusionConfig(s, prog).overlapped;
+  const bool fused = gridOf(s, prog).fusesSteps();
   const size_t dims = std::max<size_t>(1, std::min<size_t>(3, gridDims(s, prog).size()));
   const std::vector<int64_t> original = s.block.value;
   int64_t defaultThreads = 1;
@@ -161,7 +161,7 @@ void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const M
     // 3. No block leaves a tile at this time tile: fuse fewer steps (when the time tile itself
     //    is one the schedule allows: validate() refuses one beyond its limit as it is).
     DiagnosticEngine scratch;
-    if (!fusionConfig(s, prog).overlapped || !validate(s, prog, m, scratch)) continue;
+    if (!gridOf(s, prog).fusesSteps() || !validate(s, prog, m, scratch)) continue;
     const int64_t asked = s.timeTile.value;
     for (int64_t t = asked - 1; t >= 1; --t) {
       s.timeTile.value = t;

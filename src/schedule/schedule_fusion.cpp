@@ -18,7 +18,7 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
                     const MachineDesc& m, DiagnosticEngine& diags, bool refuseStreamedExcess,
                     int onlyStencil) {
   if (std::none_of(schedules.begin(), schedules.end(),
-                   [&](const Schedule& s) { return fusionConfig(s, prog).overlapped; }))
+                   [&](const Schedule& s) { return gridOf(s, prog).fusesSteps(); }))
     return true;
   bool ok = true;
   for (const FusionGroup& g : fusionGroups(schedules, prog)) {

@@ -16,8 +16,8 @@
 #include <sstream>
 
 #include "driver/load.h"
-#include "driver/schedules.h"
 #include "lower/lower.h"
+#include "schedule/resolve.h"
 #include "support/command.h"
 
 namespace fs = std::filesystem;

@@ -1,12 +1,12 @@
 // The overlapped family on the corner cases its design names (lower_gpu_overlapped.cpp,
-// analysis/fusion_plan.h): step counts T does not divide (5 calls), T larger than the step
+// schedule/resolve.h, planFusion): step counts T does not divide (5 calls), T larger than the step
 // count, a written array other blocks read (ping-pong), points outside a stage's region, scratch
 // copies of `inout:` stencils, int arrays with run-time division, nested loops, a fixed plane of
 // a written array (not fused: per-statement kernels, with a note), and domains smaller than one
 // tile. Each runs on PoCL against the reference interpreter.
 #include <gtest/gtest.h>
 
-#include "analysis/fusion_plan.h"
+#include "schedule/resolve.h"
 #include "unit/gpu_test_util.h"
 
 using namespace tessel;
@@ -74,8 +74,12 @@ TEST(OverlappedCases, VariantsPerStartingPhase) {
   for (auto& n : t3.notes) noted = noted || n.find("the run has 1 call: fused as 1 step") != n.npos;
   EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(t3.notes, "\n"));
   EXPECT_EQ(fusedKernels(generate(*p.prog, GpuApi::OpenCL, overlapped(1)).kernels), 3);
-  std::vector<FusionConfig> cfg = {{true, 3, {16, 16}}};
-  auto groups = planFusion(*p.prog, cfg);
+  GridShape grid;  // overlapped, T = 3, 16x16 threads over (i, j)
+  grid.family = ScheduleFamily::Overlapped;
+  grid.iters = {1, 0};
+  grid.block = {16, 16, 1};
+  grid.timeTile = 3;
+  auto groups = planFusion(*p.prog, {grid});
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_NE(groups[0].iterate, nullptr);
   ASSERT_EQ(groups[0].variants.size(), 2u);

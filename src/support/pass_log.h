@@ -1,6 +1,6 @@
 // The pass log: what `--print-ir-after-all`, `--print-ir-after=PASS` and `--time-passes` show,
-// in the style of MLIR's pass manager. The pipeline (lower.h) runs each pass through run(), so
-// printing and timing come from here, not from the passes. A value, passed down: no global
+// in the style of MLIR's pass manager. The pipeline (lower/lower.h) runs each pass through run(),
+// so printing and timing come from here, not from the passes. A value, passed down: no global
 // state.
 #pragma once
 
@@ -19,9 +19,6 @@ struct PassOptions {
   std::set<std::string> printAfter;  // --print-ir-after=PASS (repeatable)
   bool timePasses = false;           // --time-passes
 };
-
-/// The passes of the pipeline in the order they can run (lower.cpp), for --print-ir-after.
-const std::vector<std::string>& passNames();
 
 class PassLog {
  public:

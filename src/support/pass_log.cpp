@@ -1,17 +1,10 @@
-#include "lower/pass_log.h"
+#include "support/pass_log.h"
 
 #include <fmt/format.h>
 
 #include <ostream>
 
 namespace tessel {
-
-const std::vector<std::string>& passNames() {
-  static const std::vector<std::string> names = {
-      "resolve-schedule", "build-kernels",   "unroll-loops", "insert-barriers",
-      "verify-kernels",   "work-item-loops", "naive-loops"};
-  return names;
-}
 
 void PassLog::check(const std::string& name, const std::function<void()>& pass,
                     const std::function<std::string()>& show) {
