@@ -93,7 +93,7 @@ void tileOf(StagePlan& p, const std::vector<int64_t>& tile, int streamPos,
 }  // namespace
 
 StmtStaging planStaging(const Program& prog, const CallInst& call, const Stmt& st,
-                        const std::vector<int64_t>& tile, int streamIter) {
+                        const std::vector<int64_t>& tile, int streamIter, bool onChip) {
   if (static_cast<int>(tile.size()) != prog.dims())
     throw std::invalid_argument("planStaging: one tile extent per iterator");
   StmtStaging out;
@@ -102,8 +102,10 @@ StmtStaging planStaging(const Program& prog, const CallInst& call, const Stmt& s
     p.group = std::move(g);
     const StageGroup& grp = p.group;
     int sp = streamIter >= 0 ? grp.position(streamIter) : -1;
-    if (!grp.offCentre()) {
-      // Each thread reads its own element once: from global memory.
+    if (!onChip || !grp.offCentre()) {
+      // From global memory: each thread reads its own element once, or (not on chip) every
+      // element its references name.
+      tileOf(p, tile, sp, grp.refs);
     } else if (sp < 0) {
       // The same for every plane (or no streaming): one tile.
       p.kind = StageKind::Tile;

@@ -18,8 +18,9 @@
 //           sharedLo..sharedHi, each the plane's tile plus the in-plane halo). A group without
 //           the streamed iterator is the same for every plane: staged once like `shared`.
 //
-// The GPU lowering builds kernels from this plan and Schedule::validate() sums its shared
-// memory, so both agree on what a kernel needs.
+// The GPU lowering builds kernels from this plan, Schedule::validate() sums its shared memory
+// and the kernel reports take their footprints and loads from it (for the global families too,
+// where every group is read from global memory), so all agree on what a kernel needs.
 #pragma once
 
 #include <cstdint>
@@ -62,9 +63,9 @@ enum class StageKind {
 struct StagePlan {
   StageGroup group;
   StageKind kind = StageKind::Global;
-  /// Tile and Planes: the shared tile (or one shared plane): per subscript its extent and the
-  /// offset of its first element from the block's origin (1 and the constant's 0 at a constant
-  /// index and at the streamed iterator).
+  /// The group's tile: per subscript its extent and the offset of its first element from the
+  /// block's origin (1 and 0 at a constant index and at the streamed iterator). Tile and Planes:
+  /// the shared tile (or one shared plane); Global: the elements its reads touch.
   std::vector<int64_t> extent, first;
   // Planes: the window along the streamed iterator.
   int streamPos = -1;                   // the subscript of the streamed iterator
@@ -93,9 +94,10 @@ struct StmtStaging {
 
 /// The staging of statement `st` when a block computes `tile[d]` points along iterator d
 /// (`tile` has one entry per iterator) and, when streamIter >= 0, sweeps that iterator (its
-/// tile entry is ignored).
+/// tile entry is ignored). `onChip` false (the global and global-stream families): every group
+/// is read from global memory, at all its offsets; its tile is still what those reads touch.
 StmtStaging planStaging(const Program& prog, const CallInst& call, const Stmt& st,
-                        const std::vector<int64_t>& tile, int streamIter);
+                        const std::vector<int64_t>& tile, int streamIter, bool onChip = true);
 
 /// "k-1", "k", "k+2": plane `o` ahead of iterator `iter` (staging_describe.cpp).
 std::string planeText(const std::string& iter, int64_t o);

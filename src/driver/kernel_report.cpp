@@ -15,36 +15,6 @@ namespace tessel {
 
 namespace {
 
-/// Every global-memory read of a statement: (array, subscripts), each distinct access once.
-/// Per-point local scalars live in device buffers too; global scalars and initialised locals
-/// are kernel arguments (no loads).
-struct Access {
-  std::string name;
-  ArrayId array;
-  bool scalarBuffer = false;
-  std::vector<Subscript> subs;
-  auto key() const { return std::make_tuple(name, subs.size(), subs); }
-};
-
-std::vector<Access> readsOf(const Program& prog, const CallInst& call, const Stmt& st) {
-  std::vector<Access> out;
-  std::set<std::pair<std::string, std::vector<std::pair<int, int64_t>>>> seen;
-  auto add = [&](const ExprPtr& e) {
-    if (e->kind == ExprKind::ArrayRef) {
-      Access a{prog.arrayName(call, e->array), e->array, false, e->subs};
-      std::vector<std::pair<int, int64_t>> k;
-      for (auto& s : e->subs) k.emplace_back(s.iter, s.offset);
-      if (seen.insert({a.name, k}).second) out.push_back(a);
-    } else if (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Local) {
-      Access a{call.localScalars.at(e->index).name, {}, true, {}};
-      if (seen.insert({"$" + a.name, {}}).second) out.push_back(a);
-    }
-  };
-  visitExpr(st.rhs, add);
-  if (st.op != AssignOp::Set) add(st.lhs);  // a compound assignment reads its left side
-  return out;
-}
-
 std::string stmtText(const Program& prog, int callIndex, int stmt) {
   const CallInst& c = prog.calls.at(callIndex);
   const Stmt& st = c.stmts.at(stmt);
@@ -52,77 +22,13 @@ std::string stmtText(const Program& prog, int callIndex, int stmt) {
                      statementText(prog, c, st));
 }
 
-/// The families that give each thread its own points and read everything from global memory:
-/// global (one point per thread) and global-stream (one column per thread).
-KernelReport directReport(const Program& prog, const GpuKernelInfo& k) {
-  KernelReport r;
-  r.info = k;
-  r.computes = stmtText(prog, k.call, k.stmt);
-  int n = prog.dims();
-  std::vector<int64_t> tile(n, 1);
-  for (size_t gd = 0; gd < k.gridIters.size(); ++gd) tile[k.gridIters[gd]] = k.block[gd];
-  for (int d = 0; d < n; ++d)
-    r.tile.push_back(d == k.streamIter ? std::string("all") : std::to_string(tile[d]));
-
-  const CallInst& call = prog.calls.at(k.call);
-  std::vector<Access> reads = readsOf(prog, call, call.stmts.at(k.stmt));
-  r.loadsPerPoint = static_cast<double>(reads.size());
-  r.storesPerPoint = 1;
-  // Footprint per array: the tile grown by the span of the offsets it is read at.
-  std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> span;  // per array dimension
-  std::map<std::string, std::vector<int>> dimIter;
-  std::vector<std::string> order;
-  for (auto& a : reads) {
-    if (a.scalarBuffer) {
-      if (!span.count(a.name)) order.push_back(a.name);
-      span[a.name];  // read at the thread's own point
-      continue;
-    }
-    auto [it, fresh] =
-        span.try_emplace(a.name, a.subs.size(), std::make_pair(INT64_MAX, INT64_MIN));
-    if (fresh) {
-      order.push_back(a.name);
-      for (auto& s : a.subs) dimIter[a.name].push_back(s.iter);
-    }
-    for (size_t d = 0; d < a.subs.size(); ++d) {
-      it->second[d].first = std::min(it->second[d].first, a.subs[d].offset);
-      it->second[d].second = std::max(it->second[d].second, a.subs[d].offset);
-    }
-  }
-  for (auto& name : order) {
-    ArrayFootprint f;
-    f.array = name;
-    f.points = 1;
-    const auto& sp = span[name];
-    if (sp.empty()) {  // a per-point local scalar: one element per point of the tile
-      for (int d = 0; d < n; ++d) {
-        f.extents.push_back(r.tile[d]);
-        if (d != k.streamIter) f.points = satMul(f.points, tile[d]);
-      }
-    }
-    for (size_t d = 0; d < sp.size(); ++d) {
-      int iter = dimIter[name][d];
-      int64_t halo = sp[d].second - sp[d].first;
-      if (iter < 0) {
-        f.extents.push_back("1");  // a fixed plane
-      } else if (iter == k.streamIter) {
-        f.extents.push_back(halo ? fmt::format("all+{}", halo) : "all");
-      } else {
-        f.extents.push_back(std::to_string(tile[iter] + halo));
-        f.points = satMul(f.points, tile[iter] + halo);
-      }
-    }
-    r.footprints.push_back(f);
-  }
-  return r;
-}
-
-/// The staged families (shared, stream), from the staging analysis the lowering used: a staged
-/// group's footprint is loaded once per block (per plane when streamed: the leading plane, and
-/// for a chunk its first planes; a shared plane the register chain holds loads only its halo),
-/// a group read at its centre once per point.
-KernelReport stagedReport(const Program& prog, const GpuKernelInfo& k,
-                          const ResolvedSchedule& resolved) {
+/// A per-statement kernel, from the statement's staging as resolved (ResolvedSchedule::staging).
+/// A group staged on chip (shared, stream) is loaded once per block (per plane when streamed:
+/// the leading plane, and for a chunk its first planes; a shared plane the register chain holds
+/// loads only its halo); a group read from global memory is loaded by each point, once per
+/// reference (global, global-stream: at all its offsets; staged families: at its centre).
+KernelReport statementReport(const Program& prog, const GpuKernelInfo& k,
+                             const ResolvedSchedule& resolved) {
   KernelReport r;
   r.info = k;
   r.computes = stmtText(prog, k.call, k.stmt);
@@ -151,18 +57,17 @@ KernelReport stagedReport(const Program& prog, const GpuKernelInfo& k,
     for (size_t q = 0; q < g.iters.size(); ++q) {
       if (g.iters[q] < 0) {
         f.extents.push_back("1");
-      } else if (static_cast<int>(q) == p.streamPos) {
+      } else if (g.iters[q] == k.streamIter) {
         int64_t halo = g.hi[q] - g.lo[q];
         f.extents.push_back(halo ? fmt::format("{}+{}", swept, halo) : swept);
       } else {
-        f.extents.push_back(
-            std::to_string(p.kind == StageKind::Global ? tile[g.iters[q]] : p.extent[q]));
+        f.extents.push_back(std::to_string(p.extent[q]));
       }
     }
     switch (p.kind) {
       case StageKind::Global:
-        f.points = points;
-        loads += static_cast<double>(points);
+        f.points = p.tileElements();
+        loads += static_cast<double>(points) * static_cast<double>(g.refs.size());
         break;
       case StageKind::Tile:
         f.points = p.tileElements();
@@ -186,12 +91,36 @@ KernelReport stagedReport(const Program& prog, const GpuKernelInfo& k,
     r.footprints.push_back(f);
   }
   // Per-point local scalars and a compound assignment's left side: one element per point.
-  for (auto& a : readsOf(prog, call, st)) {
-    if (!a.scalarBuffer) continue;
-    r.footprints.push_back({a.name, r.tile, points});
+  std::set<int> scalars;
+  for (const Reference& a : stmtAccesses(st).reads) {
+    if (!a.scalar || a.lhs || !scalars.insert(a.index).second) continue;
+    r.footprints.push_back({call.localScalars.at(a.index).name, r.tile, points});
     loads += static_cast<double>(points);
   }
-  if (st.op != AssignOp::Set) loads += static_cast<double>(points);
+  if (st.op != AssignOp::Set) {
+    // A compound assignment reads the point it writes (not a staged group's): listed unless a
+    // group of the same array and subscripts already covers it.
+    loads += static_cast<double>(points);
+    const Reference lhs = stmtAccesses(st).write;
+    std::vector<int> iters;
+    for (const Subscript& x : lhs.subs) iters.push_back(x.iter);
+    bool covered =
+        lhs.scalar
+            ? scalars.count(lhs.index) > 0
+            : std::any_of(staging.groups.begin(), staging.groups.end(), [&](const StagePlan& p) {
+                return p.group.array == lhs.array && p.group.iters == iters;
+              });
+    if (lhs.scalar && !covered) {
+      r.footprints.push_back({call.localScalars.at(lhs.index).name, r.tile, points});
+    } else if (!covered) {
+      ArrayFootprint f{prog.arrayName(call, lhs.array), {}, 1};
+      for (const Subscript& x : lhs.subs) {
+        f.extents.push_back(x.fixed() ? std::string("1") : r.tile[x.iter]);
+        if (!x.fixed() && x.iter != k.streamIter) f.points = satMul(f.points, tile[x.iter]);
+      }
+      r.footprints.push_back(f);
+    }
+  }
   r.loadsPerPoint = loads / static_cast<double>(points);
   return r;
 }
@@ -225,9 +154,7 @@ std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& g
   std::vector<KernelReport> out;
   for (auto& k : gpu.kernels) {
     out.push_back(!k.fusedCalls.empty() ? fusedKernelReport(prog, k, resolved)
-                  : k.family == ScheduleFamily::Shared || k.family == ScheduleFamily::Stream
-                      ? stagedReport(prog, k, resolved)
-                      : directReport(prog, k));
+                                        : statementReport(prog, k, resolved));
     for (const lir::Function& f : gpu.device.functions)
       if (f.name == k.name && f.body) countBarriers(f.body->body, false, out.back());
   }

@@ -293,9 +293,8 @@ ResolvedSchedule resolve(const Program& prog, const std::vector<Schedule>& sched
   for (const CallInst& call : prog.calls) {
     out.staging.emplace_back();
     const GridShape g = out.grids.at(static_cast<size_t>(call.stencil)).perStatement();
-    if (g.staged())
-      for (const Stmt& st : call.stmts)
-        out.staging.back().push_back(stageStatement(prog, call, st, g));
+    for (const Stmt& st : call.stmts)
+      out.staging.back().push_back(stageStatement(prog, call, st, g));
   }
   out.scheduleNotes = scheduleNotes(prog, schedules);
   return out;
@@ -306,7 +305,7 @@ StmtStaging stageStatement(const Program& prog, const CallInst& call, const Stmt
   std::vector<int64_t> tile(static_cast<size_t>(prog.dims()), 1);
   for (size_t gd = 0; gd < g.iters.size() && gd < 3; ++gd)
     tile[static_cast<size_t>(g.iters[gd])] = g.tile(gd);
-  return planStaging(prog, call, st, tile, g.stream);
+  return planStaging(prog, call, st, tile, g.stream, g.staged());
 }
 
 const StmtStaging& ResolvedSchedule::stagingOf(int call, int stmt) const {

@@ -2,7 +2,7 @@
 // later stage reads: per stencil the grid (the family as applied, which iterator each grid
 // dimension runs over, the block with the family's defaults filled in, the streamed iterator,
 // chunk, unrolling and time tile), the program's fused groups of time steps (overlapped and
-// stream + time_tile) with their tiles, and each staged statement's staging.
+// stream + time_tile) with their tiles, and each statement's staging (its footprint).
 //
 // setUpSchedules() goes from the command line's flags to this value: it builds the Schedules
 // (schedule.h), fits and validates them, and resolves them (pass `resolve-schedule`). The
@@ -102,9 +102,10 @@ struct FusionGroup {
 struct ResolvedSchedule {
   std::vector<GridShape> grids;     // per stencil (Program::stencils order)
   std::vector<FusionGroup> groups;  // the call sequence's groups (planFusion); point into prog
-  /// Per call (Program::calls order) and statement: the staging of the statement's own kernel
-  /// (analysis/staging.h) where its stencil's per-statement kernels are staged (shared,
-  /// stream); an empty list for the other calls. The lowering and the kernel reports read it.
+  /// Per call (Program::calls order) and statement: the footprint of the statement's own kernel
+  /// under its stencil's per-statement grid (analysis/staging.h): on chip where that grid is
+  /// staged (shared, stream), else every group read from global memory. The staged lowering and
+  /// the kernel reports read it.
   std::vector<std::vector<StmtStaging>> staging;
   /// Fallbacks the lowering applies (a streaming family on a 1-D program, a block extent the
   /// grid has no dimension for), for the user.
@@ -125,8 +126,8 @@ struct ResolvedSchedule {
                                 const std::vector<int64_t>& tile) const;
 };
 
-/// The staging of statement `st` of `call` under grid `g` (a staged family): a block covers
-/// g.tile(gd) points along the iterator of grid dimension gd and sweeps g.stream.
+/// The staging of statement `st` of `call` under grid `g`: a block covers g.tile(gd) points
+/// along the iterator of grid dimension gd and sweeps g.stream; on chip when g is staged.
 StmtStaging stageStatement(const Program& prog, const CallInst& call, const Stmt& st,
                            const GridShape& g);
 

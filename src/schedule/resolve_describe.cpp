@@ -53,6 +53,7 @@ std::string describe(const Program& prog, const ResolvedSchedule& r) {
     for (size_t k = 0; k < r.staging[c].size(); ++k) {
       const CallInst& call = prog.calls[c];
       const GridShape& g = r.grids.at(static_cast<size_t>(call.stencil));
+      if (!g.perStatement().staged()) continue;  // read from global memory: nothing to say
       std::string it = g.stream >= 0 ? iterName(g.stream) : std::string();
       std::vector<std::string> plans;
       for (const StagePlan& p : r.staging[c][k].groups)

@@ -86,6 +86,25 @@ TEST(CliInfoKernels, StagedFamiliesCountLoadsFromTheStagingAnalysis) {
       << s.output;
 }
 
+TEST(CliInfoKernels, EveryFamilyReadsItsFootprintsFromTheOneStaging) {
+  // fdtd2d's `ey[j][i] -= 0.5*(hz[j][i] - hz[j-1][i])` and `ey[j][i] = src[i]`, 32x8 blocks:
+  // global reads hz at both offsets from global memory, shared stages it (9 x 32 tile); both
+  // list the compound assignment's own point of ey, and the 1-D src as the 32 distinct
+  // elements a block reads (not one per point). The global family loads hz twice per point.
+  for (const char* family : {"global", "shared"}) {
+    auto r = runCommand(tesselBinary() + " info --no-ptxas " + bench("fdtd2d") +
+                        " --block 32,8 --schedule " + family);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(has(r.output, "reads      hz       9 x 32 (288 points)")) << family << r.output;
+    EXPECT_TRUE(has(r.output, "reads      ey       8 x 32 (256 points)")) << family << r.output;
+    EXPECT_TRUE(has(r.output, "reads      src      32 (32 points)")) << family << r.output;
+    const bool global = std::string(family) == "global";
+    EXPECT_TRUE(has(r.output, global ? "shared 0 B, redundant 0.0%, 3 loads"
+                                     : "shared 2304 B, redundant 0.0%, 2.125 loads"))
+        << family << r.output;
+  }
+}
+
 TEST(CliInfoKernels, BarriersAsTheBarrierPassPlacedThem) {
   // Counted from the kernels' IR after pass insert-barriers: none without shared memory; the
   // shared family's one after the tile; the stream family's two per plane (the leading plane
