@@ -248,7 +248,8 @@ int main(int argc, char** argv) {
                                            [](auto& kv) { return !kv.second.empty(); });
         std::string kernelText;
         if (infoKernels || anyScheduleFlag) {
-          KernelReportSet ks = reportKernels(prog, setup->resolved, !noPtxas, &passLog);
+          KernelReportSet ks =
+              reportKernels(prog, setup->resolved, setup->machine, !noPtxas, &passLog);
           for (auto& n : setup->resolved.scheduleNotes) ks.notes.push_back(n);
           j["kernels"] = kernelReportsJson(ks.reports);
           j["kernel_notes"] = ks.notes;

@@ -161,21 +161,54 @@ std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& g
   return out;
 }
 
-KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resolved, bool ptxas,
-                              PassLog* log) {
+namespace {
+
+/// The architecture nvcc compiles for to report on `m`: its own from sm_75 (CUDA 13 supports
+/// nothing older), else sm_90.
+std::string ptxasArch(const MachineDesc& m) {
+  int cc = m.compute.ccMajor * 10 + m.compute.ccMinor;
+  return cc >= 75 ? fmt::format("sm_{}", cc) : std::string("sm_90");
+}
+
+/// Each report's occupancy on `m`: threads and shared memory from the kernel, registers from
+/// ptxas where known (else left out: an upper bound).
+void addOccupancy(std::vector<KernelReport>& reports, const MachineDesc& m) {
+  if (!occupancyRules(m.compute.ccMajor, m.compute.ccMinor)) return;
+  for (KernelReport& r : reports) {
+    OccupancyQuery q;
+    q.threads = static_cast<int64_t>(r.info.block[0]) * r.info.block[1] * r.info.block[2];
+    q.staticShared = r.ptxas ? r.ptxas->sharedBytes : r.sharedBytes;
+    q.registers = r.ptxas ? r.ptxas->registers : 0;
+    r.occupancyBound = !r.ptxas;
+    try {
+      r.occupancy = occupancy(m, q);
+    } catch (const std::invalid_argument&) {
+      r.occupancy.reset();  // a carve-out the machine file's figures do not allow
+    }
+  }
+}
+
+}  // namespace
+
+KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resolved,
+                              const MachineDesc& machine, bool ptxas, PassLog* log) {
   KernelReportSet out;
   PassLog silent;
   GpuProgram gpu = lower(prog, resolved, GpuApi::OpenCL, log ? *log : silent);
   out.reports = kernelReports(prog, gpu, resolved);
   out.notes = gpu.notes;
-  if (!ptxas) return out;
-  if (findNvcc().empty()) {
+  if (ptxas && findNvcc().empty()) {
     out.ptxasNote = "nvcc not found (install the CUDA toolkit or set NVCC to see them)";
-    return out;
+  } else if (ptxas) {
+    const std::string arch = ptxasArch(machine);
+    ResourcesResult r = programResources(prog, resolved, arch);
+    addPtxas(out.reports, r.report);
+    out.ptxasNote = "ptxas for " + arch;
+    if (arch != fmt::format("sm_{}{}", machine.compute.ccMajor, machine.compute.ccMinor))
+      out.ptxasNote += fmt::format(" (nvcc cannot compile for compute capability {})",
+                                   machine.computeCapability());
   }
-  ResourcesResult r = programResources(prog, resolved, "sm_90");
-  addPtxas(out.reports, r.report);
-  out.ptxasNote = "ptxas for sm_90";
+  addOccupancy(out.reports, machine);
   return out;
 }
 
@@ -201,6 +234,13 @@ nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
     j["footprints"] = nlohmann::json::array();
     for (auto& f : r.footprints)
       j["footprints"].push_back({{"array", f.array}, {"extents", f.extents}, {"points", f.points}});
+    if (r.occupancy) {
+      j["occupancy"] = {{"blocks_per_sm", r.occupancy->blocksPerSm},
+                        {"warps_per_sm", r.occupancy->activeWarps},
+                        {"fraction", r.occupancy->fraction},
+                        {"limited_by", r.occupancy->limitText()},
+                        {"upper_bound", r.occupancyBound}};
+    }
     if (r.ptxas) {
       j["registers"] = r.ptxas->registers;
       j["ptxas_shared_bytes"] = r.ptxas->sharedBytes;
@@ -235,6 +275,11 @@ std::string kernelReportsText(const std::vector<KernelReport>& reports, const st
       out += fmt::format(", {} registers ({} B spilled)", r.ptxas->registers,
                          r.ptxas->spillStores + r.ptxas->spillLoads);
     out += "\n";
+    if (const std::optional<Occupancy>& o = r.occupancy)
+      out +=
+          fmt::format("    occupancy  {}{} blocks per SM, {:.0f}% of the warps, limited by {}{}\n",
+                      r.occupancyBound ? "at most " : "", o->blocksPerSm, 100 * o->fraction,
+                      o->limitText(), r.occupancyBound ? " (registers not known)" : "");
   }
   if (!ptxasNote.empty()) out += "  registers: " + ptxasNote + "\n";
   return out;

@@ -17,6 +17,7 @@
 #include "exec/cuda_resources.h"
 #include "ir/program.h"
 #include "lower/lower_gpu.h"
+#include "model/occupancy.h"
 #include "schedule/resolve.h"
 #include "support/pass_log.h"
 
@@ -45,6 +46,11 @@ struct KernelReport {
   /// (stream; stream + time_tile: per step).
   int barriersOnce = 0, barriersPerPlane = 0;
   std::optional<KernelResources> ptxas;
+  /// Resident blocks per SM on the report's machine (model/occupancy.h), from the block, its
+  /// shared memory and ptxas's registers; without ptxas's figures the registers are left out
+  /// and the figure is an upper bound (`occupancyBound`).
+  std::optional<Occupancy> occupancy;
+  bool occupancyBound = false;
 };
 
 /// The report of an overlapped kernel (info.fusedCalls non-empty), from the tile-region
@@ -70,8 +76,10 @@ struct KernelReportSet {
 /// the CUDA with nvcc for sm_90 (cached, as `tessel resources`) when nvcc is found. `log`: the
 /// pipeline's pass log (lower/lower.h) for --print-ir-after-all and --time-passes; null: a silent
 /// one.
-KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resolved, bool ptxas,
-                              PassLog* log = nullptr);
+/// Occupancy is computed for `machine`; ptxas runs for its architecture where nvcc supports it
+/// (sm_75 and later), else for sm_90, and the note says so.
+KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resolved,
+                              const MachineDesc& machine, bool ptxas, PassLog* log = nullptr);
 
 nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports);
 /// A table, one block of lines per kernel; `ptxasNote` says why registers are missing, if they

@@ -145,3 +145,39 @@ TEST(CliInfoKernels, PtxasRegistersWhenNvccIsPresent) {
     }
   }
 }
+
+TEST(CliInfoKernels, OccupancyOnTheMachine) {
+  // j3d27pt under shared (32x4x4 threads, 9792 B): on the H100 4 blocks of 16 warps fill the
+  // SM's 64 warps (shared memory would allow 233472 / (9792 + 1024 reserved, to 10880) = 21);
+  // on the K20c shared memory allows 49152 / 9984 = 4 as well. Without ptxas the registers are
+  // unknown, so each figure is an upper bound and says so.
+  for (const char* machine : {"h100", "k20c"}) {
+    auto r = runCommand(tesselBinary() + " info --json --no-ptxas " + bench("j3d27pt") +
+                        " --schedule shared --machine " + machine);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    auto j = nlohmann::json::parse(r.output);
+    auto& o = j["kernels"][0]["occupancy"];
+    EXPECT_EQ(o["blocks_per_sm"], 4) << machine << o;
+    EXPECT_EQ(o["fraction"], 1.0) << machine << o;
+    EXPECT_EQ(o["upper_bound"], true) << machine << o;
+    EXPECT_EQ(o["limited_by"],
+              std::string(machine) == "h100" ? "threads" : "threads and shared memory")
+        << machine << o;
+  }
+  auto t =
+      runCommand(tesselBinary() + " info --no-ptxas " + bench("j3d27pt") + " --schedule shared");
+  EXPECT_TRUE(has(t.output,
+                  "occupancy  at most 4 blocks per SM, 100% of the warps, limited by "
+                  "threads (registers not known)"))
+      << t.output;
+  if (tessel::findNvcc().empty()) return;  // with ptxas: the registers decide, no bound
+  auto p = runCommand(tesselBinary() + " info --json --kernels " + bench("j3d7pt"));
+  ASSERT_EQ(p.exitCode, 0) << p.output;
+  auto k = nlohmann::json::parse(p.output)["kernels"][0];
+  ASSERT_TRUE(k.contains("registers")) << k;
+  EXPECT_EQ(k["occupancy"]["upper_bound"], false) << k;
+  const int regs = k["registers"].get<int>();
+  // 512-thread blocks: 16 warps of regs x 32 registers (rounded to 256) in 64 Ki registers.
+  const int perWarp = (regs * 32 + 255) / 256 * 256;
+  EXPECT_EQ(k["occupancy"]["blocks_per_sm"], std::min(4, 65536 / 4 / perWarp * 4 / 16)) << k;
+}
