@@ -1,10 +1,10 @@
-// The kernel report of an overlapped kernel: its fused calls' tile-region analysis.
+// The figures of a fused kernel (overlapped, stream + time_tile): its variant's tile analysis.
 #include <fmt/format.h>
 
 #include <set>
 
 #include "analysis/tile_regions.h"
-#include "driver/kernel_report.h"
+#include "perf/kernel_figures.h"
 
 namespace tessel {
 

@@ -1,0 +1,151 @@
+// Each kernel's figures from the resolved schedule's analyses (kernel_figures.h); fused
+// variants: kernel_figures_fused.cpp.
+#include "perf/kernel_figures.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "analysis/counts.h"
+#include "analysis/staging.h"
+#include "support/saturating.h"
+
+namespace tessel {
+
+namespace {
+
+std::string stmtText(const Program& prog, int callIndex, int stmt) {
+  const CallInst& c = prog.calls.at(callIndex);
+  const Stmt& st = c.stmts.at(stmt);
+  return fmt::format("call {} ({}), statement {}: {}", callIndex, c.name, stmt + 1,
+                     statementText(prog, c, st));
+}
+
+/// A per-statement kernel, from the statement's staging as resolved (ResolvedSchedule::staging).
+/// A group staged on chip (shared, stream) is loaded once per block (per plane when streamed:
+/// the leading plane, and for a chunk its first planes; a shared plane the register chain holds
+/// loads only its halo); a group read from global memory is loaded by each point, once per
+/// reference (global, global-stream: at all its offsets; staged families: at its centre).
+KernelReport statementReport(const Program& prog, const GpuKernelInfo& k,
+                             const ResolvedSchedule& resolved) {
+  KernelReport r;
+  r.info = k;
+  r.computes = stmtText(prog, k.call, k.stmt);
+  r.sharedBytes = k.sharedBytes;
+  r.storesPerPoint = 1;
+  int n = prog.dims();
+  std::vector<int64_t> tile(n, 1);
+  int64_t points = 1;  // output points per block (per plane when streamed)
+  for (size_t gd = 0; gd < k.gridIters.size(); ++gd) {
+    tile[k.gridIters[gd]] = static_cast<int64_t>(k.block[gd]) * k.unroll[gd];
+    points = satMul(points, tile[k.gridIters[gd]]);
+  }
+  std::string swept = k.chunk == 0 ? std::string("all") : std::to_string(k.chunk);
+  for (int d = 0; d < n; ++d) r.tile.push_back(d == k.streamIter ? swept : std::to_string(tile[d]));
+  const CallInst& call = prog.calls.at(k.call);
+  const Stmt& st = call.stmts.at(k.stmt);
+  const StmtStaging& staging = resolved.stagingOf(k.call, k.stmt);
+  // Planes swept per block, over which a chunk's first planes and once-loaded tiles spread (a
+  // serial sweep's are left out: its extent is not known here).
+  double planes = k.streamIter >= 0 && k.chunk > 0 ? k.chunk : 0;
+  double loads = 0;  // per block and plane
+  for (const StagePlan& p : staging.groups) {
+    ArrayFootprint f;
+    f.array = p.group.name;
+    const StageGroup& g = p.group;
+    for (size_t q = 0; q < g.iters.size(); ++q) {
+      if (g.iters[q] < 0) {
+        f.extents.push_back("1");
+      } else if (g.iters[q] == k.streamIter) {
+        int64_t halo = g.hi[q] - g.lo[q];
+        f.extents.push_back(halo ? fmt::format("{}+{}", swept, halo) : swept);
+      } else {
+        f.extents.push_back(std::to_string(p.extent[q]));
+      }
+    }
+    switch (p.kind) {
+      case StageKind::Global:
+        f.points = p.tileElements();
+        loads += static_cast<double>(points) * static_cast<double>(g.refs.size());
+        break;
+      case StageKind::Tile:
+        f.points = p.tileElements();
+        loads += k.streamIter < 0 ? static_cast<double>(f.points)
+                 : planes > 0     ? static_cast<double>(f.points) / planes
+                                  : 0.0;
+        break;
+      case StageKind::Planes: {
+        bool own = p.ownFromRegisters;
+        double shared = p.sharedPlanes() > 0 ? static_cast<double>(p.tileElements()) : 0.0;
+        double regs = p.registerPlanes() > 0 ? static_cast<double>(points) : 0.0;
+        f.points = p.sharedPlanes() > 0 ? p.tileElements() : points;
+        loads += regs + shared - (own ? static_cast<double>(points) : 0.0);
+        if (planes > 0)
+          loads += (shared * static_cast<double>(p.sharedPlanes() - 1) +
+                    regs * static_cast<double>(p.registerPlanes() - 1)) /
+                   planes;
+        break;
+      }
+    }
+    r.footprints.push_back(f);
+  }
+  // Per-point local scalars and a compound assignment's left side: one element per point.
+  std::set<int> scalars;
+  for (const Reference& a : stmtAccesses(st).reads) {
+    if (!a.scalar || a.lhs || !scalars.insert(a.index).second) continue;
+    r.footprints.push_back({call.localScalars.at(a.index).name, r.tile, points});
+    loads += static_cast<double>(points);
+  }
+  if (st.op != AssignOp::Set) {
+    // A compound assignment reads the point it writes (not a staged group's): listed unless a
+    // group of the same array and subscripts already covers it.
+    loads += static_cast<double>(points);
+    const Reference lhs = stmtAccesses(st).write;
+    std::vector<int> iters;
+    for (const Subscript& x : lhs.subs) iters.push_back(x.iter);
+    bool covered =
+        lhs.scalar
+            ? scalars.count(lhs.index) > 0
+            : std::any_of(staging.groups.begin(), staging.groups.end(), [&](const StagePlan& p) {
+                return p.group.array == lhs.array && p.group.iters == iters;
+              });
+    if (lhs.scalar && !covered) {
+      r.footprints.push_back({call.localScalars.at(lhs.index).name, r.tile, points});
+    } else if (!covered) {
+      ArrayFootprint f{prog.arrayName(call, lhs.array), {}, 1};
+      for (const Subscript& x : lhs.subs) {
+        f.extents.push_back(x.fixed() ? std::string("1") : r.tile[x.iter]);
+        if (!x.fixed() && x.iter != k.streamIter) f.points = satMul(f.points, tile[x.iter]);
+      }
+      r.footprints.push_back(f);
+    }
+  }
+  r.loadsPerPoint = loads / static_cast<double>(points);
+  return r;
+}
+
+/// Adds the barriers of `body` to r: those inside a loop (a sweep) per plane, the others once.
+void countBarriers(const std::vector<lir::StmtPtr>& body, bool inLoop, KernelReport& r) {
+  for (const lir::StmtPtr& s : body) {
+    if (s->kind == lir::StmtKind::Barrier) ++(inLoop ? r.barriersPerPlane : r.barriersOnce);
+    countBarriers(s->body, inLoop || s->kind == lir::StmtKind::For, r);
+    countBarriers(s->orElse, inLoop, r);
+  }
+}
+
+}  // namespace
+
+std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu,
+                                        const ResolvedSchedule& resolved) {
+  std::vector<KernelReport> out;
+  for (auto& k : gpu.kernels) {
+    out.push_back(!k.fusedCalls.empty() ? fusedKernelReport(prog, k, resolved)
+                                        : statementReport(prog, k, resolved));
+    for (const lir::Function& f : gpu.device.functions)
+      if (f.name == k.name && f.body) countBarriers(f.body->body, false, out.back());
+  }
+  return out;
+}
+
+}  // namespace tessel
