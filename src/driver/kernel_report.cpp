@@ -103,6 +103,15 @@ nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
     j["footprints"] = nlohmann::json::array();
     for (auto& f : r.footprints)
       j["footprints"].push_back({{"array", f.array}, {"extents", f.extents}, {"points", f.points}});
+    const Traffic& t = r.traffic;
+    j["traffic"] = {{"steps", t.steps},
+                    {"flops", t.flops},
+                    {"useful_flops", t.usefulFlops},
+                    {"dram_bytes", t.dramBytes},
+                    {"l2_bytes", t.l2Bytes},
+                    {"l1_bytes", t.l1Bytes},
+                    {"shared_bytes", t.sharedBytes},
+                    {"store_bytes", t.storeBytes}};
     if (r.occupancy) {
       j["occupancy"] = {{"blocks_per_sm", r.occupancy->blocksPerSm},
                         {"warps_per_sm", r.occupancy->activeWarps},
@@ -144,6 +153,12 @@ std::string kernelReportsText(const std::vector<KernelReport>& reports, const st
       out += fmt::format(", {} registers ({} B spilled)", r.ptxas->registers,
                          r.ptxas->spillStores + r.ptxas->spillLoads);
     out += "\n";
+    const Traffic& t = r.traffic;
+    out += fmt::format(
+        "    traffic    {:.4g} FLOPs ({:.4g} useful); DRAM {:.4g} B, L2 {:.4g} B, L1 {:.4g} B, "
+        "shared {:.4g} B per point-update{}\n",
+        t.flops, t.usefulFlops, t.dramBytes, t.l2Bytes, t.l1Bytes, t.sharedBytes,
+        t.steps > 1 ? fmt::format(" ({} per output point)", t.steps) : "");
     if (const std::optional<Occupancy>& o = r.occupancy)
       out +=
           fmt::format("    occupancy  {}{} blocks per SM, {:.0f}% of the warps, limited by {}{}\n",

@@ -9,6 +9,7 @@
 
 #include "analysis/counts.h"
 #include "analysis/staging.h"
+#include "perf/traffic.h"
 #include "support/saturating.h"
 
 namespace tessel {
@@ -64,30 +65,8 @@ KernelReport statementReport(const Program& prog, const GpuKernelInfo& k,
         f.extents.push_back(std::to_string(p.extent[q]));
       }
     }
-    switch (p.kind) {
-      case StageKind::Global:
-        f.points = p.tileElements();
-        loads += static_cast<double>(points) * static_cast<double>(g.refs.size());
-        break;
-      case StageKind::Tile:
-        f.points = p.tileElements();
-        loads += k.streamIter < 0 ? static_cast<double>(f.points)
-                 : planes > 0     ? static_cast<double>(f.points) / planes
-                                  : 0.0;
-        break;
-      case StageKind::Planes: {
-        bool own = p.ownFromRegisters;
-        double shared = p.sharedPlanes() > 0 ? static_cast<double>(p.tileElements()) : 0.0;
-        double regs = p.registerPlanes() > 0 ? static_cast<double>(points) : 0.0;
-        f.points = p.sharedPlanes() > 0 ? p.tileElements() : points;
-        loads += regs + shared - (own ? static_cast<double>(points) : 0.0);
-        if (planes > 0)
-          loads += (shared * static_cast<double>(p.sharedPlanes() - 1) +
-                    regs * static_cast<double>(p.registerPlanes() - 1)) /
-                   planes;
-        break;
-      }
-    }
+    f.points = p.kind == StageKind::Planes && p.sharedPlanes() == 0 ? points : p.tileElements();
+    loads += groupLoads(p, points, k.streamIter >= 0, planes);
     r.footprints.push_back(f);
   }
   // Per-point local scalars and a compound assignment's left side: one element per point.
@@ -140,8 +119,13 @@ std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& g
                                         const ResolvedSchedule& resolved) {
   std::vector<KernelReport> out;
   for (auto& k : gpu.kernels) {
-    out.push_back(!k.fusedCalls.empty() ? fusedKernelReport(prog, k, resolved)
-                                        : statementReport(prog, k, resolved));
+    if (!k.fusedCalls.empty()) {
+      out.push_back(fusedKernelReport(prog, k, resolved));
+      out.back().traffic = fusedTraffic(prog, k, resolved.variantOf(k.fusedCalls, k.tile).analysis);
+    } else {
+      out.push_back(statementReport(prog, k, resolved));
+      out.back().traffic = statementTraffic(prog, k, resolved.stagingOf(k.call, k.stmt));
+    }
     for (const lir::Function& f : gpu.device.functions)
       if (f.name == k.name && f.body) countBarriers(f.body->body, false, out.back());
   }

@@ -18,6 +18,7 @@
 #include "ir/program.h"
 #include "lower/lower_gpu.h"
 #include "model/occupancy.h"
+#include "perf/traffic.h"
 #include "schedule/resolve.h"
 
 namespace tessel {
@@ -50,10 +51,11 @@ struct KernelReport {
   /// and the figure is an upper bound (`occupancyBound`).
   std::optional<Occupancy> occupancy;
   bool occupancyBound = false;
+  Traffic traffic;  // per point-update at each memory level (perf/traffic.h)
 };
 
 /// The report of an overlapped kernel (info.fusedCalls non-empty), from the tile-region
-/// analysis of its fused calls as resolved (FusedVariant::analysis; kernel_report_overlapped.cpp).
+/// analysis of its fused calls as resolved (FusedVariant::analysis; kernel_figures_fused.cpp).
 KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k,
                                const ResolvedSchedule& resolved);
 

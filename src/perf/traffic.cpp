@@ -1,0 +1,183 @@
+// Traffic per point-update of each kernel (traffic.h).
+#include "perf/traffic.h"
+
+#include <set>
+
+#include "analysis/counts.h"
+
+namespace tessel {
+
+namespace {
+
+/// Points of the block's output tile (per plane when it sweeps): block x unroll.
+int64_t blockPoints(const GpuKernelInfo& k) {
+  int64_t n = 1;
+  for (size_t gd = 0; gd < k.gridIters.size(); ++gd)
+    n *= static_cast<int64_t>(k.block[gd]) * k.unroll[gd];
+  return n;
+}
+
+/// Whether `g`'s references vary along every iterator of the program (no fixed plane, no
+/// missing dimension): such an array's elements are read once per point from DRAM.
+bool fullRank(const StageGroup& g, int dims) {
+  std::set<int> iters;
+  for (int it : g.iters)
+    if (it >= 0) iters.insert(it);
+  return static_cast<int>(iters.size()) == dims;
+}
+
+}  // namespace
+
+double groupLoads(const StagePlan& p, int64_t points, bool streamed, double planes) {
+  const double n = static_cast<double>(points);
+  switch (p.kind) {
+    case StageKind::Global:
+      return n * static_cast<double>(p.group.refs.size());
+    case StageKind::Tile: {
+      const double tile = static_cast<double>(p.tileElements());
+      return !streamed ? tile : planes > 0 ? tile / planes : 0.0;
+    }
+    case StageKind::Planes: {
+      // The leading shared plane (its halo only, when the registers bring the block's own
+      // points) and the leading register plane per plane; a chunk's first planes spread over it.
+      const double shared = p.sharedPlanes() > 0 ? static_cast<double>(p.tileElements()) : 0.0;
+      const double regs = p.registerPlanes() > 0 ? n : 0.0;
+      double loads = regs + shared - (p.ownFromRegisters ? n : 0.0);
+      if (planes > 0)
+        loads += (shared * static_cast<double>(p.sharedPlanes() - 1) +
+                  regs * static_cast<double>(p.registerPlanes() - 1)) /
+                 planes;
+      return loads;
+    }
+  }
+  return 0;
+}
+
+Traffic statementTraffic(const Program& prog, const GpuKernelInfo& k, const StmtStaging& staging) {
+  const CallInst& call = prog.calls.at(static_cast<size_t>(k.call));
+  const Stmt& st = call.stmts.at(static_cast<size_t>(k.stmt));
+  const int64_t points = blockPoints(k);
+  const double n = static_cast<double>(points);
+  const bool streamed = k.streamIter >= 0;
+  const double planes = streamed && k.chunk > 0 ? k.chunk : 0;
+  Traffic t;
+  t.flops = t.usefulFlops = stmtFlops(st);
+  std::set<ArrayId> inDram;                     // arrays whose compulsory read is counted
+  double l1 = 0, l2 = 0, shared = 0, dram = 0;  // bytes per block (and plane)
+  for (const StagePlan& p : staging.groups) {
+    const double w = typeBytes(p.group.type);
+    const double loads = groupLoads(p, points, streamed, planes);
+    l1 += loads * w;
+    // Read from global memory, a group's distinct elements reach the SM once per block.
+    l2 += (p.kind == StageKind::Global ? static_cast<double>(p.tileElements()) : loads) * w;
+    double refsInShared = 0;
+    for (const Reference& r : p.group.refs)
+      if (p.kind == StageKind::Tile ||
+          (p.kind == StageKind::Planes &&
+           p.planeInShared[static_cast<size_t>(r.offset(static_cast<size_t>(p.streamPos)) -
+                                               p.group.lo[static_cast<size_t>(p.streamPos)])]))
+        ++refsInShared;
+    if (p.kind == StageKind::Tile) shared += (loads + n * refsInShared) * w;
+    if (p.kind == StageKind::Planes)
+      shared += ((p.sharedPlanes() > 0 ? static_cast<double>(p.tileElements()) : 0.0) +
+                 n * refsInShared) *
+                w;
+    if (fullRank(p.group, prog.dims()) && inDram.insert(p.group.array).second) dram += n * w;
+  }
+  // Per-point local scalars live in device buffers: one element per point each way.
+  std::set<int> scalars;
+  const StmtAccesses acc = stmtAccesses(st);
+  for (const Reference& r : acc.reads)
+    if (r.scalar && scalars.insert(r.index).second) {
+      const double w = typeBytes(call.localScalars.at(static_cast<size_t>(r.index)).type);
+      l1 += n * w, l2 += n * w, dram += n * w;
+    }
+  const double lw = typeBytes(st.lhs->type);
+  if (st.op != AssignOp::Set && !acc.write.scalar) {
+    l1 += n * lw, l2 += n * lw;  // the compound assignment's read of its own point
+    if (inDram.insert(acc.write.array).second) dram += n * lw;
+  }
+  t.storeBytes = lw;
+  t.dramBytes = dram / n + lw;
+  t.l1Bytes = l1 / n;
+  t.l2Bytes = l2 / n;
+  t.sharedBytes = shared / n;
+  return t;
+}
+
+std::vector<FusedLoad> fusedLoads(const Program& prog, const GpuKernelInfo& k,
+                                  const TileAnalysis& a) {
+  std::vector<FusedLoad> out;
+  std::set<int> loaded;
+  if (k.streamIter < 0)
+    for (const TileHull& h : a.hulls) {
+      int src =
+          h.value.kind == TileValue::Kind::Global ? h.value.index
+          : h.value.kind == TileValue::Kind::LocalArray
+              ? prog.calls
+                    .at(static_cast<size_t>(k.fusedCalls.at(static_cast<size_t>(h.value.step))))
+                    .localArrays.at(static_cast<size_t>(h.value.index))
+                    .scratchOf
+              : -1;
+      // Interior loads: the hull minus what the value's first writer overwrites unread.
+      if (src >= 0 && loaded.insert(src).second && h.loads > 0)
+        out.push_back({src, h.box, h.loads});
+    }
+  // Streamed: the input rings, per plane.
+  for (const TileInput& in : a.inputs)
+    if (loaded.insert(in.array).second) out.push_back({in.array, in.footprint, in.points});
+  return out;
+}
+
+Traffic fusedTraffic(const Program& prog, const GpuKernelInfo& k, const TileAnalysis& a) {
+  Traffic t;
+  t.steps = static_cast<int>(k.fusedCalls.size());
+  const double updates = static_cast<double>(a.totals.tilePoints) * t.steps;
+  if (updates <= 0) return t;
+  const int dims = prog.dims();
+  auto width = [&](int array) {
+    return static_cast<double>(typeBytes(prog.arrays.at(static_cast<size_t>(array)).type));
+  };
+  auto full = [&](int array) {
+    return static_cast<int>(prog.arrays.at(static_cast<size_t>(array)).extents.size()) == dims;
+  };
+  const double tile = static_cast<double>(a.totals.tilePoints);
+  double loads = 0, dram = 0;
+  for (const FusedLoad& l : fusedLoads(prog, k, a)) {
+    loads += static_cast<double>(l.points) * width(l.array);
+    if (full(l.array)) dram += tile * width(l.array);
+  }
+  double stores = 0;
+  for (int r : a.results) stores += tile * width(r);
+  // Every value the stages read from on-chip buffers: in shared memory unless the analysis
+  // keeps it in registers (read only at the centre, streamed kernels); the loaded elements and
+  // each stage's results are stored there once.
+  double shared = loads;
+  for (const TileStage& s : a.stages) {
+    if (s.region.empty) continue;
+    const Stmt& st =
+        prog.calls.at(static_cast<size_t>(s.call)).stmts.at(static_cast<size_t>(s.stmt));
+    const double points = static_cast<double>(s.points);
+    const double w = typeBytes(st.lhs->type);
+    t.flops += stmtFlops(st) * points;
+    t.usefulFlops += stmtFlops(st) * tile;
+    auto inShared = [&](const TileValue& v) {
+      if (k.streamIter < 0) return true;  // tiled: every value has its hull in shared memory
+      for (const TileBuffer& b : a.buffers)
+        if (b.value == v) return b.shared;
+      return false;
+    };
+    if (inShared(s.writes)) shared += points * w;
+    for (const Reference& r : s.accesses.reads)
+      if (!r.lhs && inShared(valueOf(r, s.step))) shared += points * w;
+  }
+  t.flops /= updates;
+  t.usefulFlops /= updates;
+  t.l1Bytes = t.l2Bytes = loads / updates;
+  t.dramBytes = (dram + stores) / updates;
+  t.storeBytes = stores / updates;
+  t.sharedBytes = shared / updates;
+  return t;
+}
+
+}  // namespace tessel
