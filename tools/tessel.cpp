@@ -18,6 +18,7 @@
 #include "driver/info_overlapped.h"
 #include "driver/kernel_report.h"
 #include "driver/load.h"
+#include "driver/machines.h"
 #include "driver/params.h"
 #include "driver/resources.h"
 #include "driver/run.h"
@@ -140,6 +141,13 @@ int main(int argc, char** argv) {
       ->check(cudaArch);
   res->add_flag("--json", resJson, "print JSON instead of a table");
 
+  // machines
+  auto* machines = app.add_subcommand(
+      "machines",
+      "List the machine descriptions (machines/*.json, $TESSEL_MACHINES) --machine takes");
+  bool machinesJsonFlag = false;
+  machines->add_flag("--json", machinesJsonFlag, "print every figure with its source, as JSON");
+
   // run
   auto* run = app.add_subcommand("run", "Compile and run a program, optionally verify it");
   run->add_option("FILE", file, "stencil program (.sten)")->required();
@@ -215,6 +223,10 @@ int main(int argc, char** argv) {
   } timingAtExit{passLog};
 
   DiagnosticEngine diags;
+  if (machines->parsed()) {
+    std::cout << (machinesJsonFlag ? machinesJson(diags).dump(2) + "\n" : machinesText(diags));
+    return finish(diags, kExitOk);
+  }
   try {
     LoadedProgram lp = loadProgram(file, diags);
     if (!lp.program) return finish(diags, kExitUserError);

@@ -53,6 +53,8 @@ const std::vector<Field>& fields() {
       {"dram_bandwidth_bytes_per_s", Kind::PosNumber, true},
       {"l2_size_bytes", Kind::PosIntOrNull, true},
       {"l2_bandwidth_bytes_per_s", Kind::PosNumberOrNull, true},
+      {"sm_clock_hz", Kind::PosNumberOrNull, true},
+      {"measured_dram_bandwidth_bytes_per_s", Kind::PosNumberOrNull, true},
       {"sources", Kind::String, false},  // checked separately
       {"notes", Kind::String, false},    // checked separately
   };
@@ -223,6 +225,9 @@ std::optional<MachineDesc> parseMachine(const std::string& text, const std::stri
   if (!j["l2_size_bytes"].is_null()) m.memory.l2Bytes = i64("l2_size_bytes");
   if (!j["l2_bandwidth_bytes_per_s"].is_null())
     m.memory.l2Bandwidth = j["l2_bandwidth_bytes_per_s"].get<double>();
+  if (!j["sm_clock_hz"].is_null()) m.compute.smClock = j["sm_clock_hz"].get<double>();
+  if (!j["measured_dram_bandwidth_bytes_per_s"].is_null())
+    m.memory.measuredDramBandwidth = j["measured_dram_bandwidth_bytes_per_s"].get<double>();
   for (auto& [k, v] : j["sources"].items()) m.sources[k] = v.get<std::string>();
   if (j.contains("notes"))
     for (auto& n : j["notes"]) m.notes.push_back(n.get<std::string>());

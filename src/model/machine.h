@@ -28,6 +28,7 @@ struct MachineDesc {
     int64_t sms = 0;
     int64_t warpSize = 0;
     double peakFp32 = 0, peakFp64 = 0;  // non-tensor FLOP/s
+    std::optional<double> smClock;      // boost clock, Hz; nullopt: no source read yet
   } compute;
 
   /// What a launch, a block and a multiprocessor may hold: threads, blocks, registers.
@@ -50,6 +51,9 @@ struct MachineDesc {
     double dramBandwidth = 0;           // bytes/s
     std::optional<int64_t> l2Bytes;     // nullopt: the vendor publishes no figure
     std::optional<double> l2Bandwidth;  // bytes/s; nullopt: the vendor publishes no figure
+    /// A measured copy bandwidth (bytes read plus written per second), kept apart from the
+    /// datasheet's; nullopt: none measured in a source read so far.
+    std::optional<double> measuredDramBandwidth;
   } memory;
 
   std::map<std::string, std::string> sources;  // field name -> where the figure comes from

@@ -98,7 +98,7 @@ TEST(Machine, AllSixLoadWithEveryFigureSourced) {
     EXPECT_EQ(m->compute.warpSize, 32);
     EXPECT_EQ(m->limits.maxThreadsPerBlock, 1024);
     EXPECT_EQ(m->limits.maxBlockDims, (std::array<int64_t, 3>{1024, 1024, 64}));
-    EXPECT_EQ(m->sources.size(), 19u);    // every figure says where it comes from
+    EXPECT_EQ(m->sources.size(), 21u);    // every figure says where it comes from
     EXPECT_FALSE(m->memory.l2Bandwidth);  // NVIDIA publishes none for these GPUs
     EXPECT_GT(m->compute.peakFp32, m->compute.peakFp64);
   }
@@ -108,6 +108,11 @@ TEST(Machine, AllSixLoadWithEveryFigureSourced) {
   EXPECT_EQ(h100.memory.sharedPerSm, 228 * 1024);
   EXPECT_EQ(h100.memory.sharedPerBlockOptin, 227 * 1024);
   EXPECT_EQ(h100.memory.l2Bytes, 50 * 1024 * 1024);
+  EXPECT_EQ(h100.compute.smClock, 1.98e9);
+  EXPECT_EQ(h100.memory.measuredDramBandwidth, 3.0e12);  // kept apart from the datasheet's
+  EXPECT_EQ(h100.memory.dramBandwidth, 3.35e12);
+  EXPECT_EQ(machine("v100").memory.measuredDramBandwidth, 805e9);
+  EXPECT_FALSE(machine("a100").compute.smClock);
   EXPECT_DOUBLE_EQ(h100.memory.dramBandwidth, 3.35e12);
   EXPECT_DOUBLE_EQ(h100.compute.peakFp64, 34e12);
   EXPECT_FALSE(machine("h200").memory.l2Bytes);  // not published: null, with a note in sources

@@ -1,0 +1,70 @@
+#include "driver/machines.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "model/machine.h"
+
+namespace tessel {
+
+namespace {
+
+std::vector<MachineDesc> loadAll(DiagnosticEngine& diags) {
+  std::vector<MachineDesc> out;
+  for (const std::string& id : listMachines())
+    if (auto m = loadMachine(id, diags)) out.push_back(std::move(*m));
+  return out;
+}
+
+std::string bandwidth(double bytesPerS) { return fmt::format("{:.3g} TB/s", bytesPerS / 1e12); }
+
+}  // namespace
+
+std::string machinesText(DiagnosticEngine& diags) {
+  std::string out =
+      fmt::format("{:<6} {:<28} {:>3} {:>4} {:>9} {:>9} {:>22} {:>9} {:>7}  {}\n", "id", "name",
+                  "cc", "SMs", "FP64", "FP32", "DRAM (measured)", "smem/SM", "L2", "file");
+  for (const MachineDesc& m : loadAll(diags)) {
+    std::string dram = bandwidth(m.memory.dramBandwidth);
+    if (m.memory.measuredDramBandwidth)
+      dram += fmt::format(" ({})", bandwidth(*m.memory.measuredDramBandwidth));
+    out +=
+        fmt::format("{:<6} {:<28} {:>3} {:>4} {:>6.3g} TF {:>6.3g} TF {:>22} {:>5} KiB {:>7}  {}\n",
+                    m.id, m.name, m.computeCapability(), m.compute.sms, m.compute.peakFp64 / 1e12,
+                    m.compute.peakFp32 / 1e12, dram, m.memory.sharedPerSm / 1024,
+                    m.memory.l2Bytes ? fmt::format("{:g} MiB", *m.memory.l2Bytes / 1048576.0)
+                                     : std::string("-"),
+                    m.path);
+  }
+  out += fmt::format("default: {}; pick one with --machine ID or --machine FILE.json\n",
+                     kDefaultMachine);
+  return out;
+}
+
+nlohmann::json machinesJson(DiagnosticEngine& diags) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const MachineDesc& m : loadAll(diags)) {
+    nlohmann::json j = {{"id", m.id},
+                        {"name", m.name},
+                        {"file", m.path},
+                        {"compute_capability", m.computeCapability()},
+                        {"sms", m.compute.sms},
+                        {"peak_fp64_flop_per_s", m.compute.peakFp64},
+                        {"peak_fp32_flop_per_s", m.compute.peakFp32},
+                        {"dram_bandwidth_bytes_per_s", m.memory.dramBandwidth},
+                        {"shared_memory_per_sm_bytes", m.memory.sharedPerSm},
+                        {"sources", m.sources},
+                        {"notes", m.notes}};
+    j["measured_dram_bandwidth_bytes_per_s"] = m.memory.measuredDramBandwidth
+                                                   ? nlohmann::json(*m.memory.measuredDramBandwidth)
+                                                   : nlohmann::json(nullptr);
+    j["sm_clock_hz"] = m.compute.smClock ? nlohmann::json(*m.compute.smClock) : nlohmann::json();
+    j["l2_size_bytes"] = m.memory.l2Bytes ? nlohmann::json(*m.memory.l2Bytes) : nlohmann::json();
+    j["default"] = m.id == kDefaultMachine;
+    out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace tessel
