@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "analysis/bounds.h"
+#include "driver/analyze.h"
 #include "driver/backend.h"
 #include "driver/emit.h"
 #include "driver/info.h"
@@ -141,6 +142,21 @@ int main(int argc, char** argv) {
       ->check(cudaArch);
   res->add_flag("--json", resJson, "print JSON instead of a table");
 
+  // analyze
+  auto* analyze = app.add_subcommand(
+      "analyze",
+      "Predict each kernel's time on a machine with the performance model (an uncalibrated "
+      "roofline: a prediction, not a measurement): bound, traffic per level, occupancy, hints");
+  analyze->add_option("FILE", file, "stencil program (.sten)")->required();
+  AnalyzeOptions ao;
+  std::vector<std::string> analyzeParams;
+  bool analyzeJson = false, analyzeNoPtxas = false;
+  analyze->add_option("--param", analyzeParams, "NAME=VALUE parameter value (default: defaults)");
+  analyze->add_flag("--compare", ao.compare,
+                    "also rank the schedule families and time tiles for the program");
+  analyze->add_flag("--json", analyzeJson, "print JSON instead of text");
+  analyze->add_flag("--no-ptxas", analyzeNoPtxas, "do not run nvcc for registers");
+
   // machines
   auto* machines = app.add_subcommand(
       "machines",
@@ -182,14 +198,14 @@ int main(int argc, char** argv) {
 
   // Schedule flags (language.md section 8; the command line overrides the file's #pragma).
   std::map<std::string, std::string> scheduleValues;
-  for (CLI::App* sub : {check, info, emit, run, res})
+  for (CLI::App* sub : {check, info, emit, run, res, analyze})
     for (const std::string& flag : scheduleFlags())
       sub->add_option(flag, scheduleValues[flag], scheduleHelp(flag));
 
   // The lowering pipeline's pass log (lower/lower.h), in the style of MLIR's pass manager.
   PassOptions passOpts;
   std::vector<std::string> printAfter;
-  for (CLI::App* sub : {info, emit, run}) {
+  for (CLI::App* sub : {info, emit, run, analyze}) {
     sub->add_flag("--print-ir-after-all", passOpts.printAfterAll,
                   "print the IR after each pass of the lowering pipeline (to stderr)");
     sub->add_option("--print-ir-after", printAfter,
@@ -240,6 +256,17 @@ int main(int argc, char** argv) {
       return s;
     };
 
+    if (analyze->parsed()) {
+      if (!parsePairs(analyzeParams, "--param", ao.params, i64, diags))
+        return finish(diags, kExitUserError);
+      ao.scheduleFlags = scheduleValues;
+      ao.ptxas = !analyzeNoPtxas;
+      auto a = analyzeProgram(prog, ao, diags, &passLog);
+      if (!a) return finish(diags, kExitUserError);
+      diags.print(std::cerr);
+      std::cout << (analyzeJson ? a->dump(2) + "\n" : analyzeText(*a));
+      return kExitOk;
+    }
     if (check->parsed() || info->parsed()) {
       std::map<std::string, int64_t> given;
       if (!parsePairs(check->parsed() ? checkParams : infoParams, "--param", given, i64, diags))

@@ -157,9 +157,11 @@ void workOf(const Program& prog, const std::vector<ExecNode>& nodes, const Param
       double dom = 1;
       for (auto& r : c.domain) dom *= std::max<int64_t>(0, evalInt(r.hi, p) - evalInt(r.lo, p) + 1);
       w.stencilPoints += times * dom;
-      for (size_t s = 0; s < c.stmts.size(); ++s)
-        w.flops += times * stmtFlops(c.stmts[s]) *
-                   static_cast<double>(evalIter(regions[n.call].stmts[s], p).points());
+      for (size_t s = 0; s < c.stmts.size(); ++s) {
+        const double points = static_cast<double>(evalIter(regions[n.call].stmts[s], p).points());
+        w.flops += times * stmtFlops(c.stmts[s]) * points;
+        w.updates[n.call][s] += times * points;
+      }
       w.callsExecuted += static_cast<int64_t>(times);
     } else {
       int64_t lo = evalInt(n.lo, p), hi = evalInt(n.hi, p);
@@ -174,6 +176,7 @@ Work programWork(const Program& prog, const ParamValues& params) {
   std::vector<CallRegions> regions;
   for (auto& c : prog.calls) regions.push_back(analyzeRegions(prog, c));
   Work w;
+  for (auto& c : prog.calls) w.updates.emplace_back(c.stmts.size(), 0.0);
   workOf(prog, prog.body, params, regions, w, 1);
   return w;
 }

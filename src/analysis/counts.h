@@ -51,6 +51,9 @@ struct Work {
   double stencilPoints = 0;  // sum over executed calls of the call domain's points
   double flops = 0;          // sum over executed statements of flops * region points
   int64_t callsExecuted = 0;
+  /// Per call (Program::calls order) and statement: its points summed over every execution of
+  /// the call in one run (the point-updates a kernel computing it performs).
+  std::vector<std::vector<double>> updates;
 };
 
 Work programWork(const Program& prog, const ParamValues& params);

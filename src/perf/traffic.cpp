@@ -62,6 +62,7 @@ Traffic statementTraffic(const Program& prog, const GpuKernelInfo& k, const Stmt
   const double planes = streamed && k.chunk > 0 ? k.chunk : 0;
   Traffic t;
   t.flops = t.usefulFlops = stmtFlops(st);
+  t.fp64 = st.lhs->type == ScalarType::Double;
   std::set<ArrayId> inDram;                     // arrays whose compulsory read is counted
   double l1 = 0, l2 = 0, shared = 0, dram = 0;  // bytes per block (and plane)
   for (const StagePlan& p : staging.groups) {
@@ -160,6 +161,7 @@ Traffic fusedTraffic(const Program& prog, const GpuKernelInfo& k, const TileAnal
     const double points = static_cast<double>(s.points);
     const double w = typeBytes(st.lhs->type);
     t.flops += stmtFlops(st) * points;
+    t.fp64 = t.fp64 || st.lhs->type == ScalarType::Double;
     t.usefulFlops += stmtFlops(st) * tile;
     auto inShared = [&](const TileValue& v) {
       if (k.streamIter < 0) return true;  // tiled: every value has its hull in shared memory

@@ -30,7 +30,8 @@
 namespace tessel {
 
 struct Traffic {
-  int steps = 1;  // point-updates per output point of the kernel (T when fused)
+  int steps = 1;      // point-updates per output point of the kernel (T when fused)
+  bool fp64 = false;  // computes in double precision (the FP64 peak applies)
   double flops = 0, usefulFlops = 0;
   double dramBytes = 0, l2Bytes = 0, l1Bytes = 0, sharedBytes = 0, storeBytes = 0;
 };

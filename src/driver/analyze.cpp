@@ -1,0 +1,202 @@
+#include "driver/analyze.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "driver/kernel_report.h"
+#include "driver/params.h"
+#include "perf/predict.h"
+#include "schedule/resolve.h"
+
+namespace tessel {
+
+namespace {
+
+nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double total) {
+  nlohmann::json levels = nlohmann::json::array();
+  for (const LevelTime& l : p.levels)
+    levels.push_back({{"level", l.level},
+                      {"amount", l.amount},
+                      {"rate", l.rate},
+                      {"seconds", l.seconds},
+                      {"intensity", l.intensity},
+                      {"ridge", l.ridge},
+                      {"rate_source", l.rateSource}});
+  nlohmann::json j = {{"name", r.info.name},
+                      {"family", r.info.fusedCalls.empty() ? familyName(r.info.family)
+                                 : r.info.streamIter >= 0  ? "stream + time_tile"
+                                                           : "overlapped"},
+                      {"block", r.info.block},
+                      {"seconds_per_update", p.secondsPerUpdate},
+                      {"gstencils_per_s", p.gstencilsPerSecond()},
+                      {"updates", p.updates},
+                      {"seconds", p.seconds},
+                      {"share_of_run", total > 0 ? p.seconds / total : 0},
+                      {"bound", p.bound},
+                      {"blocks", p.blocks},
+                      {"wave_efficiency", p.waveEfficiency},
+                      {"levels", levels},
+                      {"hints", p.hints}};
+  if (r.occupancy)
+    j["occupancy"] = {{"blocks_per_sm", r.occupancy->blocksPerSm},
+                      {"fraction", r.occupancy->fraction},
+                      {"limited_by", r.occupancy->limitText()},
+                      {"upper_bound", r.occupancyBound}};
+  if (r.ptxas) j["registers"] = r.ptxas->registers;
+  return j;
+}
+
+/// The program under the schedule flags `flags`, predicted: nullopt when the schedule is refused
+/// (its first error in `why`).
+std::optional<nlohmann::json> predictUnder(const Program& prog,
+                                           const std::map<std::string, std::string>& flags,
+                                           const ParamValues& params, bool ptxas,
+                                           DiagnosticEngine& diags, PassLog* log,
+                                           std::string* why = nullptr) {
+  DiagnosticEngine scratch;
+  DiagnosticEngine& d = why ? scratch : diags;
+  auto setup = setUpSchedules(prog, flags, d, false, log);
+  if (!setup) {
+    if (why) {
+      *why = "refused";
+      for (const Diagnostic& e : scratch.diagnostics())
+        if (e.severity == Severity::Error) {
+          *why = e.message;
+          break;
+        }
+    }
+    return std::nullopt;
+  }
+  KernelReportSet ks = reportKernels(prog, setup->resolved, setup->machine, ptxas, log);
+  ProgramPrediction pp = predictProgram(prog, setup->resolved, ks.reports, setup->machine, params);
+  nlohmann::json j = {
+      {"machine", setup->machine.name}, {"seconds", pp.seconds},
+      {"updates", pp.updates},          {"gstencils_per_s", pp.gstencilsPerSecond()},
+      {"ptxas", ks.ptxasNote},          {"kernels", nlohmann::json::array()}};
+  for (size_t k = 0; k < ks.reports.size(); ++k)
+    j["kernels"].push_back(kernelJson(ks.reports[k], pp.kernels[k], pp.seconds));
+  std::vector<std::string> notes = ks.notes;
+  for (auto& n : setup->resolved.scheduleNotes) notes.push_back(n);
+  j["notes"] = notes;
+  return j;
+}
+
+/// The families and time tiles --compare tries.
+const std::vector<std::pair<std::string, std::string>>& candidates() {
+  static const std::vector<std::pair<std::string, std::string>> c = {
+      {"global", ""},      {"global-stream", ""}, {"shared", ""},
+      {"stream", ""},      {"overlapped", "1"},   {"overlapped", "2"},
+      {"overlapped", "3"}, {"stream", "2"},       {"stream", "3"}};
+  return c;
+}
+
+}  // namespace
+
+std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeOptions& opts,
+                                             DiagnosticEngine& diags, PassLog* log) {
+  auto params = bindParams(prog, opts.params, diags);
+  if (!params) return std::nullopt;
+  auto out = predictUnder(prog, opts.scheduleFlags, *params, opts.ptxas, diags, log);
+  if (!out) return std::nullopt;
+  nlohmann::json values = nlohmann::json::object();
+  for (size_t p = 0; p < prog.params.size(); ++p) values[prog.params[p].name] = (*params)[p];
+  (*out)["parameters"] = values;
+  if (!opts.compare) return out;
+  nlohmann::json ranking = nlohmann::json::array();
+  for (const auto& [family, tile] : candidates()) {
+    std::map<std::string, std::string> flags = opts.scheduleFlags;
+    flags["--schedule"] = family;
+    flags["--time-tile"] = tile;
+    std::string why;
+    auto p = predictUnder(prog, flags, *params, false, diags, nullptr, &why);
+    std::string name = family + (tile.empty() ? "" : " --time-tile " + tile);
+    if (!p) {
+      ranking.push_back({{"schedule", name}, {"refused", why}});
+      continue;
+    }
+    // The kernel that takes most of the run names the program's bound.
+    const nlohmann::json* top = nullptr;
+    for (const auto& k : (*p)["kernels"])
+      if (!top || k["seconds"].get<double>() > (*top)["seconds"].get<double>()) top = &k;
+    ranking.push_back({{"schedule", name},
+                       {"seconds", (*p)["seconds"]},
+                       {"gstencils_per_s", (*p)["gstencils_per_s"]},
+                       {"kernels", (*p)["kernels"].size()},
+                       {"bound", top ? (*top)["bound"] : nlohmann::json("-")}});
+  }
+  std::stable_sort(ranking.begin(), ranking.end(), [](const auto& a, const auto& b) {
+    if (a.contains("refused") != b.contains("refused")) return !a.contains("refused");
+    return !a.contains("refused") &&
+           a["seconds"].template get<double>() < b["seconds"].template get<double>();
+  });
+  (*out)["compare"] = ranking;
+  return out;
+}
+
+std::string analyzeText(const nlohmann::json& a) {
+  std::string out =
+      fmt::format("Predicted on {} (an uncalibrated roofline: a prediction, not a measurement)\n",
+                  a["machine"].get<std::string>());
+  std::vector<std::string> values;
+  for (auto& [k, v] : a["parameters"].items())
+    values.push_back(fmt::format("{}={}", k, v.get<int64_t>()));
+  out += fmt::format("program  {:.4g} ms per run, {:.4g} GStencil/s ({:.4g} stencil points; {})\n",
+                     a["seconds"].get<double>() * 1e3, a["gstencils_per_s"].get<double>(),
+                     a["updates"].get<double>(), fmt::join(values, " "));
+  for (const auto& k : a["kernels"]) {
+    out += fmt::format("  {}  {}, block {}x{}x{}\n", k["name"].get<std::string>(),
+                       k["family"].get<std::string>(), k["block"][0].get<int>(),
+                       k["block"][1].get<int>(), k["block"][2].get<int>());
+    out += fmt::format(
+        "    time     {:.4g} ns per point-update ({:.4g} GStencil/s), {:.0f}% of the run; bound: "
+        "{}; {} blocks, last wave {:.0f}% full\n",
+        k["seconds_per_update"].get<double>() * 1e9, k["gstencils_per_s"].get<double>(),
+        100 * k["share_of_run"].get<double>(), k["bound"].get<std::string>(),
+        k["blocks"].get<int64_t>(), 100 * k["wave_efficiency"].get<double>());
+    for (const auto& l : k["levels"]) {
+      const std::string name = l["level"];
+      if (l["rate"].get<double>() <= 0) {
+        out += fmt::format("    {:<8} {:.4g} {} per point-update; {}\n", name,
+                           l["amount"].get<double>(), name == "compute" ? "FLOP" : "B",
+                           l["rate_source"].get<std::string>());
+        continue;
+      }
+      out += fmt::format("    {:<8} {:.4g} {} per point-update, {:.4g} ns", name,
+                         l["amount"].get<double>(), name == "compute" ? "FLOP" : "B",
+                         l["seconds"].get<double>() * 1e9);
+      if (name != "compute")
+        out += fmt::format(" (intensity {:.3g} FLOP/B, ridge {:.3g})", l["intensity"].get<double>(),
+                           l["ridge"].get<double>());
+      out += fmt::format("; {}\n", l["rate_source"].get<std::string>());
+    }
+    if (k.contains("occupancy"))
+      out += fmt::format("    occupancy {}{} blocks per SM ({:.0f}%), limited by {}\n",
+                         k["occupancy"]["upper_bound"].get<bool>() ? "at most " : "",
+                         k["occupancy"]["blocks_per_sm"].get<int>(),
+                         100 * k["occupancy"]["fraction"].get<double>(),
+                         k["occupancy"]["limited_by"].get<std::string>());
+    for (const auto& h : k["hints"]) out += "    hint     " + h.get<std::string>() + "\n";
+  }
+  if (!a["ptxas"].get<std::string>().empty())
+    out += "  registers: " + a["ptxas"].get<std::string>() + "\n";
+  for (const auto& n : a["notes"]) out += "note: " + n.get<std::string>() + "\n";
+  if (!a.contains("compare")) return out;
+  out += "\nSchedules ranked by predicted time per run (registers not known: occupancy at most):\n";
+  int rank = 0;
+  for (const auto& c : a["compare"]) {
+    if (c.contains("refused")) {
+      out += fmt::format("   -  {:<26} refused: {}\n", c["schedule"].get<std::string>(),
+                         c["refused"].get<std::string>());
+      continue;
+    }
+    out +=
+        fmt::format("  {:>2}  {:<26} {:>10.4g} ms  {:>8.4g} GStencil/s  {} kernel{}, bound: {}\n",
+                    ++rank, c["schedule"].get<std::string>(), c["seconds"].get<double>() * 1e3,
+                    c["gstencils_per_s"].get<double>(), c["kernels"].get<size_t>(),
+                    c["kernels"].get<size_t>() == 1 ? "" : "s", c["bound"].get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace tessel

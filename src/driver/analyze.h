@@ -1,0 +1,33 @@
+// `tessel analyze FILE`: the performance model's prediction for each kernel of the program
+// under its schedule on a machine (perf/predict.h): time per point-update, the bound, each
+// level's traffic, intensity and ridge, occupancy and the hints; `--compare` ranks the schedule
+// families and time tiles for the program. Predictions, never measurements.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "ir/program.h"
+#include "support/diagnostics.h"
+#include "support/pass_log.h"
+
+namespace tessel {
+
+struct AnalyzeOptions {
+  std::map<std::string, std::string> scheduleFlags;  // as the command line gave them
+  std::map<std::string, int64_t> params;             // --param NAME=VALUE
+  bool ptxas = true;                                 // registers from nvcc when present
+  bool compare = false;
+};
+
+/// The analysis as JSON (program, kernels, and with `compare` the ranking); nullopt after an
+/// error reported through `diags` (bad flags, an unknown machine, parameters without values).
+std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeOptions& opts,
+                                             DiagnosticEngine& diags, PassLog* log = nullptr);
+
+/// The same as text.
+std::string analyzeText(const nlohmann::json& analysis);
+
+}  // namespace tessel

@@ -1,0 +1,201 @@
+// The roofline prediction of kernels and programs (predict.h).
+#include "perf/predict.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "analysis/regions.h"
+
+namespace tessel {
+
+namespace {
+
+/// Shared memory (and, from compute capability 7.0, the unified L1) moves 128 bytes per clock
+/// per SM: 32 banks of 4 bytes (CUDA C++ Programming Guide, "Shared Memory").
+constexpr double kSharedBytesPerClock = 128;
+
+/// `level` with its time, intensity and ridge filled in from its amount and rate.
+LevelTime level(std::string name, double amount, double rate, std::string source, double flops,
+                double peak) {
+  LevelTime l{std::move(name), amount, rate, 0, 0, 0, std::move(source)};
+  if (rate > 0) l.seconds = amount / rate;
+  if (l.level != "compute" && amount > 0) l.intensity = flops / amount;
+  if (l.level != "compute" && rate > 0) l.ridge = peak / rate;
+  return l;
+}
+
+/// ARTEMIS's hints (paper 000, section IV), each with the figures that triggered it.
+std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
+                                  const LevelTime& bound) {
+  std::vector<std::string> out;
+  const bool fused = !r.info.fusedCalls.empty();
+  const bool global =
+      r.info.family == ScheduleFamily::Global || r.info.family == ScheduleFamily::GlobalStream;
+  auto oi = [&](const LevelTime& l) {
+    return fmt::format("{:.3g} FLOP/B against a ridge of {:.3g}", l.intensity, l.ridge);
+  };
+  if (bound.level == "DRAM" && !fused)
+    out.push_back(
+        fmt::format("DRAM-bound ({}): fuse time steps (--schedule overlapped, or "
+                    "stream --time-tile T) to divide DRAM traffic by T",
+                    oi(bound)));
+  if (bound.level == "DRAM" && fused)
+    out.push_back(
+        fmt::format("DRAM-bound ({}) at {} fused steps: more steps would cut DRAM "
+                    "traffic further, at the cost of more redundant work",
+                    oi(bound), r.traffic.steps));
+  if (bound.level == "L1" && global)
+    out.push_back(
+        fmt::format("bound by load instructions ({}): every thread loads each of "
+                    "its taps; stage the reused values on chip (--schedule shared or "
+                    "stream)",
+                    oi(bound)));
+  if (bound.level == "shared memory")
+    out.push_back(
+        fmt::format("shared-memory-bound ({}): keep more values in registers "
+                    "(streaming keeps the planes along the swept dimension there)",
+                    oi(bound)));
+  if (bound.level == "compute" && r.redundancyPercent > 25)
+    out.push_back(
+        fmt::format("compute-bound with {:.0f}% of the computed points redundant: "
+                    "fuse fewer steps or stream one dimension "
+                    "(--schedule stream --time-tile T)",
+                    r.redundancyPercent));
+  if (r.occupancy && !r.occupancyBound && r.occupancy->fraction < 0.25)
+    out.push_back(fmt::format(
+        "occupancy {:.0f}% ({} blocks per SM, limited by {}): too few "
+        "warps to hide memory latency; the prediction is optimistic",
+        100 * r.occupancy->fraction, r.occupancy->blocksPerSm, r.occupancy->limitText()));
+  if (r.ptxas && r.ptxas->spillStores + r.ptxas->spillLoads > 0)
+    out.push_back(fmt::format("{} B of register spills: unroll less or split the kernel",
+                              r.ptxas->spillStores + r.ptxas->spillLoads));
+  if (p.waveEfficiency < 0.75)
+    out.push_back(
+        fmt::format("{} blocks fill {:.0f}% of the last wave: a smaller tile or a "
+                    "larger problem evens the waves",
+                    p.blocks, 100 * p.waveEfficiency));
+  return out;
+}
+
+}  // namespace
+
+Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t blocks,
+                         double updates) {
+  const Traffic& t = r.traffic;
+  const double peak = t.fp64 ? m.compute.peakFp64 : m.compute.peakFp32;
+  Prediction p;
+  p.blocks = blocks;
+  p.updates = updates;
+  p.levels.push_back(level("compute", t.flops, peak,
+                           t.fp64 ? "FP64 peak (datasheet)" : "FP32 peak (datasheet)", t.flops,
+                           peak));
+  const bool measured = m.memory.measuredDramBandwidth.has_value();
+  p.levels.push_back(level("DRAM", t.dramBytes,
+                           measured ? *m.memory.measuredDramBandwidth : m.memory.dramBandwidth,
+                           measured ? "measured copy bandwidth" : "datasheet", t.flops, peak));
+  p.levels.push_back(level("L2", t.l2Bytes, m.memory.l2Bandwidth.value_or(0),
+                           m.memory.l2Bandwidth ? "machine file" : "unknown (no published figure)",
+                           t.flops, peak));
+  const double onChip = m.compute.smClock ? static_cast<double>(m.compute.sms) *
+                                                kSharedBytesPerClock * *m.compute.smClock
+                                          : 0;
+  const std::string derived = m.compute.smClock
+                                  ? fmt::format("derived: {} SMs x 128 B x {:.3g} GHz",
+                                                m.compute.sms, *m.compute.smClock / 1e9)
+                                  : std::string("unknown (no clock in the machine file)");
+  p.levels.push_back(level("L1", t.l1Bytes, m.compute.ccMajor >= 7 ? onChip : 0,
+                           m.compute.ccMajor >= 7 ? derived : "unknown (before the unified L1)",
+                           t.flops, peak));
+  p.levels.push_back(level("shared memory", t.sharedBytes, onChip, derived, t.flops, peak));
+  const LevelTime* bound = &p.levels.front();
+  for (const LevelTime& l : p.levels)
+    if (l.seconds > bound->seconds) bound = &l;
+  p.bound = bound->level;
+  // Waves: the blocks resident at once on every SM.
+  const int perSm = r.occupancy ? r.occupancy->blocksPerSm : 1;
+  const double slots = static_cast<double>(m.compute.sms) * std::max(1, perSm);
+  const double waves = static_cast<double>(std::max<int64_t>(blocks, 1)) / slots;
+  p.waveEfficiency = waves / std::ceil(waves);
+  p.secondsPerUpdate = bound->seconds / p.waveEfficiency;
+  p.seconds = p.secondsPerUpdate * updates;
+  p.hints = hintsFor(r, p, *bound);
+  return p;
+}
+
+namespace {
+
+/// Blocks of one launch of kernel `k` over `box` (its statement's iteration points).
+int64_t launchBlocks(const GpuKernelInfo& k, const Box& box) {
+  if (box.empty) return 0;
+  auto extent = [&](int d) {
+    return box.hi[static_cast<size_t>(d)] - box.lo[static_cast<size_t>(d)] + 1;
+  };
+  int64_t blocks = 1;
+  if (!k.fusedCalls.empty()) {
+    for (size_t d = 0; d < k.tile.size(); ++d)
+      if (static_cast<int>(d) != k.streamIter)
+        blocks *= (extent(static_cast<int>(d)) + k.tile[d] - 1) / k.tile[d];
+  } else {
+    for (size_t gd = 0; gd < k.gridIters.size(); ++gd) {
+      const int64_t tile = static_cast<int64_t>(k.block[gd]) * k.unroll[gd];
+      blocks *= (extent(k.gridIters[gd]) + tile - 1) / tile;
+    }
+  }
+  if (k.streamIter >= 0 && k.chunk > 0) blocks *= (extent(k.streamIter) + k.chunk - 1) / k.chunk;
+  return blocks;
+}
+
+}  // namespace
+
+ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& resolved,
+                                 const std::vector<KernelReport>& reports, const MachineDesc& m,
+                                 const ParamValues& params) {
+  const Work work = programWork(prog, params);
+  std::vector<CallRegions> regions;
+  for (const CallInst& c : prog.calls) regions.push_back(analyzeRegions(prog, c));
+  // The calls fused kernels cover, and per fused group its updates and variants.
+  std::set<int> covered;
+  for (const FusionGroup& g : resolved.groups)
+    for (const FusedVariant& v : g.variants) covered.insert(v.seq.calls.begin(), v.seq.calls.end());
+  // A fused kernel's point-update is one point of a call (all its statements) at one step: a
+  // call's updates are those of its statement that covers the most points.
+  auto callUpdates = [&](int c) {
+    double u = 0;
+    for (double x : work.updates.at(static_cast<size_t>(c))) u = std::max(u, x);
+    return u;
+  };
+  ProgramPrediction out;
+  out.updates = work.stencilPoints;
+  for (const KernelReport& r : reports) {
+    const GpuKernelInfo& k = r.info;
+    double updates = 0;
+    Box box;
+    if (k.fusedCalls.empty()) {
+      if (!covered.count(k.call))
+        updates = work.updates.at(static_cast<size_t>(k.call)).at(static_cast<size_t>(k.stmt));
+      box = evalIter(regions.at(static_cast<size_t>(k.call)).stmts.at(static_cast<size_t>(k.stmt)),
+                     params);
+    } else {
+      for (const FusionGroup& g : resolved.groups) {
+        bool mine = std::any_of(g.variants.begin(), g.variants.end(), [&](const FusedVariant& v) {
+          return v.seq.calls == k.fusedCalls && v.tile == k.tile;
+        });
+        if (!mine) continue;
+        std::set<int> calls;
+        for (const FusedVariant& v : g.variants)
+          calls.insert(v.seq.calls.begin(), v.seq.calls.end());
+        for (int c : calls) updates += callUpdates(c);
+        updates /= static_cast<double>(g.variants.size());
+      }
+      box = evalIter(regions.at(static_cast<size_t>(k.fusedCalls.front())).stmts.at(0), params);
+    }
+    out.kernels.push_back(predictKernel(r, m, launchBlocks(k, box), updates));
+    out.seconds += out.kernels.back().seconds;
+  }
+  return out;
+}
+
+}  // namespace tessel

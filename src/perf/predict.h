@@ -1,0 +1,69 @@
+// Predicted time of a kernel and of a program: an uncalibrated roofline over the traffic counts
+// (traffic.h) and the machine's ceilings, with the wave efficiency of the launch, and the
+// bottleneck with ARTEMIS's hints (paper 000, section IV, made static). A prediction, never a
+// measurement; docs/model.md says what it leaves out.
+//
+// Per point-update, each level's time is its bytes over its bandwidth, compute's the executed
+// FLOPs over the peak of the kernel's precision; the kernel's time is the largest of these (the
+// bound), divided by the wave efficiency W / ceil(W), W = blocks / (SMs x resident blocks per
+// SM). Bandwidths: DRAM the measured copy bandwidth where the machine file has one, else the
+// datasheet's; shared memory and (from 7.0, the unified L1) L1 SMs x 128 bytes per clock where
+// the file has a clock; L2 the file's figure. A level without a bandwidth is listed as unknown and
+// cannot be the bound.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/counts.h"
+#include "model/machine.h"
+#include "perf/kernel_figures.h"
+
+namespace tessel {
+
+struct LevelTime {
+  std::string level;       // "compute", "DRAM", "L2", "L1", "shared memory"
+  double amount = 0;       // FLOPs or bytes per point-update
+  double rate = 0;         // FLOP/s or bytes/s; 0: unknown for this machine
+  double seconds = 0;      // per point-update
+  double intensity = 0;    // FLOPs per byte at this level (0 for compute)
+  double ridge = 0;        // the machine's FLOPs per byte where this level meets compute
+  std::string rateSource;  // "measured copy bandwidth", "datasheet", "derived: ..."
+};
+
+struct Prediction {
+  std::vector<LevelTime> levels;
+  std::string bound;            // the level with the largest time
+  double waveEfficiency = 1;    // W / ceil(W)
+  int64_t blocks = 0;           // per launch
+  double secondsPerUpdate = 0;  // the bound's time / wave efficiency
+  double updates = 0;           // point-updates this kernel performs per run
+  double seconds = 0;           // per run: secondsPerUpdate x updates
+  std::vector<std::string> hints;
+
+  double gstencilsPerSecond() const { return secondsPerUpdate > 0 ? 1e-9 / secondsPerUpdate : 0; }
+};
+
+/// The prediction for kernel `r` on `m`, launched over `blocks` blocks, performing `updates`
+/// point-updates per run.
+Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t blocks,
+                         double updates);
+
+struct ProgramPrediction {
+  std::vector<Prediction> kernels;  // one per report, in launch order
+  double seconds = 0;               // one run at the parameter values
+  double updates = 0;               // the program's stencil points per run (Work::stencilPoints)
+  double gstencilsPerSecond() const { return seconds > 0 ? updates / seconds * 1e-9 : 0; }
+};
+
+/// Every kernel of `reports` (the lowering of `prog` under `resolved`) predicted at parameter
+/// values `params`: each statement's points over the run go to the kernel that computes it (a
+/// per-statement kernel's point-update is one point of its statement); a fused group's calls'
+/// points to its fused kernels (whose point-update is one point of a call at one step), shared
+/// evenly between their phases, its S mod T remaining steps counted at the fused rate. The
+/// program's GStencil/s counts stencil points: a call's domain points per execution.
+ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& resolved,
+                                 const std::vector<KernelReport>& reports, const MachineDesc& m,
+                                 const ParamValues& params);
+
+}  // namespace tessel

@@ -1,0 +1,63 @@
+// `tessel analyze`: the performance model's prediction per kernel (perf/predict.h), checked by
+// hand for j3d7pt under `global` on the H100, and the `--compare` ranking.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "support/command.h"
+
+using namespace tessel::testing;
+
+namespace {
+std::string j3d7pt() { return sourceDir() + "/benchmarks/j3d7pt.sten"; }
+}  // namespace
+
+TEST(CliAnalyze, GlobalJ3d7ptOnH100ByHand) {
+  // The 254^3 interior, block 32x8x1: 8 x 32 x 254 = 65024 blocks of 256 threads, at most 8
+  // per SM (2048 threads): 1056 at once on 132 SMs, 61.58 waves: efficiency 61.58 / 62. Per
+  // point-update the kernel moves 16 B of DRAM traffic (read in, write out) at the measured
+  // 3.0 TB/s; 8 FLOPs at 33.5 TFLOP/s and 56 B of loads at 132 x 128 B x 1.98 GHz take less.
+  auto r =
+      runCommand(tesselBinary() + " analyze --json --no-ptxas " + j3d7pt() +
+                 " --schedule global --block 32,8,1 --param L=256 --param M=256 --param N=256");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const nlohmann::json a = nlohmann::json::parse(r.output);
+  const auto& k = a["kernels"][0];
+  EXPECT_EQ(k["bound"], "DRAM");
+  EXPECT_EQ(k["blocks"], 8 * 32 * 254);
+  const double waves = 65024.0 / (132 * 8);
+  EXPECT_NEAR(k["wave_efficiency"].get<double>(), waves / std::ceil(waves), 1e-12);
+  const double expected = 16 / 3e12 / (waves / std::ceil(waves));
+  EXPECT_NEAR(k["seconds_per_update"].get<double>(), expected, expected * 1e-9);
+  ASSERT_FALSE(k["hints"].empty());
+  EXPECT_NE(k["hints"][0].get<std::string>().find("fuse time steps"), std::string::npos);
+  // One run: T = 4 iterations of two calls, each computing the 254^3 interior of its 256^3
+  // domain (GStencil/s counts the domain's points, as `run` does).
+  EXPECT_DOUBLE_EQ(a["updates"].get<double>(), 8.0 * 256 * 256 * 256);
+  EXPECT_NEAR(a["seconds"].get<double>(), 8.0 * 254 * 254 * 254 * expected, 1e-12);
+}
+
+TEST(CliAnalyze, CompareRanksEveryFamily) {
+  auto r = runCommand(tesselBinary() + " analyze --json --no-ptxas --compare " + j3d7pt());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const nlohmann::json a = nlohmann::json::parse(r.output);
+  ASSERT_EQ(a["compare"].size(), 9u);
+  double last = 0;
+  for (const auto& c : a["compare"]) {
+    ASSERT_FALSE(c.contains("refused")) << c;
+    EXPECT_GE(c["seconds"].get<double>(), last) << c;
+    last = c["seconds"].get<double>();
+  }
+  auto t = runCommand(tesselBinary() + " analyze --no-ptxas --compare " + j3d7pt());
+  EXPECT_NE(t.output.find("a prediction, not a measurement"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("Schedules ranked by predicted time"), std::string::npos) << t.output;
+}
+
+TEST(CliAnalyze, BadInputIsAClearError) {
+  auto m = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() + " --machine h900");
+  EXPECT_EQ(m.exitCode, 1) << m.output;
+  EXPECT_NE(m.output.find("h900"), std::string::npos) << m.output;
+  auto p = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() + " --param Q=3");
+  EXPECT_EQ(p.exitCode, 1) << p.output;
+}
