@@ -29,6 +29,7 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                                                            : "overlapped"},
                       {"block", r.info.block},
                       {"seconds_per_update", p.secondsPerUpdate},
+                      {"roofline_seconds_per_update", p.rooflineSecondsPerUpdate},
                       {"gstencils_per_s", p.gstencilsPerSecond()},
                       {"updates", p.updates},
                       {"seconds", p.seconds},
@@ -44,6 +45,7 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                       {"limited_by", r.occupancy->limitText()},
                       {"upper_bound", r.occupancyBound}};
   if (r.ptxas) j["registers"] = r.ptxas->registers;
+  j["calibration"] = p.calibrated ? nlohmann::json(p.calibration) : nlohmann::json();
   return j;
 }
 
@@ -74,6 +76,8 @@ std::optional<nlohmann::json> predictUnder(const Program& prog,
       {"machine", setup->machine.name}, {"seconds", pp.seconds},
       {"updates", pp.updates},          {"gstencils_per_s", pp.gstencilsPerSecond()},
       {"ptxas", ks.ptxasNote},          {"kernels", nlohmann::json::array()}};
+  j["roofline_gstencils_per_s"] = pp.rooflineGstencilsPerSecond();
+  j["calibrated"] = pp.calibrated;
   for (size_t k = 0; k < ks.reports.size(); ++k)
     j["kernels"].push_back(kernelJson(ks.reports[k], pp.kernels[k], pp.seconds));
   std::vector<std::string> notes = ks.notes;
@@ -135,25 +139,34 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
 }
 
 std::string analyzeText(const nlohmann::json& a) {
-  std::string out =
-      fmt::format("Predicted on {} (an uncalibrated roofline: a prediction, not a measurement)\n",
-                  a["machine"].get<std::string>());
+  std::string out = fmt::format(
+      "Predicted on {} ({}: a prediction, not a measurement)\n", a["machine"].get<std::string>(),
+      a["calibrated"].get<bool>()
+          ? "a roofline calibrated per family on measured times of this GPU, docs/model.md"
+          : "an uncalibrated roofline");
   std::vector<std::string> values;
   for (auto& [k, v] : a["parameters"].items())
     values.push_back(fmt::format("{}={}", k, v.get<int64_t>()));
-  out += fmt::format("program  {:.4g} ms per run, {:.4g} GStencil/s ({:.4g} stencil points; {})\n",
-                     a["seconds"].get<double>() * 1e3, a["gstencils_per_s"].get<double>(),
-                     a["updates"].get<double>(), fmt::join(values, " "));
+  out += fmt::format(
+      "program  {:.4g} ms per run, {:.4g} GStencil/s{} ({:.4g} stencil points; {})\n",
+      a["seconds"].get<double>() * 1e3, a["gstencils_per_s"].get<double>(),
+      a["calibrated"].get<bool>() ? fmt::format(" (the roofline alone: {:.4g})",
+                                                a["roofline_gstencils_per_s"].get<double>())
+                                  : std::string(),
+      a["updates"].get<double>(), fmt::join(values, " "));
   for (const auto& k : a["kernels"]) {
     out += fmt::format("  {}  {}, block {}x{}x{}\n", k["name"].get<std::string>(),
                        k["family"].get<std::string>(), k["block"][0].get<int>(),
                        k["block"][1].get<int>(), k["block"][2].get<int>());
     out += fmt::format(
         "    time     {:.4g} ns per point-update ({:.4g} GStencil/s), {:.0f}% of the run; bound: "
-        "{}; {} blocks, last wave {:.0f}% full\n",
+        "{}; {} blocks, last wave {:.0f}% full{}\n",
         k["seconds_per_update"].get<double>() * 1e9, k["gstencils_per_s"].get<double>(),
         100 * k["share_of_run"].get<double>(), k["bound"].get<std::string>(),
-        k["blocks"].get<int64_t>(), 100 * k["wave_efficiency"].get<double>());
+        k["blocks"].get<int64_t>(), 100 * k["wave_efficiency"].get<double>(),
+        k["calibration"].is_null() ? std::string()
+                                   : fmt::format("; the roofline's time / {:.3g} (calibration)",
+                                                 k["calibration"].get<double>()));
     for (const auto& l : k["levels"]) {
       const std::string name = l["level"];
       if (l["rate"].get<double>() <= 0) {

@@ -23,7 +23,16 @@ std::string MachineDesc::computeCapability() const {
 
 namespace {
 
-enum class Kind { String, Capability, PosInt, PosInt3, PosNumber, PosIntOrNull, PosNumberOrNull };
+enum class Kind {
+  String,
+  Capability,
+  PosInt,
+  PosInt3,
+  PosNumber,
+  PosIntOrNull,
+  PosNumberOrNull,
+  FactorsOrNull
+};
 
 struct Field {
   const char* name;
@@ -55,6 +64,7 @@ const std::vector<Field>& fields() {
       {"l2_bandwidth_bytes_per_s", Kind::PosNumberOrNull, true},
       {"sm_clock_hz", Kind::PosNumberOrNull, true},
       {"measured_dram_bandwidth_bytes_per_s", Kind::PosNumberOrNull, true},
+      {"calibration", Kind::FactorsOrNull, true},
       {"sources", Kind::String, false},  // checked separately
       {"notes", Kind::String, false},    // checked separately
   };
@@ -77,6 +87,8 @@ const char* expected(Kind k) {
       return "a positive integer, or null where the vendor publishes no figure";
     case Kind::PosNumberOrNull:
       return "a positive number, or null where the vendor publishes no figure";
+    case Kind::FactorsOrNull:
+      return "an object of schedule families to positive factors, or null";
   }
   return "?";
 }
@@ -118,6 +130,8 @@ bool valid(const json& v, Kind k) {
       return v.is_null() || posInt(v);
     case Kind::PosNumberOrNull:
       return v.is_null() || posNumber(v);
+    case Kind::FactorsOrNull:
+      return v.is_null() || (v.is_object() && std::all_of(v.begin(), v.end(), posNumber));
   }
   return false;
 }
@@ -226,6 +240,8 @@ std::optional<MachineDesc> parseMachine(const std::string& text, const std::stri
   if (!j["l2_bandwidth_bytes_per_s"].is_null())
     m.memory.l2Bandwidth = j["l2_bandwidth_bytes_per_s"].get<double>();
   if (!j["sm_clock_hz"].is_null()) m.compute.smClock = j["sm_clock_hz"].get<double>();
+  if (!j["calibration"].is_null())
+    for (auto& [family, f] : j["calibration"].items()) m.calibration[family] = f.get<double>();
   if (!j["measured_dram_bandwidth_bytes_per_s"].is_null())
     m.memory.measuredDramBandwidth = j["measured_dram_bandwidth_bytes_per_s"].get<double>();
   for (auto& [k, v] : j["sources"].items()) m.sources[k] = v.get<std::string>();

@@ -56,6 +56,10 @@ struct MachineDesc {
     std::optional<double> measuredDramBandwidth;
   } memory;
 
+  /// The performance model's factor per schedule family ("global", "overlapped", "stream +
+  /// time_tile", ...): measured over predicted throughput, fitted on measured times of this GPU
+  /// (docs/model.md); empty where none were measured.
+  std::map<std::string, double> calibration;
   std::map<std::string, std::string> sources;  // field name -> where the figure comes from
   std::vector<std::string> notes;
 

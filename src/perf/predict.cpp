@@ -82,6 +82,11 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
 
 }  // namespace
 
+std::string calibrationFamily(const GpuKernelInfo& k) {
+  if (!k.fusedCalls.empty()) return k.streamIter >= 0 ? "stream + time_tile" : "overlapped";
+  return familyName(k.family);
+}
+
 Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t blocks,
                          double updates) {
   const Traffic& t = r.traffic;
@@ -119,7 +124,11 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
   const double slots = static_cast<double>(m.compute.sms) * std::max(1, perSm);
   const double waves = static_cast<double>(std::max<int64_t>(blocks, 1)) / slots;
   p.waveEfficiency = waves / std::ceil(waves);
-  p.secondsPerUpdate = bound->seconds / p.waveEfficiency;
+  p.rooflineSecondsPerUpdate = bound->seconds / p.waveEfficiency;
+  auto factor = m.calibration.find(calibrationFamily(r.info));
+  p.calibrated = factor != m.calibration.end();
+  if (p.calibrated) p.calibration = factor->second;
+  p.secondsPerUpdate = p.rooflineSecondsPerUpdate / p.calibration;
   p.seconds = p.secondsPerUpdate * updates;
   p.hints = hintsFor(r, p, *bound);
   return p;
@@ -169,6 +178,9 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
   };
   ProgramPrediction out;
   out.updates = work.stencilPoints;
+  out.calibrated = std::all_of(reports.begin(), reports.end(), [&](const KernelReport& r) {
+    return m.calibration.count(calibrationFamily(r.info)) > 0;
+  });
   for (const KernelReport& r : reports) {
     const GpuKernelInfo& k = r.info;
     double updates = 0;
@@ -194,6 +206,7 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
     }
     out.kernels.push_back(predictKernel(r, m, launchBlocks(k, box), updates));
     out.seconds += out.kernels.back().seconds;
+    out.rooflineSeconds += out.kernels.back().rooflineSecondsPerUpdate * updates;
   }
   return out;
 }

@@ -1,15 +1,16 @@
-// Predicted time of a kernel and of a program: an uncalibrated roofline over the traffic counts
-// (traffic.h) and the machine's ceilings, with the wave efficiency of the launch, and the
-// bottleneck with ARTEMIS's hints (paper 000, section IV, made static). A prediction, never a
-// measurement; docs/model.md says what it leaves out.
+// Predicted time of a kernel and of a program: a roofline over the traffic counts (traffic.h)
+// and the machine's ceilings, with the wave efficiency of the launch, divided by the machine's
+// calibration factor for the kernel's schedule family where the machine file has one (fitted on
+// measured times, docs/model.md), and the bottleneck with ARTEMIS's hints (paper 000, section
+// IV, made static). A prediction, never a measurement; docs/model.md says what it leaves out.
 //
 // Per point-update, each level's time is its bytes over its bandwidth, compute's the executed
-// FLOPs over the peak of the kernel's precision; the kernel's time is the largest of these (the
-// bound), divided by the wave efficiency W / ceil(W), W = blocks / (SMs x resident blocks per
-// SM). Bandwidths: DRAM the measured copy bandwidth where the machine file has one, else the
-// datasheet's; shared memory and (from 7.0, the unified L1) L1 SMs x 128 bytes per clock where
-// the file has a clock; L2 the file's figure. A level without a bandwidth is listed as unknown and
-// cannot be the bound.
+// FLOPs over the peak of the kernel's precision; the kernel's roofline time is the largest of
+// these (the bound), divided by the wave efficiency W / ceil(W), W = blocks / (SMs x resident
+// blocks per SM). Bandwidths: DRAM the measured copy bandwidth where the machine file has one,
+// else the datasheet's; shared memory and (from 7.0, the unified L1) L1 SMs x 128 bytes per
+// clock where the file has a clock; L2 the file's figure. A level without a bandwidth is listed
+// as unknown and cannot be the bound.
 #pragma once
 
 #include <string>
@@ -33,12 +34,17 @@ struct LevelTime {
 
 struct Prediction {
   std::vector<LevelTime> levels;
-  std::string bound;            // the level with the largest time
-  double waveEfficiency = 1;    // W / ceil(W)
-  int64_t blocks = 0;           // per launch
-  double secondsPerUpdate = 0;  // the bound's time / wave efficiency
-  double updates = 0;           // point-updates this kernel performs per run
-  double seconds = 0;           // per run: secondsPerUpdate x updates
+  std::string bound;          // the level with the largest time
+  double waveEfficiency = 1;  // W / ceil(W)
+  int64_t blocks = 0;         // per launch
+  /// The machine's calibration factor for the kernel's family (measured over predicted
+  /// throughput; 1 where the machine file has none).
+  double calibration = 1;
+  bool calibrated = false;
+  double rooflineSecondsPerUpdate = 0;  // the bound's time / wave efficiency
+  double secondsPerUpdate = 0;          // the roofline's time / the calibration factor
+  double updates = 0;                   // point-updates this kernel performs per run
+  double seconds = 0;                   // per run: secondsPerUpdate x updates
   std::vector<std::string> hints;
 
   double gstencilsPerSecond() const { return secondsPerUpdate > 0 ? 1e-9 / secondsPerUpdate : 0; }
@@ -52,9 +58,18 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
 struct ProgramPrediction {
   std::vector<Prediction> kernels;  // one per report, in launch order
   double seconds = 0;               // one run at the parameter values
+  double rooflineSeconds = 0;       // the same without the calibration factors
+  bool calibrated = false;          // every kernel had a calibration factor
   double updates = 0;               // the program's stencil points per run (Work::stencilPoints)
   double gstencilsPerSecond() const { return seconds > 0 ? updates / seconds * 1e-9 : 0; }
+  double rooflineGstencilsPerSecond() const {
+    return rooflineSeconds > 0 ? updates / rooflineSeconds * 1e-9 : 0;
+  }
 };
+
+/// The calibration family of kernel `k`: "global", "global-stream", "shared", "stream",
+/// "overlapped" or "stream + time_tile".
+std::string calibrationFamily(const GpuKernelInfo& k);
 
 /// Every kernel of `reports` (the lowering of `prog` under `resolved`) predicted at parameter
 /// values `params`: each statement's points over the run go to the kernel that computes it (a

@@ -18,6 +18,7 @@ TEST(CliAnalyze, GlobalJ3d7ptOnH100ByHand) {
   // per SM (2048 threads): 1056 at once on 132 SMs, 61.58 waves: efficiency 61.58 / 62. Per
   // point-update the kernel moves 16 B of DRAM traffic (read in, write out) at the measured
   // 3.0 TB/s; 8 FLOPs at 33.5 TFLOP/s and 56 B of loads at 132 x 128 B x 1.98 GHz take less.
+  // That is the roofline; the machine's calibration factor for the family then divides it.
   auto r =
       runCommand(tesselBinary() + " analyze --json --no-ptxas " + j3d7pt() +
                  " --schedule global --block 32,8,1 --param L=256 --param M=256 --param N=256");
@@ -28,8 +29,13 @@ TEST(CliAnalyze, GlobalJ3d7ptOnH100ByHand) {
   EXPECT_EQ(k["blocks"], 8 * 32 * 254);
   const double waves = 65024.0 / (132 * 8);
   EXPECT_NEAR(k["wave_efficiency"].get<double>(), waves / std::ceil(waves), 1e-12);
-  const double expected = 16 / 3e12 / (waves / std::ceil(waves));
+  const double roofline = 16 / 3e12 / (waves / std::ceil(waves));
+  EXPECT_NEAR(k["roofline_seconds_per_update"].get<double>(), roofline, roofline * 1e-9);
+  // The H100 file's calibration factor for `global` (fitted on measured H100 times) divides it.
+  EXPECT_EQ(k["calibration"], 0.597);
+  const double expected = roofline / 0.597;
   EXPECT_NEAR(k["seconds_per_update"].get<double>(), expected, expected * 1e-9);
+  EXPECT_EQ(a["calibrated"], true);
   ASSERT_FALSE(k["hints"].empty());
   EXPECT_NE(k["hints"][0].get<std::string>().find("fuse time steps"), std::string::npos);
   // One run: T = 4 iterations of two calls, each computing the 254^3 interior of its 256^3
@@ -51,6 +57,9 @@ TEST(CliAnalyze, CompareRanksEveryFamily) {
   }
   auto t = runCommand(tesselBinary() + " analyze --no-ptxas --compare " + j3d7pt());
   EXPECT_NE(t.output.find("a prediction, not a measurement"), std::string::npos) << t.output;
+  // A machine without measured times gives the roofline alone, and says so.
+  auto h = runCommand(tesselBinary() + " analyze --no-ptxas --machine h200 " + j3d7pt());
+  EXPECT_NE(h.output.find("an uncalibrated roofline"), std::string::npos) << h.output;
   EXPECT_NE(t.output.find("Schedules ranked by predicted time"), std::string::npos) << t.output;
 }
 

@@ -98,7 +98,7 @@ TEST(Machine, AllSixLoadWithEveryFigureSourced) {
     EXPECT_EQ(m->compute.warpSize, 32);
     EXPECT_EQ(m->limits.maxThreadsPerBlock, 1024);
     EXPECT_EQ(m->limits.maxBlockDims, (std::array<int64_t, 3>{1024, 1024, 64}));
-    EXPECT_EQ(m->sources.size(), 21u);    // every figure says where it comes from
+    EXPECT_EQ(m->sources.size(), 22u);    // every figure says where it comes from
     EXPECT_FALSE(m->memory.l2Bandwidth);  // NVIDIA publishes none for these GPUs
     EXPECT_GT(m->compute.peakFp32, m->compute.peakFp64);
   }
@@ -113,6 +113,9 @@ TEST(Machine, AllSixLoadWithEveryFigureSourced) {
   EXPECT_EQ(h100.memory.dramBandwidth, 3.35e12);
   EXPECT_EQ(machine("v100").memory.measuredDramBandwidth, 805e9);
   EXPECT_FALSE(machine("a100").compute.smClock);
+  EXPECT_EQ(h100.calibration.at("global"), 0.597);  // fitted on measured H100 times
+  EXPECT_EQ(h100.calibration.size(), 6u);
+  EXPECT_TRUE(machine("h200").calibration.empty());
   EXPECT_DOUBLE_EQ(h100.memory.dramBandwidth, 3.35e12);
   EXPECT_DOUBLE_EQ(h100.compute.peakFp64, 34e12);
   EXPECT_FALSE(machine("h200").memory.l2Bytes);  // not published: null, with a note in sources
@@ -222,6 +225,8 @@ TEST(Machine, BrokenFileGivesAClearErrorNamingFileAndField) {
       "field 'sms' has no entry in 'sources' saying where it comes from");
   has(brokenH100("\"shared_memory_per_sm_bytes\": 233472", "\"shared_memory_per_sm_bytes\": 1024"),
       "shared_memory_per_block_optin_bytes 232448 exceeds shared_memory_per_sm_bytes 1024");
+  has(brokenH100("\"calibration\": {\"global\": 0.597", "\"calibration\": {\"global\": -1"),
+      "field 'calibration' must be an object of schedule families to positive factors, or null");
   has(brokenH100("\"warp_size\": 32", "\"warp_size\": 48"),
       "max_threads_per_block 1024 is not a multiple of warp_size 48");
   DiagnosticEngine d;
