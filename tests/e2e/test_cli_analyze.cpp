@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "support/command.h"
@@ -69,4 +70,26 @@ TEST(CliAnalyze, BadInputIsAClearError) {
   EXPECT_NE(m.output.find("h900"), std::string::npos) << m.output;
   auto p = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() + " --param Q=3");
   EXPECT_EQ(p.exitCode, 1) << p.output;
+}
+
+TEST(CliAnalyze, CompareRunsOnEveryBenchmark) {
+  // Every benchmark, every schedule predicted or refused with a reason; the only refusal is a
+  // family that needs more dimensions than the program has.
+  for (const auto& entry : std::filesystem::directory_iterator(sourceDir() + "/benchmarks")) {
+    if (entry.path().extension() != ".sten") continue;
+    auto r = runCommand(tesselBinary() + " analyze --json --no-ptxas --compare " +
+                        entry.path().string());
+    ASSERT_EQ(r.exitCode, 0) << entry.path() << r.output;
+    const nlohmann::json a = nlohmann::json::parse(r.output);
+    ASSERT_EQ(a["compare"].size(), 9u) << entry.path();
+    for (const auto& c : a["compare"]) {
+      if (!c.contains("refused")) {
+        EXPECT_GT(c["gstencils_per_s"].get<double>(), 0) << entry.path() << c;
+        continue;
+      }
+      EXPECT_NE(c["refused"].get<std::string>().find("needs a 2-D or 3-D program"),
+                std::string::npos)
+          << entry.path() << c;
+    }
+  }
 }
