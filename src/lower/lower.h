@@ -1,7 +1,8 @@
 // lower(): the lowering pipeline, one visible recipe (architecture.md principle 3). It reads
 // top to bottom as the passes run; each pass is a function from IR to IR in its own file, run
 // through the PassLog, which times it and prints the IR after it when asked
-// (`--print-ir-after-all`, `--print-ir-after=PASS`, `--time-passes` on emit, run and info).
+// (`--print-ir-after-all`, `--print-ir-after=PASS`, `--time-passes` on emit, run, info and
+// analyze).
 //
 //   resolve-schedule  Schedules -> resolved schedule (schedule/resolve.h): each stencil's grid,
 //                     block, streamed iterator, unrolling and time tile, the fused groups of
