@@ -61,6 +61,7 @@ nlohmann::json machinesJson(DiagnosticEngine& diags) {
                                                    : nlohmann::json(nullptr);
     j["sm_clock_hz"] = m.compute.smClock ? nlohmann::json(*m.compute.smClock) : nlohmann::json();
     j["l2_size_bytes"] = m.memory.l2Bytes ? nlohmann::json(*m.memory.l2Bytes) : nlohmann::json();
+    j["calibration"] = m.calibration.empty() ? nlohmann::json() : nlohmann::json(m.calibration);
     j["default"] = m.id == kDefaultMachine;
     out.push_back(j);
   }

@@ -93,3 +93,25 @@ TEST(CliAnalyze, CompareRunsOnEveryBenchmark) {
     }
   }
 }
+
+TEST(CliAnalyze, H100CalibrationIsWhatTheScriptFits) {
+  // machines/h100.json's factors come from scripts/model_accuracy.py on the measured H100 times;
+  // a change to the model's counts must refit them (and docs/model.md's error figures).
+  auto r = runCommand("python3 " + sourceDir() + "/scripts/model_accuracy.py --tessel " +
+                      tesselBinary() + " " + sourceDir() +
+                      "/docs/data/2026-11-24-h100-cuda-full.csv 2>&1");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const std::string tag = "Calibration factors (JSON): ";
+  auto at = r.output.find(tag);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  const nlohmann::json fitted = nlohmann::json::parse(r.output.substr(at + tag.size()));
+  auto m = runCommand(tesselBinary() + " machines --json");
+  ASSERT_EQ(m.exitCode, 0) << m.output;
+  nlohmann::json file;
+  for (const auto& x : nlohmann::json::parse(m.output))
+    if (x["id"] == "h100") file = x["calibration"];
+  ASSERT_TRUE(file.is_object()) << m.output;
+  ASSERT_EQ(file.size(), fitted.size()) << file << fitted;
+  for (auto& [family, factor] : fitted.items())
+    EXPECT_NEAR(file[family].get<double>(), factor.get<double>(), 0.001) << family;
+}
