@@ -24,9 +24,7 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                       {"ridge", l.ridge},
                       {"rate_source", l.rateSource}});
   nlohmann::json j = {{"name", r.info.name},
-                      {"family", r.info.fusedCalls.empty() ? familyName(r.info.family)
-                                 : r.info.streamIter >= 0  ? "stream + time_tile"
-                                                           : "overlapped"},
+                      {"family", familyText(r.info)},
                       {"block", r.info.block},
                       {"seconds_per_update", p.secondsPerUpdate},
                       {"roofline_seconds_per_update", p.rooflineSecondsPerUpdate},
@@ -39,11 +37,7 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                       {"wave_efficiency", p.waveEfficiency},
                       {"levels", levels},
                       {"hints", p.hints}};
-  if (r.occupancy)
-    j["occupancy"] = {{"blocks_per_sm", r.occupancy->blocksPerSm},
-                      {"fraction", r.occupancy->fraction},
-                      {"limited_by", r.occupancy->limitText()},
-                      {"upper_bound", r.occupancyBound}};
+  if (r.occupancy) j["occupancy"] = occupancyJson(r);
   if (r.ptxas) j["registers"] = r.ptxas->registers;
   j["calibration"] = p.calibrated ? nlohmann::json(p.calibration) : nlohmann::json();
   return j;

@@ -15,12 +15,6 @@ namespace tessel {
 
 namespace {
 
-/// The family as applied; a fused kernel that streams is "stream + time_tile".
-std::string familyText(const GpuKernelInfo& k) {
-  if (!k.fusedCalls.empty() && k.streamIter >= 0) return "stream + time_tile";
-  return familyName(k.family);
-}
-
 /// "1", "2 per plane", "2 per plane and 1 once", "none".
 std::string barrierText(const KernelReport& r) {
   if (r.barriersPerPlane == 0) return r.barriersOnce ? std::to_string(r.barriersOnce) : "none";
@@ -86,6 +80,15 @@ void addPtxas(std::vector<KernelReport>& reports, const CudaResourceReport& rep)
     if (const KernelResources* k = rep.find(r.info.name)) r.ptxas = *k;
 }
 
+nlohmann::json occupancyJson(const KernelReport& r) {
+  if (!r.occupancy) return nullptr;
+  return {{"blocks_per_sm", r.occupancy->blocksPerSm},
+          {"warps_per_sm", r.occupancy->activeWarps},
+          {"fraction", r.occupancy->fraction},
+          {"limited_by", r.occupancy->limitText()},
+          {"upper_bound", r.occupancyBound}};
+}
+
 nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
   nlohmann::json out = nlohmann::json::array();
   for (auto& r : reports) {
@@ -112,13 +115,7 @@ nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
                     {"l1_bytes", t.l1Bytes},
                     {"shared_bytes", t.sharedBytes},
                     {"store_bytes", t.storeBytes}};
-    if (r.occupancy) {
-      j["occupancy"] = {{"blocks_per_sm", r.occupancy->blocksPerSm},
-                        {"warps_per_sm", r.occupancy->activeWarps},
-                        {"fraction", r.occupancy->fraction},
-                        {"limited_by", r.occupancy->limitText()},
-                        {"upper_bound", r.occupancyBound}};
-    }
+    if (r.occupancy) j["occupancy"] = occupancyJson(r);
     if (r.ptxas) {
       j["registers"] = r.ptxas->registers;
       j["ptxas_shared_bytes"] = r.ptxas->sharedBytes;

@@ -32,6 +32,9 @@ struct KernelReportSet {
 KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resolved,
                               const MachineDesc& machine, bool ptxas, PassLog* log = nullptr);
 
+/// A report's occupancy as JSON (blocks_per_sm, warps_per_sm, fraction, limited_by,
+/// upper_bound); null where it has none.
+nlohmann::json occupancyJson(const KernelReport& r);
 nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports);
 /// A table, one block of lines per kernel; `ptxasNote` says why registers are missing, if they
 /// are.

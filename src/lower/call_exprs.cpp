@@ -191,6 +191,12 @@ std::vector<StmtPtr> declareLocals(const Program& prog, const CallInst& call, co
   return body;
 }
 
+std::vector<lir::Param> programTableParams() {
+  return {{"arrays", CType::Int64, false, false, true},
+          {"scalars", CType::Double, true, true},
+          {"params", CType::Int64, true, true}};
+}
+
 lir::Function callFunction(const CallInst& call, int index, const std::string& name) {
   lir::Function f;
   f.name = name;

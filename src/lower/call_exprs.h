@@ -116,4 +116,8 @@ std::vector<lir::StmtPtr> declareLocals(const Program& prog, const CallInst& cal
 /// targets start it with: "Call 0: j2d5pt(out, in) at line 12". The caller adds the rest.
 lir::Function callFunction(const CallInst& call, int index, const std::string& name);
 
+/// The program's tables as parameters of its entry function: `arrays` (a pointer per global
+/// array), `scalars` (doubles) and `params` (64-bit integers), in that order.
+std::vector<lir::Param> programTableParams();
+
 }  // namespace tessel

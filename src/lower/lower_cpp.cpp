@@ -253,9 +253,7 @@ Module lowerToCpp(const Program& prog) {
       "C entry point: arrays[i] is global array i, scalars[i] scalar i as a double, params[i]\n"
       "parameter i (layout in the file comment). Returns the error status: 0, or the first\n"
       "run-time error of the program (the codes are in the file comment).";
-  entry.params = {{"arrays", CType::Int64, false, false, true},
-                  {"scalars", CType::Double, true, true},
-                  {"params", CType::Int64, true, true}};
+  entry.params = programTableParams();
   std::vector<StmtPtr> eb = {resetStatus()};
   for (size_t a = 0; a < prog.arrays.size(); ++a)
     eb.push_back(pointerDecl(ctypeOf(prog.arrays[a].type), g.arrays[a],

@@ -82,10 +82,8 @@ Function programFunction(const Program& prog, GlobalNames& g,
   lir::Param rt;
   rt.name = gpu::kRuntimeVar;
   rt.opaqueType = gpu::kRuntimeType;
-  f.params = {rt,
-              {"arrays", CType::Int64, false, false, true},
-              {"scalars", CType::Double, true, true},
-              {"params", CType::Int64, true, true}};
+  f.params = programTableParams();
+  f.params.insert(f.params.begin(), rt);
   // A table the program does not use is left unnamed (no unused-parameter warning).
   if (prog.arrays.empty()) f.params[1] = {"/*arrays: none*/", {}, {}, {}, {}, "void* const*"};
   if (prog.scalars.empty()) f.params[2] = {"/*scalars: none*/", {}, {}, {}, {}, "const double*"};

@@ -115,6 +115,11 @@ void countBarriers(const std::vector<lir::StmtPtr>& body, bool inLoop, KernelRep
 
 }  // namespace
 
+std::string familyText(const GpuKernelInfo& k) {
+  if (!k.fusedCalls.empty() && k.streamIter >= 0) return "stream + time_tile";
+  return familyName(k.family);
+}
+
 std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu,
                                         const ResolvedSchedule& resolved) {
   std::vector<KernelReport> out;

@@ -59,6 +59,10 @@ struct KernelReport {
 KernelReport fusedKernelReport(const Program& prog, const GpuKernelInfo& k,
                                const ResolvedSchedule& resolved);
 
+/// The family as applied: "global", "global-stream", "shared", "stream", "overlapped" or, for
+/// a fused kernel that streams, "stream + time_tile" (also the key of a machine's calibration).
+std::string familyText(const GpuKernelInfo& k);
+
 /// One report per kernel of `gpu` (the lowering of `prog` for `resolved`), in launch order,
 /// from the analyses the resolved schedule holds (nothing is analysed again).
 std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& gpu,

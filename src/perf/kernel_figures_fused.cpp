@@ -1,8 +1,6 @@
 // The figures of a fused kernel (overlapped, stream + time_tile): its variant's tile analysis.
 #include <fmt/format.h>
 
-#include <set>
-
 #include "analysis/tile_regions.h"
 #include "perf/kernel_figures.h"
 #include "perf/traffic.h"

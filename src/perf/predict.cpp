@@ -82,11 +82,6 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
 
 }  // namespace
 
-std::string calibrationFamily(const GpuKernelInfo& k) {
-  if (!k.fusedCalls.empty()) return k.streamIter >= 0 ? "stream + time_tile" : "overlapped";
-  return familyName(k.family);
-}
-
 Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t blocks,
                          double updates) {
   const Traffic& t = r.traffic;
@@ -125,7 +120,7 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
   const double waves = static_cast<double>(std::max<int64_t>(blocks, 1)) / slots;
   p.waveEfficiency = waves / std::ceil(waves);
   p.rooflineSecondsPerUpdate = bound->seconds / p.waveEfficiency;
-  auto factor = m.calibration.find(calibrationFamily(r.info));
+  auto factor = m.calibration.find(familyText(r.info));
   p.calibrated = factor != m.calibration.end();
   if (p.calibrated) p.calibration = factor->second;
   p.secondsPerUpdate = p.rooflineSecondsPerUpdate / p.calibration;
@@ -179,7 +174,7 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
   ProgramPrediction out;
   out.updates = work.stencilPoints;
   out.calibrated = std::all_of(reports.begin(), reports.end(), [&](const KernelReport& r) {
-    return m.calibration.count(calibrationFamily(r.info)) > 0;
+    return m.calibration.count(familyText(r.info)) > 0;
   });
   for (const KernelReport& r : reports) {
     const GpuKernelInfo& k = r.info;

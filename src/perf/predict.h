@@ -67,10 +67,6 @@ struct ProgramPrediction {
   }
 };
 
-/// The calibration family of kernel `k`: "global", "global-stream", "shared", "stream",
-/// "overlapped" or "stream + time_tile".
-std::string calibrationFamily(const GpuKernelInfo& k);
-
 /// Every kernel of `reports` (the lowering of `prog` under `resolved`) predicted at parameter
 /// values `params`: each statement's points over the run go to the kernel that computes it (a
 /// per-statement kernel's point-update is one point of its statement); a fused group's calls'
