@@ -1,0 +1,352 @@
+// MODESTO's hierarchical model (src/modesto, paper 002): the counts of the horizontal-diffusion
+// example (paper 002 section 2.2, Figure 1) on a two-level hierarchy, derived by hand in the
+// comments below from the paper's definitions (section 2.6), then the halo strategies' lateral
+// exchange, the feasibility check, the search, and clear errors for bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "model/machine.h"
+#include "modesto/evaluate.h"
+#include "modesto/from_program.h"
+#include "modesto/search.h"
+#include "modesto/tiling.h"
+#include "modesto/variant.h"
+#include "support/diagnostics.h"
+#include "unit/sten_test_util.h"
+
+using namespace tessel::modesto;
+
+namespace {
+
+constexpr int64_t kN = 256;
+
+/// Paper 002's P_hd: lap = (5, in(-1,0), in(1,0), in(0,-1), in(0,1), in(0,0)), fli = (1, lap(1,0),
+/// lap(0,0)), flj = (1, lap(0,1), lap(0,0)), out = (5, fli(-1,0), fli(0,0), flj(0,-1), flj(0,0),
+/// wgt(0,0)), out evaluated on [0, 256)^2 (one k-level of the paper's (256, 256, 64)).
+StencilProgram horizontalDiffusion() {
+  StencilProgram p;
+  p.dims = 2;
+  p.stencils = {
+      {"lap",
+       5,
+       {{"in", {-1, 0}}, {"in", {1, 0}}, {"in", {0, -1}}, {"in", {0, 1}}, {"in", {0, 0}}},
+       {}},
+      {"fli", 1, {{"lap", {1, 0}}, {"lap", {0, 0}}}, {}},
+      {"flj", 1, {{"lap", {0, 1}}, {"lap", {0, 0}}}, {}},
+      {"out",
+       5,
+       {{"fli", {-1, 0}}, {"fli", {0, 0}}, {"flj", {0, -1}}, {"flj", {0, 0}}, {"wgt", {0, 0}}},
+       IndexBox{{0, 0}, {kN - 1, kN - 1}}},
+  };
+  p.outputs = {"out"};
+  return p;
+}
+
+/// Two levels, both on the fly: level 1 the untiled plane (DRAM), level 2 a 32x32 block
+/// (shared memory), with round rates so that times can be checked by hand: C = 1e12 flop/s,
+/// V1 = 1e11 values/s, V2 = 1e12 values/s, M2 = 6000 values.
+Hierarchy twoLevels(Halo inner = Halo::OnTheFly) {
+  Hierarchy h;
+  h.levels = {{"DRAM", {0, 0}, Halo::OnTheFly, 1e11, 0, 0},
+              {"shared memory", {32, 32}, inner, 1e12, 1e12, 6000}};
+  h.compute = 1e12;
+  return h;
+}
+
+const GroupCounts& groupNamed(const Evaluation& e, const std::string& text) {
+  auto it = std::find_if(e.groups.begin(), e.groups.end(),
+                         [&](const GroupCounts& g) { return g.text == text; });
+  if (it == e.groups.end()) throw std::runtime_error("no group " + text);
+  return *it;
+}
+
+double sum(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s;
+}
+
+}  // namespace
+
+// Evaluation domains, worked backwards from out's 256x256 (section 2.2, "accumulated access
+// patterns"): fli on i in [-1, 255] x j in [0, 255] (out reads fli(-1,0)): 257 x 256 = 65,792;
+// flj likewise 65,792; lap where fli or flj read it, the square plus one row on each side:
+// 256^2 + 4 x 256 = 66,560; in, lap's plus dilated by the 5-point plus: the 258^2 square
+// [-1, 256]^2 (its corners come from the edge rows) plus a row of 256 beyond each side:
+// 66,564 + 1,024 = 67,588.
+
+TEST(Modesto, HorizontalDiffusionFullFusionByHand) {
+  const StencilProgram p = horizontalDiffusion();
+  const Hierarchy h = twoLevels();
+  const Evaluation e = evaluate(p, h, parseVariant("[[lap,fli,flj,out]]", p, 2));
+  // Computation. The block group's output is out, 64 tiles of 32x32; on the fly, each tile
+  // computes what its out points need: fli 33x32 = 1,056, flj 32x33 = 1,056, lap the block plus
+  // one row per side, 32^2 + 4 x 32 = 1,152. Evaluations are per (point, tile):
+  EXPECT_EQ(e.stencils[0].evaluations, 64 * 1152);  // lap 73,728 (redundant: 73,728 - 66,560)
+  EXPECT_EQ(e.stencils[1].evaluations, 64 * 1056);  // fli 67,584
+  EXPECT_EQ(e.stencils[2].evaluations, 64 * 1056);  // flj
+  EXPECT_EQ(e.stencils[3].evaluations, 64 * 1024);  // out 65,536
+  EXPECT_EQ(e.stencils[0].flops + e.stencils[1].flops + e.stencils[2].flops + e.stencils[3].flops,
+            831488);  // 5 x 73,728 + 2 x 67,584 + 5 x 65,536
+  // Level 1 (DRAM): the one kernel loads in and wgt, per element of the untiled plane (the
+  // paper projects out the levels below the parent's): 67,588 + 65,536; it stores out.
+  const GroupCounts& root = groupNamed(e, "[[lap,fli,flj,out]]");
+  ASSERT_EQ(root.children.size(), 1u);
+  EXPECT_EQ(root.children[0].loads, 67588 + 65536);
+  EXPECT_EQ(root.children[0].stores, 65536);
+  EXPECT_EQ(sum(root.children[0].lateral), 0);
+  // Level 2 (shared memory), per element and block: lap loads in, its plus-shaped tile dilated
+  // by the plus, [-1, 32]^2 + 4 x 32 = 1,284; it stores what fli and flj read of it, its 1,152.
+  // fli and flj load lap, 34 x 32 = 1,088, and store what out reads, 1,056. out loads fli,
+  // flj and wgt, 1,056 + 1,056 + 1,024 = 3,136, and stores its 1,024.
+  const GroupCounts& block = groupNamed(e, "[lap,fli,flj,out]");
+  ASSERT_EQ(block.children.size(), 4u);
+  const double loads[] = {1284, 1088, 1088, 3136}, stores[] = {1152, 1056, 1056, 1024};
+  double shared = 0;
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_EQ(block.children[s].loads, 64 * loads[s]) << s;
+    EXPECT_EQ(block.children[s].stores, 64 * stores[s]) << s;
+    EXPECT_EQ(sum(block.children[s].lateral), 0) << s;  // on the fly: nothing is exchanged
+    shared += block.children[s].loads + block.children[s].stores;
+  }
+  EXPECT_EQ(shared, 696576);
+  // Storage of one block: in 1,284 + lap 1,152 + fli 1,056 + flj 1,056 + wgt 1,024 = 5,572
+  // values (44.6 KB in FP64: it fits the default 48 KiB); out is streamed out, not stored.
+  EXPECT_EQ(block.storage, 5572);
+  EXPECT_TRUE(e.feasible);
+  // Time: the block's t_g sums max(compute, shared / V2) per stencil: lap max(368,640,
+  // 155,904) + fli max(67,584, 137,216) + flj the same + out max(327,680, 266,240) values or
+  // flops, at 1e12 per second each: 970.752 ns; the root's child is DRAM-bound: (133,124 +
+  // 65,536) / 1e11 = 1,986.6 ns.
+  EXPECT_NEAR(block.seconds, 970.752e-9, 1e-15);
+  EXPECT_EQ(root.children[0].bound, "vertical");
+  EXPECT_NEAR(e.seconds, 1986.6e-9, 1e-15);
+}
+
+TEST(Modesto, HorizontalDiffusionNoFusionByHand) {
+  const StencilProgram p = horizontalDiffusion();
+  const Evaluation e = evaluate(p, twoLevels(), parseVariant("[[lap],[fli],[flj],[out]]", p, 2));
+  // One stencil per kernel: no redundant evaluations.
+  EXPECT_EQ(e.stencils[0].evaluations, 66560);
+  EXPECT_EQ(e.stencils[1].evaluations, 65792);
+  EXPECT_EQ(e.stencils[3].evaluations, 65536);
+  // Level 1, per element: lap loads in (67,588) and stores all of lap (fli and flj read it
+  // all, 66,560); fli loads lap where it reads it, i in [-1, 256] x j in [0, 255] = 258 x 256 =
+  // 66,048, and stores its 65,792; flj the same; out loads fli, flj and wgt, 65,792 x 2 +
+  // 65,536 = 197,120, and stores 65,536. DRAM: 660,484 values against full fusion's 198,660.
+  const GroupCounts& root = groupNamed(e, "[[lap],[fli],[flj],[out]]");
+  ASSERT_EQ(root.children.size(), 4u);
+  const double loads[] = {67588, 66048, 66048, 197120}, stores[] = {66560, 65792, 65792, 65536};
+  for (int c = 0; c < 4; ++c) {
+    EXPECT_EQ(root.children[c].loads, loads[c]) << c;
+    EXPECT_EQ(root.children[c].stores, stores[c]) << c;
+  }
+  // Level 2, lap's kernel: its 64 full blocks load 1,152 each (32^2 + 4 x 32); the 32 edge
+  // tiles (1 x 32 strips: the row i = -1 is tile -1) load 32 x 3 + 2 = 98 each: 76,864.
+  // fli's: 64 x 33 x 32 + 8 strips x 2 x 32 = 68,096.
+  EXPECT_EQ(groupNamed(e, "[lap]").children[0].loads, 64 * 1152 + 32 * 98);
+  EXPECT_EQ(groupNamed(e, "[fli]").children[0].loads, 64 * 1056 + 8 * 64);
+  // Storage of the origin block (tile (0,0) on both levels): lap's needs in for its 32x32
+  // points (the strips are other tiles), 1,152; out's needs fli 33x32, flj 32x33 and wgt.
+  EXPECT_EQ(groupNamed(e, "[lap]").storage, 1152);
+  EXPECT_EQ(groupNamed(e, "[fli]").storage, 33 * 32);
+  EXPECT_EQ(groupNamed(e, "[out]").storage, 3136);
+  // Every kernel is DRAM-bound here; full fusion is 3.3x faster (660,484 / 198,660 values).
+  const Evaluation fused = evaluate(p, twoLevels(), parseVariant("[[lap,fli,flj,out]]", p, 2));
+  EXPECT_NEAR(e.seconds, (660484 / 1e11), 1e-15);
+  EXPECT_NEAR(e.seconds / fused.seconds, 660484.0 / 198660.0, 1e-9);
+}
+
+TEST(Modesto, SearchRanksFullFusionFirstAndChecksCapacity) {
+  // Two topological orders (fli and flj commute) x 2^3 groupings = 16 variants.
+  StencilProgram p = horizontalDiffusion();
+  p.stencils[3].domain = IndexBox{{0, 0}, {63, 63}};  // a smaller plane keeps the test quick
+  Hierarchy h = twoLevels();
+  std::vector<Evaluation> ranked = rankVariants(p, h);
+  EXPECT_EQ(ranked.size(), 16u);
+  EXPECT_EQ(ranked.front().variant, "[[lap,fli,flj,out]]");
+  // Last: no fusion, in either order of fli and flj (the same time).
+  EXPECT_TRUE(ranked.back().variant == "[[lap],[fli],[flj],[out]]" ||
+              ranked.back().variant == "[[lap],[flj],[fli],[out]]")
+      << ranked.back().variant;
+  // A 5,000-value block memory (40 KB in FP64) cannot hold the fused kernel's 5,572 values:
+  // it is infeasible and ranked after every feasible variant.
+  h.levels[1].capacity = 5000;
+  ranked = rankVariants(p, h);
+  EXPECT_TRUE(ranked.front().feasible);
+  EXPECT_NE(ranked.front().variant, "[[lap,fli,flj,out]]");
+  auto fused = std::find_if(ranked.begin(), ranked.end(),
+                            [](const Evaluation& e) { return e.variant == "[[lap,fli,flj,out]]"; });
+  ASSERT_NE(fused, ranked.end());
+  EXPECT_FALSE(fused->feasible);
+  EXPECT_FALSE(ranked.back().feasible);
+}
+
+namespace {
+
+/// A 1-D chain: a = in(0) and b = a(-1) + a(1) on [0, 15], with 4-point blocks at level 2.
+StencilProgram chain() {
+  StencilProgram p;
+  p.dims = 1;
+  p.stencils = {{"a", 1, {{"in", {0}}}, {}},
+                {"b", 1, {{"a", {-1}}, {"a", {1}}}, IndexBox{{0}, {15}}}};
+  p.outputs = {"b"};
+  return p;
+}
+
+Hierarchy chainLevels(Halo inner) {
+  Hierarchy h;
+  h.levels = {{"DRAM", {0}, Halo::OnTheFly, 0, 0, 0}, {"shared", {4}, inner, 0, 2, 0}};
+  h.compute = 1e30;  // compute and vertical traffic free: the lateral term decides
+  return h;
+}
+
+}  // namespace
+
+TEST(Modesto, HaloExchangeCountsLateralTraffic) {
+  // a is needed on [-1, 16] (18 points). Under hp both stencils keep one tile per point: b's
+  // block k reads a on [4k - 1, 4k + 4], two points of which (4k - 1 and 4k + 4) another block
+  // computed: 2 x 4 blocks = 8 values exchanged at level 2, none at level 1 (one tile).
+  const StencilProgram p = chain();
+  const Evaluation hp =
+      evaluate(p, chainLevels(Halo::ExchangeParallel), parseVariant("[[a,b]]", p, 2));
+  EXPECT_EQ(hp.stencils[0].evaluations, 18);  // no redundancy
+  const GroupCounts& blk = groupNamed(hp, "[a,b]");
+  ASSERT_EQ(blk.children[0].lateral.size(), 2u);
+  EXPECT_EQ(blk.children[0].lateral[0], 0);
+  EXPECT_EQ(blk.children[0].lateral[1], 8);
+  EXPECT_EQ(blk.children[0].loads, 18);   // in, per element and block
+  EXPECT_EQ(blk.children[0].stores, 18);  // a, each point in its own block
+  EXPECT_EQ(blk.children[1].loads, 24);   // a, 6 per block of b
+  EXPECT_EQ(blk.children[0].bound, "lateral");
+  EXPECT_NEAR(hp.seconds, 8.0 / 2, 1e-12);  // 8 values at L2 = 2 values/s
+  // On the fly the same blocks compute a on [4k - 1, 4k + 4] themselves: 24 evaluations, 6
+  // of them redundant, and nothing is exchanged.
+  const Evaluation of = evaluate(p, chainLevels(Halo::OnTheFly), parseVariant("[[a,b]]", p, 2));
+  EXPECT_EQ(of.stencils[0].evaluations, 24);
+  EXPECT_EQ(sum(groupNamed(of, "[a,b]").children[0].lateral), 0);
+}
+
+TEST(Modesto, SequentialHaloShiftsTilesSoDependencesPointBackwards) {
+  // hs shifts a's tiles by b's largest offset (+1): a's tile of x is floor((x - 1) / 4), so the
+  // a values b's block k reads ([4k - 1, 4k + 4]) lie in blocks k - 1 and k, never k + 1: one
+  // sweep in increasing k satisfies them. Under hp, 4k + 4 lies in block k + 1.
+  const StencilProgram p = chain();
+  for (Halo halo : {Halo::ExchangeSequential, Halo::ExchangeParallel}) {
+    const Group v = parseVariant("[[a,b]]", p, 2);
+    const detail::TilingMaps maps = detail::tileVariant(p, chainLevels(halo), v);
+    int ahead = 0;
+    for (const detail::Key& bk : maps.tiles[1])
+      for (int64_t off : {-1, 1})
+        for (const detail::Key& ak : maps.tiles[0])
+          if (ak[detail::kPoint] == bk[detail::kPoint] + off &&
+              ak[detail::kId + 1] > bk[detail::kId + 1])
+            ++ahead;
+    EXPECT_EQ(ahead, halo == Halo::ExchangeSequential ? 0 : 4) << haloName(halo);
+  }
+}
+
+TEST(Modesto, GpuTwoLevelHierarchyFromAMachineFile) {
+  tessel::DiagnosticEngine diags;
+  auto m = tessel::loadMachine("h100", diags);
+  ASSERT_TRUE(m.has_value());
+  const Hierarchy h = gpuTwoLevel(*m, {32, 32}, 8);
+  ASSERT_EQ(h.levels.size(), 2u);
+  // 3.0 TB/s measured copy bandwidth / 8 B; 132 SMs x 128 B x 1.98 GHz / 2 / 8 B; 48 KiB / 8 B;
+  // the FP64 peak without FMA.
+  EXPECT_DOUBLE_EQ(h.levels[0].vertical, *m->memory.measuredDramBandwidth / 8);
+  EXPECT_DOUBLE_EQ(h.levels[1].vertical, 132 * 128.0 * *m->compute.smClock / 2 / 8);
+  EXPECT_DOUBLE_EQ(h.levels[1].capacity, 49152.0 / 8);
+  EXPECT_DOUBLE_EQ(h.compute, m->compute.peakFp64 / 2);
+  // On the H100 in FP64, horizontal diffusion fused is DRAM-bound and fits a block.
+  const StencilProgram p = horizontalDiffusion();
+  const Evaluation e = evaluate(p, h, parseVariant("[[lap,fli,flj,out]]", p, 2));
+  EXPECT_TRUE(e.feasible);
+  EXPECT_EQ(e.groups[0].children[0].bound, "vertical");
+}
+
+TEST(Modesto, BadInputIsRefusedWithTheReason) {
+  const StencilProgram p = horizontalDiffusion();
+  auto message = [&](const std::string& text) {
+    try {
+      parseVariant(text, p, 2);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(message("[[fli,lap,flj,out]]").find("'fli' comes before 'lap'"), std::string::npos);
+  EXPECT_NE(message("[[lap,fli,flj]]").find("'out' is in no group"), std::string::npos);
+  EXPECT_NE(message("[[lap,lap,fli,flj,out]]").find("appears twice"), std::string::npos);
+  EXPECT_NE(message("[[[lap],fli,flj,out]]").find("deeper than"), std::string::npos);
+  EXPECT_NE(message("[[lap,fli,flj,outt]]").find("no stencil is named 'outt'"), std::string::npos);
+  StencilProgram bad = p;
+  bad.stencils[3].domain.reset();
+  EXPECT_THROW(evaluate(bad, twoLevels(), parseVariant("[[lap,fli,flj,out]]", p, 2)),
+               std::invalid_argument);
+  Hierarchy wrong = twoLevels();
+  wrong.levels[1].tile = {32};
+  EXPECT_THROW(evaluate(p, wrong, parseVariant("[[lap,fli,flj,out]]", p, 2)),
+               std::invalid_argument);
+}
+
+TEST(Modesto, ATesselCallBecomesAStencilProgram) {
+  // benchmarks/cosmo-hdiff.sten is the same program written in Tessel's language (3-D, k the
+  // vertical level, lap/fli/flj local arrays): each statement becomes a stencil named by the
+  // array it writes, with its offsets along (k, j, i) and its iteration box.
+  std::ifstream f(std::string(TESSEL_SOURCE_DIR) + "/benchmarks/cosmo-hdiff.sten");
+  std::stringstream text;
+  text << f.rdbuf();
+  tessel::test::Compiled c = tessel::test::compileText(text.str(), "cosmo-hdiff.sten");
+  ASSERT_TRUE(c.prog) << c.diagText();
+  const tessel::ParamValues params = {1, 66, 66};  // L, M, N: one level of 66 x 66
+  const StencilProgram p = fromCall(*c.prog, c.prog->calls.at(0), params);
+  ASSERT_EQ(p.stencils.size(), 4u);
+  EXPECT_EQ(p.stencils[0].name, "lap");
+  EXPECT_EQ(p.stencils[3].name, "out");
+  EXPECT_EQ(p.outputs, std::vector<std::string>{"out"});
+  EXPECT_EQ(p.stencils[0].ops, 5);
+  ASSERT_EQ(p.stencils[1].in.size(), 2u);  // fli = lap[k][j][i+1] - lap[k][j][i]
+  EXPECT_EQ(p.stencils[1].in[0].field, "lap");
+  EXPECT_EQ(p.stencils[1].in[0].offset, (std::vector<int64_t>{0, 0, 1}));
+  EXPECT_EQ(p.stencils[3].domain->lo, (std::vector<int64_t>{0, 2, 2}));
+  EXPECT_EQ(p.stencils[3].domain->hi, (std::vector<int64_t>{0, 63, 63}));
+  EXPECT_EQ(p.inputFields(), (std::vector<std::string>{"in", "wgt"}));
+  // Its evaluation domains are the ones Tessel's statements declare (lap on [1, 64]^2 holds
+  // all that fli and flj read), and the search ranks full fusion first, as for the paper's.
+  Hierarchy h;
+  h.levels = {{"DRAM", {0, 0, 0}, Halo::OnTheFly, 1e11, 0, 0},
+              {"shared memory", {1, 32, 32}, Halo::OnTheFly, 1e12, 1e12, 6000}};
+  h.compute = 1e12;
+  const std::vector<Evaluation> ranked = rankVariants(p, h);
+  EXPECT_EQ(ranked.front().variant, "[[lap,fli,flj,out]]");
+  const Evaluation none = evaluate(p, h, parseVariant("[[lap],[fli],[flj],[out]]", p, 2));
+  EXPECT_EQ(none.stencils[3].evaluations, 62 * 62);
+  EXPECT_EQ(none.stencils[1].evaluations, 62 * 63);  // fli on j in [2, 63] x i in [1, 63]
+  // A statement the model cannot take is refused with its line.
+  tessel::test::Compiled twice = tessel::test::compileText(R"(
+parameter N=16;
+iterator i;
+double a[N], b[N];
+copyin a;
+stencil s (b, a) {
+  [1:N-2] : b[i] = a[i-1] + a[i+1];
+  [1:N-2] : b[i] += a[i];
+}
+s (b, a);
+copyout b;
+)");
+  ASSERT_TRUE(twice.prog) << twice.diagText();
+  try {
+    fromCall(*twice.prog, twice.prog->calls.at(0), {16});
+    ADD_FAILURE() << "accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("test.sten:8: call 's': 'b' is written by two"),
+              std::string::npos)
+        << e.what();
+  }
+}
