@@ -115,3 +115,19 @@ TEST(CliAnalyze, H100CalibrationIsWhatTheScriptFits) {
   for (auto& [family, factor] : fitted.items())
     EXPECT_NEAR(file[family].get<double>(), factor.get<double>(), 0.001) << family;
 }
+
+TEST(CliAnalyze, PublishedFiguresArePredicted) {
+  // scripts/published_accuracy.py predicts every published figure of
+  // docs/data/published-figures.csv with the programs of docs/data/published/ (docs/model.md
+  // quotes its report): each row predicted, the factor fitted on one half, the error stated on
+  // the other.
+  auto r = runCommand("python3 " + sourceDir() + "/scripts/published_accuracy.py --tessel " +
+                      tesselBinary());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  size_t rows = 0;
+  for (size_t at = r.output.find("\n| 004"); at != std::string::npos;
+       at = r.output.find("\n| 004", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, 8u) << r.output;
+  EXPECT_NE(r.output.find("Factor fitted on the 4 'fit' rows"), std::string::npos) << r.output;
+}
