@@ -22,6 +22,7 @@
 #include "driver/machines.h"
 #include "driver/params.h"
 #include "driver/resources.h"
+#include "driver/roofline_svg.h"
 #include "driver/run.h"
 #include "lower/lower.h"
 #include "runtime/errors.h"
@@ -156,6 +157,9 @@ int main(int argc, char** argv) {
                     "also rank the schedule families and time tiles for the program");
   analyze->add_flag("--json", analyzeJson, "print JSON instead of text");
   analyze->add_flag("--no-ptxas", analyzeNoPtxas, "do not run nvcc for registers");
+  std::string analyzePlot;
+  analyze->add_option("--plot", analyzePlot,
+                      "also write the kernels as a roofline chart (SVG) to this file");
 
   // machines
   auto* machines = app.add_subcommand(
@@ -264,6 +268,16 @@ int main(int argc, char** argv) {
       auto a = analyzeProgram(prog, ao, diags, &passLog);
       if (!a) return finish(diags, kExitUserError);
       diags.print(std::cerr);
+      if (!analyzePlot.empty()) {
+        std::ofstream svg(analyzePlot);
+        svg << rooflineSvg(*a);
+        svg.close();
+        if (!svg) {
+          std::cerr << "tessel: error: cannot write the roofline chart to '" << analyzePlot
+                    << "'\n  hint: give a path in a directory that exists and is writable\n";
+          return kExitUserError;
+        }
+      }
       std::cout << (analyzeJson ? a->dump(2) + "\n" : analyzeText(*a));
       return kExitOk;
     }

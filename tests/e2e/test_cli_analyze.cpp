@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "support/command.h"
@@ -130,4 +132,39 @@ TEST(CliAnalyze, PublishedFiguresArePredicted) {
     ++rows;
   EXPECT_EQ(rows, 8u) << r.output;
   EXPECT_NE(r.output.find("Factor fitted on the 4 'fit' rows"), std::string::npos) << r.output;
+}
+
+TEST(CliAnalyze, PlotWritesTheRooflineAsSvg) {
+  // --plot draws every kernel once per memory level with traffic against the machine's ceilings:
+  // j3d7pt under `global` on the H100 is two kernels (the ping-pong's calls), each with DRAM,
+  // L2 and L1 traffic (no shared memory), and the H100 file knows the bandwidths of DRAM, L1 and shared memory (not L2) and
+  // the compute peak: 4 ceilings.
+  const std::string svg = std::filesystem::temp_directory_path() / "tessel-test-roofline.svg";
+  std::filesystem::remove(svg);
+  auto r = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() +
+                      " --schedule global --plot " + svg);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::ifstream in(svg);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(s.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u) << s;
+  EXPECT_EQ(count("<circle class=\"kernel\""), 6u) << s;
+  EXPECT_EQ(count("<line class=\"ceiling\""), 4u) << s;
+  EXPECT_NE(s.find("NVIDIA H100 SXM5 80GB (a prediction, not a measurement)"), std::string::npos);
+  EXPECT_NE(s.find("call0_j3d7pt_s0 at DRAM"), std::string::npos) << s;
+  EXPECT_EQ(count("--"), 2u) << "an XML comment may not hold '--' (only its '<!--' and '-->')";
+  std::filesystem::remove(svg);
+  // A file that cannot be written is an error with a hint, exit status 1.
+  auto bad = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() +
+                        " --plot /nonexistent-dir/x.svg");
+  EXPECT_EQ(bad.exitCode, 1);
+  EXPECT_NE(bad.output.find("cannot write the roofline chart to '/nonexistent-dir/x.svg'"),
+            std::string::npos)
+      << bad.output;
 }
