@@ -42,11 +42,16 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
         fmt::format("DRAM-bound ({}): fuse time steps (--schedule overlapped, or "
                     "stream --time-tile T) to divide DRAM traffic by T",
                     oi(bound)));
-  if (bound.level == "DRAM" && fused)
+  if (bound.level == "DRAM" && fused && r.traffic.steps > 1)
     out.push_back(
         fmt::format("DRAM-bound ({}) at {} fused steps: more steps would cut DRAM "
                     "traffic further, at the cost of more redundant work",
                     oi(bound), r.traffic.steps));
+  if (bound.level == "DRAM" && fused && r.traffic.steps <= 1)
+    out.push_back(
+        fmt::format("DRAM-bound ({}) with its statements fused in one kernel: where the "
+                    "program iterates, a time tile above 1 would divide DRAM traffic further",
+                    oi(bound)));
   if (bound.level == "L1" && global)
     out.push_back(
         fmt::format("bound by load instructions ({}): every thread loads each of "

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""The model's ranking of the schedules for every benchmark (predictions, not measurements).
+
+For each benchmarks/*.sten, runs `tessel analyze --compare --json` on a machine, takes the
+schedule ranked first, analyses the program under it, and prints a Markdown table: the schedule,
+its predicted GStencil/s and bound, the hints of the kernel that takes most of its run, and
+`global` for reference. docs/model.md quotes the table for the H100.
+
+    python3 scripts/model_ranking.py --tessel build/tessel --machine h100
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def analyze(tessel, path, machine, flags):
+    cmd = [tessel, "analyze", path, "--json", "--no-ptxas", "--machine", machine] + flags
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed: {out.stderr}")
+    return json.loads(out.stdout)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tessel", default=os.path.join(ROOT, "build", "tessel"))
+    ap.add_argument("--machine", default="h100")
+    args = ap.parse_args()
+    print("| benchmark | ranked first | GStencil/s | bound | hints (its longest kernel) | "
+          "`global`: GStencil/s (bound) |")
+    print("| --- | --- | ---: | --- | --- | --- |")
+    for path in sorted(glob.glob(os.path.join(ROOT, "benchmarks", "*.sten"))):
+        name = os.path.basename(path)[:-5]
+        a = analyze(args.tessel, path, args.machine, ["--compare"])
+        ranked = [c for c in a["compare"] if "refused" not in c]
+        first = ranked[0]
+        glob_ = next(c for c in ranked if c["schedule"] == "global")
+        family, _, tile = first["schedule"].partition(" --time-tile ")
+        flags = ["--schedule", family] + (["--time-tile", tile] if tile else [])
+        top = max(analyze(args.tessel, path, args.machine, flags)["kernels"],
+                  key=lambda k: k["seconds"])
+        hints = "; ".join(top["hints"]) or "none"
+        print(f"| {name} | {first['schedule']} | {first['gstencils_per_s']:.4g} | "
+              f"{first['bound']} | {hints} | {glob_['gstencils_per_s']:.4g} ({glob_['bound']}) |")
+
+
+if __name__ == "__main__":
+    main()
