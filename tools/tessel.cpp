@@ -59,7 +59,8 @@ bool parsePairs(const std::vector<std::string>& items, const char* opt,
 
 const char* scheduleHelp(const std::string& flag) {
   if (flag == "--schedule")
-    return "schedule family: global, global-stream, shared, stream or overlapped (GPU backends)";
+    return "schedule family: global, global-stream, shared, stream or overlapped (GPU backends), "
+           "or auto (the one the performance model ranks first)";
   if (flag == "--block") return "thread-block shape X[,Y[,Z]], e.g. 32,8";
   if (flag == "--stream") return "stream along this iterator, each block a chunk of planes";
   if (flag == "--full-stream") return "stream along this iterator, one block sweeps it all";
@@ -260,6 +261,26 @@ int main(int argc, char** argv) {
       return s;
     };
 
+    // --schedule auto: the performance model's first choice replaces it (one line says which).
+    if (scheduleValues["--schedule"] == "auto") {
+      if (run->parsed() && backendName == "cpp") {
+        std::cerr << "tessel: error: --schedule auto chooses among GPU schedules with the GPU "
+                     "performance model\n  hint: run it with --backend opencl or cuda, or "
+                     "name a schedule for the C++ backend\n";
+        return kExitUserError;
+      }
+      std::map<std::string, int64_t> given;
+      const std::vector<std::string>& p = run->parsed()       ? runParams
+                                          : analyze->parsed() ? analyzeParams
+                                          : info->parsed()    ? infoParams
+                                          : check->parsed()   ? checkParams
+                                                              : std::vector<std::string>{};
+      if (!parsePairs(p, "--param", given, i64, diags)) return finish(diags, kExitUserError);
+      auto choice = chooseSchedule(prog, scheduleValues, given, diags);
+      if (!choice) return finish(diags, kExitUserError);
+      scheduleValues = choice->flags;
+      std::cerr << choice->line() << "\n";
+    }
     if (analyze->parsed()) {
       if (!parsePairs(analyzeParams, "--param", ao.params, i64, diags))
         return finish(diags, kExitUserError);

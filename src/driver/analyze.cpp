@@ -132,6 +132,66 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
   return out;
 }
 
+std::string ModelChoice::line() const {
+  return fmt::format(
+      "note: --schedule auto: the model ranks '{}' first of {} schedules on {} (predicted {:.4g} "
+      "GStencil/s, {} roofline: a prediction, docs/model.md)",
+      schedule, tried - refused, machine, gstencilsPerSecond,
+      calibrated ? "a calibrated" : "an uncalibrated");
+}
+
+std::optional<ModelChoice> chooseSchedule(const Program& prog,
+                                          std::map<std::string, std::string> flags,
+                                          const std::map<std::string, int64_t>& params,
+                                          DiagnosticEngine& diags) {
+  auto values = bindParams(prog, params, diags);
+  if (!values) return std::nullopt;
+  flags.erase("--schedule");
+  // Blocks to try where the user gave none: the family's default, and three shapes of 256
+  // threads (the validation refuses those a family or program cannot take).
+  std::vector<std::string> blocks = {""};
+  if (flags["--block"].empty()) blocks.insert(blocks.end(), {"32,8", "64,4", "128,2"});
+  const bool tileGiven = !flags["--time-tile"].empty();
+  std::optional<ModelChoice> best;
+  ModelChoice tally;
+  for (const auto& [family, tile] : candidates()) {
+    if (tileGiven && !tile.empty()) continue;  // the user's time tile is kept
+    for (const std::string& block : blocks) {
+      std::map<std::string, std::string> f = flags;
+      f["--schedule"] = family;
+      if (!tile.empty()) f["--time-tile"] = tile;
+      if (!block.empty()) f["--block"] = block;
+      ++tally.tried;
+      std::string why;
+      auto p = predictUnder(prog, f, *values, false, diags, nullptr, &why);
+      if (!p) {
+        ++tally.refused;
+        continue;
+      }
+      const double g = (*p)["gstencils_per_s"].get<double>();
+      if (best && g <= best->gstencilsPerSecond) continue;
+      best = ModelChoice{};
+      best->flags = f;
+      best->gstencilsPerSecond = g;
+      best->machine = (*p)["machine"].get<std::string>();
+      best->calibrated = (*p)["calibrated"].get<bool>();
+      best->schedule = family;
+      if (!f["--time-tile"].empty()) best->schedule += " --time-tile " + f["--time-tile"];
+      if (!block.empty()) best->schedule += " --block " + block;
+    }
+  }
+  if (!best) {
+    diags.report(
+        DiagId::bad_schedule, {},
+        fmt::format("--schedule auto: the validation refused all {} schedules tried", tally.tried),
+        "name a schedule (--schedule global, ...) to see why");
+    return std::nullopt;
+  }
+  best->tried = tally.tried;
+  best->refused = tally.refused;
+  return best;
+}
+
 std::string analyzeText(const nlohmann::json& a) {
   std::string out = fmt::format(
       "Predicted on {} ({}: a prediction, not a measurement)\n", a["machine"].get<std::string>(),

@@ -30,4 +30,25 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
 /// The same as text.
 std::string analyzeText(const nlohmann::json& analysis);
 
+/// `--schedule auto`: the schedule the model ranks first for the program, in a bounded search
+/// over the families, time tiles and a few blocks (the flags the user gave besides --schedule
+/// are kept and not varied), predicted at parameter values `params` (defaults elsewhere).
+struct ModelChoice {
+  std::map<std::string, std::string> flags;  // the schedule flags to use
+  std::string schedule;                      // the chosen flags as text
+  double gstencilsPerSecond = 0;             // predicted
+  std::string machine;
+  bool calibrated = false;
+  size_t tried = 0, refused = 0;  // schedules predicted, and refused by the validation
+  /// The one line that says what was chosen.
+  std::string line() const;
+};
+
+/// Nullopt after an error reported through `diags` (bad flags or parameters, or no schedule
+/// the validation accepts).
+std::optional<ModelChoice> chooseSchedule(const Program& prog,
+                                          std::map<std::string, std::string> flags,
+                                          const std::map<std::string, int64_t>& params,
+                                          DiagnosticEngine& diags);
+
 }  // namespace tessel

@@ -118,7 +118,7 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
     if (!f)
       return bad("unknown schedule family",
                  "the families are 'global', 'global-stream', 'shared', 'stream' and "
-                 "'overlapped'");
+                 "'overlapped'; on the command line 'auto' lets the performance model choose");
     opts.family = *f;
   } else if (flag == "--block") {
     std::vector<int64_t> b;

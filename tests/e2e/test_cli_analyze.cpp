@@ -5,8 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "support/command.h"
 
@@ -137,8 +137,8 @@ TEST(CliAnalyze, PublishedFiguresArePredicted) {
 TEST(CliAnalyze, PlotWritesTheRooflineAsSvg) {
   // --plot draws every kernel once per memory level with traffic against the machine's ceilings:
   // j3d7pt under `global` on the H100 is two kernels (the ping-pong's calls), each with DRAM,
-  // L2 and L1 traffic (no shared memory), and the H100 file knows the bandwidths of DRAM, L1 and shared memory (not L2) and
-  // the compute peak: 4 ceilings.
+  // L2 and L1 traffic (no shared memory), and the H100 file knows the bandwidths of DRAM, L1 and
+  // shared memory (not L2) and the compute peak: 4 ceilings.
   const std::string svg = std::filesystem::temp_directory_path() / "tessel-test-roofline.svg";
   std::filesystem::remove(svg);
   auto r = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() +
@@ -167,4 +167,34 @@ TEST(CliAnalyze, PlotWritesTheRooflineAsSvg) {
   EXPECT_NE(bad.output.find("cannot write the roofline chart to '/nonexistent-dir/x.svg'"),
             std::string::npos)
       << bad.output;
+}
+
+TEST(CliAnalyze, ScheduleAutoTakesTheModelsFirstChoice) {
+  // --schedule auto searches families x time tiles x blocks and takes the best prediction: it is
+  // at least as fast, predicted, as every schedule --compare ranks (those use default blocks),
+  // and one line says what was chosen.
+  auto cmp = runCommand(tesselBinary() + " analyze --json --no-ptxas --compare " + j3d7pt());
+  ASSERT_EQ(cmp.exitCode, 0) << cmp.output;
+  const double ranked = nlohmann::json::parse(cmp.output)["compare"][0]["gstencils_per_s"];
+  auto r = runCommand("(" + tesselBinary() + " analyze --json --no-ptxas --schedule auto " +
+                      j3d7pt() + " 2>/dev/null)");  // the JSON alone, without the note
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const nlohmann::json a = nlohmann::json::parse(r.output);
+  EXPECT_GE(a["gstencils_per_s"].get<double>(), ranked * (1 - 1e-12));
+  auto line = runCommand(tesselBinary() + " info " + j3d7pt() + " --schedule auto");
+  ASSERT_EQ(line.exitCode, 0) << line.output;
+  EXPECT_NE(line.output.find("note: --schedule auto: the model ranks '"), std::string::npos)
+      << line.output;
+  EXPECT_NE(line.output.find("a prediction, docs/model.md"), std::string::npos);
+  // The chosen schedule runs and verifies (on PoCL, at an awkward size).
+  auto run = runCommand(tesselBinary() + " run " + sourceDir() +
+                        "/benchmarks/j2d5pt.sten --schedule auto --backend opencl --param M=37 "
+                        "--param N=45 --verify");
+  ASSERT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("verification PASSED"), std::string::npos) << run.output;
+  // The model predicts GPU kernels: the C++ backend is refused with a hint.
+  auto cpp = runCommand(tesselBinary() + " run " + j3d7pt() + " --schedule auto");
+  EXPECT_EQ(cpp.exitCode, 1);
+  EXPECT_NE(cpp.output.find("--schedule auto chooses among GPU schedules"), std::string::npos)
+      << cpp.output;
 }
