@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "model/host.h"
 #include "model/machine.h"
 
 namespace tessel {
@@ -37,6 +38,13 @@ std::string machinesText(DiagnosticEngine& diags) {
                                      : std::string("-"),
                     m.path);
   }
+  const HostMachine h = hostMachine();
+  out += fmt::format(
+      "host   {} ({} cores; L1d {} KiB, L2 {} KiB, L3 {} MiB): DRAM copy {:.3g} GB/s, L2 copy "
+      "{:.3g} GB/s, {:.3g} GFLOP/s FP64 multiply-add, all measured {} ({})\n",
+      h.cpu, h.cores, h.l1dBytes / 1024, h.l2Bytes / 1024, h.l3Bytes / 1048576.0,
+      h.dramCopyBandwidth / 1e9, h.l2CopyBandwidth / 1e9, h.fp64FlopRate / 1e9, h.measuredAt,
+      h.fromCache ? "cached in " + h.cacheFile : "now");
   out += fmt::format("default: {}; pick one with --machine ID or --machine FILE.json\n",
                      kDefaultMachine);
   return out;
@@ -63,8 +71,18 @@ nlohmann::json machinesJson(DiagnosticEngine& diags) {
     j["l2_size_bytes"] = m.memory.l2Bytes ? nlohmann::json(*m.memory.l2Bytes) : nlohmann::json();
     j["calibration"] = m.calibration.empty() ? nlohmann::json() : nlohmann::json(m.calibration);
     j["default"] = m.id == kDefaultMachine;
+    j["kind"] = "gpu";
     out.push_back(j);
   }
+  // The host CPU, measured (model/host.h).
+  const HostMachine h = hostMachine();
+  nlohmann::json host = h.toJson();
+  host["id"] = "host";
+  host["kind"] = "cpu";
+  host["default"] = false;
+  host["from_cache"] = h.fromCache;
+  host["cache_file"] = h.cacheFile;
+  out.push_back(host);
   return out;
 }
 

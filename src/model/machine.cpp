@@ -330,6 +330,14 @@ std::optional<MachineDesc> loadMachine(const std::string& nameOrPath, Diagnostic
         break;
       }
     }
+    if (file.empty() && id == "host") {
+      diags.report(DiagId::bad_machine, {},
+                   "'host' is this machine's CPU (measured; `tessel machines` lists it): the GPU "
+                   "performance model cannot predict GPU kernels on it",
+                   "name a GPU (`tessel machines` lists them); the hierarchical model "
+                   "(src/modesto, cpuTwoLevel) takes the host as a CPU hierarchy");
+      return std::nullopt;
+    }
     if (file.empty()) {
       auto ids = listMachines(searchPath);
       std::string hint;

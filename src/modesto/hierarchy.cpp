@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "model/host.h"
 #include "model/machine.h"
 
 namespace tessel::modesto {
@@ -42,6 +43,22 @@ Hierarchy gpuTwoLevel(const MachineDesc& m, std::vector<int64_t> block, int valu
   blk.capacity = static_cast<double>(m.memory.sharedPerBlock) / bytes;
   h.levels = {whole, blk};
   h.compute = (valueBytes == 8 ? m.compute.peakFp64 : m.compute.peakFp32) / 2;
+  return h;
+}
+
+Hierarchy cpuTwoLevel(const HostMachine& host, std::vector<int64_t> tile) {
+  Hierarchy h;
+  Level whole;
+  whole.memory = "DRAM";
+  whole.tile.assign(tile.size(), 0);
+  whole.vertical = host.dramCopyBandwidth / 8;
+  Level cache;
+  cache.memory = "L2";
+  cache.tile = std::move(tile);
+  cache.vertical = host.l2CopyBandwidth / 8;
+  cache.capacity = static_cast<double>(host.l2Bytes > 0 ? host.l2Bytes : 256 << 10) / 8;
+  h.levels = {whole, cache};
+  h.compute = host.fp64FlopRate;
   return h;
 }
 

@@ -2,6 +2,7 @@
 // figure's source; measured bandwidths kept apart from the datasheet's.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "support/command.h"
@@ -19,8 +20,9 @@ TEST(CliMachines, ListsEveryMachineWithItsSources) {
   auto j = runCommand(tesselBinary() + " machines --json");
   ASSERT_EQ(j.exitCode, 0) << j.output;
   const nlohmann::json list = nlohmann::json::parse(j.output);
-  ASSERT_EQ(list.size(), 6u);
+  ASSERT_EQ(list.size(), 7u);  // six GPUs, then the host CPU
   for (const auto& m : list) {
+    if (m["kind"] == "cpu") continue;
     EXPECT_TRUE(m["sources"].contains("measured_dram_bandwidth_bytes_per_s")) << m["id"];
     EXPECT_TRUE(m["sources"].contains("sm_clock_hz")) << m["id"];
     EXPECT_EQ(m["default"], m["id"] == "h100");
@@ -29,4 +31,37 @@ TEST(CliMachines, ListsEveryMachineWithItsSources) {
   EXPECT_EQ(list[1]["measured_dram_bandwidth_bytes_per_s"], 3e12);
   EXPECT_EQ(list[1]["dram_bandwidth_bytes_per_s"], 3.35e12);
   EXPECT_TRUE(list[0]["measured_dram_bandwidth_bytes_per_s"].is_null());  // a100: none read
+}
+
+TEST(CliMachines, TheHostIsMeasuredOnceThenCached) {
+  // The host CPU is measured at first use (its caches, DRAM and L2 copy bandwidths, a
+  // multiply-add rate) and cached; a second listing reads the cache. An empty cache directory
+  // makes the first listing measure.
+  const std::string dir = testing::TempDir() + "tessel-host-cache";
+  std::filesystem::remove_all(dir);
+  const std::string env = "XDG_CACHE_HOME=" + dir + " ";
+  auto first = runCommand(env + tesselBinary() + " machines --json");
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  const nlohmann::json host = nlohmann::json::parse(first.output).back();
+  EXPECT_EQ(host["id"], "host");
+  EXPECT_EQ(host["kind"], "cpu");
+  EXPECT_EQ(host["from_cache"], false);
+  EXPECT_GT(host["cores"].get<int>(), 0);
+  EXPECT_GT(host["dram_copy_bandwidth_bytes_per_s"].get<double>(), 1e8);
+  EXPECT_GT(host["l2_copy_bandwidth_bytes_per_s"].get<double>(), 1e8);
+  EXPECT_GT(host["fp64_flop_per_s"].get<double>(), 1e7);
+  EXPECT_TRUE(host["sources"].contains("dram_copy_bandwidth_bytes_per_s"));
+  EXPECT_EQ(host["cache_file"], dir + "/tessel/host.json");
+  auto second = runCommand(env + tesselBinary() + " machines");
+  ASSERT_EQ(second.exitCode, 0) << second.output;
+  EXPECT_NE(second.output.find("\nhost   "), std::string::npos) << second.output;
+  EXPECT_NE(second.output.find("cached in " + dir + "/tessel/host.json"), std::string::npos)
+      << second.output;
+  // The GPU model cannot predict on it: a clear error naming what can.
+  auto analyze = runCommand(tesselBinary() + " analyze " + sourceDir() +
+                            "/benchmarks/j3d7pt.sten --no-ptxas --machine host");
+  EXPECT_EQ(analyze.exitCode, 1);
+  EXPECT_NE(analyze.output.find("'host' is this machine's CPU"), std::string::npos)
+      << analyze.output;
+  std::filesystem::remove_all(dir);
 }

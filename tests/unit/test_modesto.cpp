@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "model/host.h"
 #include "model/machine.h"
 #include "modesto/evaluate.h"
 #include "modesto/from_program.h"
@@ -349,4 +350,36 @@ copyout b;
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(Modesto, CpuTwoLevelHierarchyFromTheMeasuredHost) {
+  // Paper 002's Table 1 on a CPU: the whole domain in DRAM, a tile in L2, from the host's
+  // measured figures (here given, not measured, so that the test is exact).
+  tessel::HostMachine host;
+  host.cores = 2;
+  host.l2Bytes = 1 << 20;
+  host.dramCopyBandwidth = 20e9;
+  host.l2CopyBandwidth = 100e9;
+  host.fp64FlopRate = 4e9;
+  const Hierarchy h = cpuTwoLevel(host, {8, 8});
+  ASSERT_EQ(h.levels.size(), 2u);
+  EXPECT_EQ(h.levels[0].tile, (std::vector<int64_t>{0, 0}));
+  EXPECT_DOUBLE_EQ(h.levels[0].vertical, 20e9 / 8);
+  EXPECT_DOUBLE_EQ(h.levels[1].vertical, 100e9 / 8);
+  EXPECT_DOUBLE_EQ(h.levels[1].capacity, (1 << 20) / 8.0);
+  EXPECT_DOUBLE_EQ(h.compute, 4e9);
+  // Horizontal diffusion on it: every grouping of 8x8 tiles fits the L2 (the fused kernel's
+  // tile stores in 10^2 + 4 x 8, lap 8^2 + 4 x 8, fli and flj 9 x 8, wgt 8^2: 436 values). Here
+  // compute is dear (4 GFLOP/s against 2.5 G values/s of DRAM), so the model splits off lap, whose
+  // 50% redundant evaluations at 8x8 cost more than the DRAM traffic of its result:
+  // [[lap],[fli,flj,out]] beats full fusion.
+  StencilProgram p = horizontalDiffusion();
+  p.stencils[3].domain = IndexBox{{0, 0}, {31, 31}};
+  const std::vector<Evaluation> ranked = rankVariants(p, h);
+  EXPECT_TRUE(
+      std::all_of(ranked.begin(), ranked.end(), [](const Evaluation& e) { return e.feasible; }));
+  EXPECT_EQ(ranked.front().variant, "[[lap],[fli,flj,out]]");
+  const Evaluation fused = evaluate(p, h, parseVariant("[[lap,fli,flj,out]]", p, 2));
+  EXPECT_EQ(groupNamed(fused, "[lap,fli,flj,out]").storage, 436);
+  EXPECT_TRUE(ranked.front().feasible);
 }
