@@ -46,8 +46,45 @@ def predict(tessel, machine, bench, schedule, params, ptxas):
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode != 0:
         return None
-    # The roofline alone: the calibration factors are what this script fits.
-    return json.loads(out.stdout)["roofline_gstencils_per_s"]
+    # The roofline alone (the calibration factors are what this script fits), and the analysis.
+    a = json.loads(out.stdout)
+    return a["roofline_gstencils_per_s"], a
+
+
+def with_latency(a, dram, barrier):
+    """GStencil/s of analysis `a` with the latency bound of perf/predict.h at these latencies."""
+    seconds = 0.0
+    for k in a["kernels"]:
+        lat = k["latency"]
+        bound = (dram + lat["barriers_per_round"] * barrier) / (
+            lat["resident_threads"] * lat["updates_per_thread"])
+        seconds += max(k["roofline_seconds_per_update"], bound) * k["updates"]
+    return a["updates"] / seconds * 1e-9 if seconds > 0 else 0.0
+
+
+def latency_grid(rows, fit_half, test_half):
+    """Fits the machine's two latencies on the fitting half (least mean |ln error| after the
+    per-family factors) over a grid, and states the error of the best on both halves."""
+    def errors(dram, barrier):
+        pred = [with_latency(r["analysis"], dram, barrier) for r in rows]
+        eta = {}
+        for fam in {r["family"] for r in rows}:
+            logs = [math.log(r["measured"] / p) for r, p in zip(rows, pred)
+                    if r["family"] == fam and r["bench"] in fit_half]
+            eta[fam] = math.exp(statistics.fmean(logs)) if logs else 1.0
+        def mean_log(half):
+            return statistics.fmean(abs(math.log(p * eta[r["family"]] / r["measured"]))
+                                    for r, p in zip(rows, pred) if r["bench"] in half)
+        return mean_log(fit_half), mean_log(test_half)
+    grid = [(d * 1e-9, b * 1e-9) for d in (0, 200, 400, 600, 800, 1000, 1500, 2000, 3000)
+            for b in (0, 25, 50, 100, 200, 400, 800, 1600)]
+    scored = sorted(((errors(d, b), d, b) for d, b in grid), key=lambda x: x[0][0])
+    print("\nLatency bound (perf/predict.h), fitted on the fitting half: mean |ln(calibrated / "
+          "measured)| per DRAM and barrier latency, the five best and none:\n")
+    print("| DRAM latency | barrier latency | fitting half | test half |")
+    print("| ---: | ---: | ---: | ---: |")
+    for (fit, test), d, b in scored[:5] + [x for x in scored if x[1] == 0 and x[2] == 0][:1]:
+        print(f"| {d * 1e9:.0f} ns | {b * 1e9:.0f} ns | {fit:.3f} | {test:.3f} |")
 
 
 def main():
@@ -56,6 +93,8 @@ def main():
     ap.add_argument("--tessel", default=os.path.join(ROOT, "build", "tessel"))
     ap.add_argument("--machine", default="h100")
     ap.add_argument("--ptxas", action="store_true", help="registers from nvcc (slower)")
+    ap.add_argument("--latency-grid", action="store_true",
+                    help="also fit the latency bound's two latencies on the fitting half")
     args = ap.parse_args()
 
     rows = []
@@ -66,13 +105,15 @@ def main():
             params = [p.strip() for p in (r.get("parameters") or "").split(";") if p.strip()]
             pred = predict(args.tessel, args.machine, r["benchmark"], r["schedule"], params,
                            args.ptxas)
+            pred, analysis = pred if pred else (None, None)
             if pred is None or pred <= 0:
                 print(f"skipped {r['benchmark']} {r['schedule']}: tessel analyze refused it",
                       file=sys.stderr)
                 continue
             rows.append({"bench": r["benchmark"], "schedule": r["schedule"],
                          "family": calibration_family(r["schedule"]),
-                         "measured": float(r["gstencil_s"]), "predicted": pred})
+                         "measured": float(r["gstencil_s"]), "predicted": pred,
+                         "analysis": analysis})
     benches = sorted({r["bench"] for r in rows})
     fit_half = set(benches[0::2])  # alphabetical, alternating: both halves mix 2-D and 3-D
 
@@ -82,6 +123,28 @@ def main():
         ratios = [r["measured"] / r["predicted"] for r in rows
                   if r["family"] == fam and r["bench"] in fit_half]
         eta[fam] = math.exp(statistics.fmean(math.log(x) for x in ratios)) if ratios else 1.0
+
+    # The spread of each family's calibrated prediction on the fitting half: the standard
+    # deviation of ln(measured / calibrated prediction).
+    sigma = {}
+    for fam in eta:
+        logs = [math.log(r["measured"] / (r["predicted"] * eta[fam])) for r in rows
+                if r["family"] == fam and r["bench"] in fit_half]
+        sigma[fam] = statistics.pstdev(logs) if len(logs) > 1 else 0.0
+
+    def choose(bench, z):
+        """The measured variant the cautious ranking puts first (perf/predict.h)."""
+        rs = [r for r in rows if r["bench"] == bench]
+        return max(rs, key=lambda r: r["predicted"] * eta[r["family"]] *
+                   math.exp(-z * sigma[r["family"]]))
+
+    def regret(half, z):
+        """Per benchmark of `half`: the measured fastest over the chosen variant's rate."""
+        out = []
+        for b in sorted(half):
+            rs = [r for r in rows if r["bench"] == b]
+            out.append(max(r["measured"] for r in rs) / choose(b, z)["measured"])
+        return out
 
     def error(r, calibrated):
         p = r["predicted"] * (eta[r["family"]] if calibrated else 1.0)
@@ -120,6 +183,36 @@ def main():
         h, t = best_matches(test_half, cal)
         print(f"Test half, {'calibrated' if cal else 'uncalibrated'}: the family predicted fastest "
               f"is the measured fastest for {h} of {t} benchmarks.")
+
+    # The caution (in spreads) of the model's choice: the smallest of 0, 0.5, ... 3 whose choices
+    # lose least on the fitting half (geometric mean of measured best over chosen).
+    def geo(xs):
+        return math.exp(statistics.fmean(math.log(x) for x in xs))
+    zs = [0.5 * i for i in range(7)]
+    z = min(zs, key=lambda z: (round(geo(regret(fit_half, z)), 6), z))
+    print(f"\nThe model's choice, ranked by the calibrated prediction x exp(-z x the family's "
+          f"spread): z = {z:g} (chosen on the fitting half; z = 0 is the plain calibrated "
+          f"ranking).\n")
+    print("| half | z | chosen = measured fastest | measured fastest over chosen: geometric mean "
+          "| worst |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name, half in (("fit", fit_half), ("test", test_half)):
+        for zz in sorted({0.0, z}):
+            rg = regret(half, zz)
+            print(f"| {name} | {zz:g} | {sum(x == 1 for x in rg)} of {len(rg)} | "
+                  f"{geo(rg):.2f}x | {max(rg):.2f}x |")
+    print("\nPer benchmark, the cautious choice (z above) against the measured fastest and "
+          "`global` (GStencil/s, measured):\n")
+    print("| benchmark | half | chosen | measured | fastest | measured | global |")
+    print("| --- | --- | --- | ---: | --- | ---: | ---: |")
+    for b in benches:
+        rs = [r for r in rows if r["bench"] == b]
+        c = choose(b, z)
+        best = max(rs, key=lambda r: r["measured"])
+        g = [r["measured"] for r in rs if r["schedule"] == "global"]
+        print(f"| {b} | {'fit' if b in fit_half else 'test'} | {c['schedule']} | "
+              f"{c['measured']:.1f} | {best['schedule']} | {best['measured']:.1f} | "
+              f"{g[0] if g else float('nan'):.1f} |")
     print("\nPer variant (GStencil/s):\n")
     print("| benchmark | schedule | measured | predicted | calibrated | half |")
     print("| --- | --- | ---: | ---: | ---: | --- |")
@@ -127,7 +220,10 @@ def main():
         print(f"| {r['bench']} | {r['schedule']} | {r['measured']:.1f} | {r['predicted']:.1f} | "
               f"{r['predicted'] * eta[r['family']]:.1f} | "
               f"{'fit' if r['bench'] in fit_half else 'test'} |")
+    if args.latency_grid:
+        latency_grid(rows, fit_half, test_half)
     print("\nCalibration factors (JSON): " + json.dumps({k: round(v, 4) for k, v in eta.items()}))
+    print("Calibration spreads (JSON): " + json.dumps({k: round(v, 4) for k, v in sigma.items()}))
 
 
 if __name__ == "__main__":

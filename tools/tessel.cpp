@@ -280,6 +280,20 @@ int main(int argc, char** argv) {
       if (!choice) return finish(diags, kExitUserError);
       scheduleValues = choice->flags;
       std::cerr << choice->line() << "\n";
+    } else if (((run->parsed() && (backendName == "opencl" || backendName == "cuda")) ||
+                (emit->parsed() && (eo.target == "opencl" || eo.target == "cuda"))) &&
+               !scheduleNamed(prog, scheduleValues)) {
+      // No family named for a GPU: the model's choice (docs/model.md, "The model's choice"). If
+      // it cannot choose (bad parameters, say), the program's own default goes on to report why.
+      std::map<std::string, int64_t> given;
+      DiagnosticEngine quiet;
+      if (parsePairs(run->parsed() ? runParams : std::vector<std::string>{}, "--param", given, i64,
+                     quiet))
+        if (auto choice = chooseSchedule(prog, scheduleValues, given, quiet)) {
+          choice->byDefault = true;
+          scheduleValues = choice->flags;
+          std::cerr << choice->line() << "\n";
+        }
     }
     if (analyze->parsed()) {
       if (!parsePairs(analyzeParams, "--param", ao.params, i64, diags))

@@ -37,6 +37,13 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                       {"wave_efficiency", p.waveEfficiency},
                       {"levels", levels},
                       {"hints", p.hints}};
+  const LatencyBound& lat = p.latency;
+  j["latency"] = {{"resident_threads", lat.residentThreads},
+                  {"updates_per_thread", lat.updatesPerThread},
+                  {"barriers_per_round", lat.barriersPerRound},
+                  {"round_seconds", lat.roundSeconds},
+                  {"seconds", lat.seconds},
+                  {"source", lat.source}};
   if (r.occupancy) j["occupancy"] = occupancyJson(r);
   if (r.ptxas) j["registers"] = r.ptxas->registers;
   j["calibration"] = p.calibrated ? nlohmann::json(p.calibration) : nlohmann::json();
@@ -71,9 +78,18 @@ std::optional<nlohmann::json> predictUnder(const Program& prog,
       {"updates", pp.updates},          {"gstencils_per_s", pp.gstencilsPerSecond()},
       {"ptxas", ks.ptxasNote},          {"kernels", nlohmann::json::array()}};
   j["roofline_gstencils_per_s"] = pp.rooflineGstencilsPerSecond();
+  j["cautious_seconds"] = pp.cautiousSeconds;
   j["calibrated"] = pp.calibrated;
   for (size_t k = 0; k < ks.reports.size(); ++k)
     j["kernels"].push_back(kernelJson(ks.reports[k], pp.kernels[k], pp.seconds));
+  // A fused kernel of more steps than the machine's calibration measured for its family.
+  j["extrapolated"] = false;
+  for (const KernelReport& r : ks.reports) {
+    auto tiles = setup->machine.calibrationTimeTiles.find(familyText(r.info));
+    if (!r.info.fusedCalls.empty() && tiles != setup->machine.calibrationTimeTiles.end() &&
+        !tiles->second.count(r.traffic.steps))
+      j["extrapolated"] = true;
+  }
   std::vector<std::string> notes = ks.notes;
   for (auto& n : setup->resolved.scheduleNotes) notes.push_back(n);
   j["notes"] = notes;
@@ -119,14 +135,16 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
       if (!top || k["seconds"].get<double>() > (*top)["seconds"].get<double>()) top = &k;
     ranking.push_back({{"schedule", name},
                        {"seconds", (*p)["seconds"]},
+                       {"cautious_seconds", (*p)["cautious_seconds"]},
+                       {"extrapolated", (*p)["extrapolated"]},
                        {"gstencils_per_s", (*p)["gstencils_per_s"]},
                        {"kernels", (*p)["kernels"].size()},
                        {"bound", top ? (*top)["bound"] : nlohmann::json("-")}});
   }
   std::stable_sort(ranking.begin(), ranking.end(), [](const auto& a, const auto& b) {
     if (a.contains("refused") != b.contains("refused")) return !a.contains("refused");
-    return !a.contains("refused") &&
-           a["seconds"].template get<double>() < b["seconds"].template get<double>();
+    return !a.contains("refused") && a["cautious_seconds"].template get<double>() <
+                                         b["cautious_seconds"].template get<double>();
   });
   (*out)["compare"] = ranking;
   return out;
@@ -134,10 +152,21 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
 
 std::string ModelChoice::line() const {
   return fmt::format(
-      "note: --schedule auto: the model ranks '{}' first of {} schedules on {} (predicted {:.4g} "
+      "note: {}: the model ranks '{}' first of {} schedules on {} (predicted {:.4g} "
       "GStencil/s, {} roofline: a prediction, docs/model.md)",
-      schedule, tried - refused, machine, gstencilsPerSecond,
-      calibrated ? "a calibrated" : "an uncalibrated");
+      byDefault ? "no schedule named" : "--schedule auto", schedule, tried - refused - extrapolated,
+      machine, gstencilsPerSecond, calibrated ? "a calibrated" : "an uncalibrated");
+}
+
+bool scheduleNamed(const Program& prog, const std::map<std::string, std::string>& flags) {
+  for (const char* f : {"--schedule", "--stream", "--full-stream", "--time-tile"}) {
+    auto it = flags.find(f);
+    if (it != flags.end() && !it->second.empty()) return true;
+  }
+  for (const StencilDef& def : prog.stencils)
+    for (const Hints::Clause& c : def.hints.clauses)
+      if (c.name == "stream" || c.name == "full_stream" || c.name == "time_tile") return true;
+  return false;
 }
 
 std::optional<ModelChoice> chooseSchedule(const Program& prog,
@@ -168,11 +197,19 @@ std::optional<ModelChoice> chooseSchedule(const Program& prog,
         ++tally.refused;
         continue;
       }
-      const double g = (*p)["gstencils_per_s"].get<double>();
-      if (best && g <= best->gstencilsPerSecond) continue;
+      if ((*p)["extrapolated"].get<bool>()) {  // no calibration for its fused steps
+        ++tally.extrapolated;
+        continue;
+      }
+      // Ranked by the cautious prediction (perf/predict.h, kCautionSigmas); a candidate must
+      // beat the one kept by more than the model resolves (kChoiceMargin), so the earlier one
+      // (the family's default block, the family listed first) wins near-ties.
+      const double cautious = (*p)["cautious_seconds"].get<double>();
+      if (best && cautious >= best->cautiousSeconds * (1 - kChoiceMargin)) continue;
       best = ModelChoice{};
       best->flags = f;
-      best->gstencilsPerSecond = g;
+      best->cautiousSeconds = cautious;
+      best->gstencilsPerSecond = (*p)["gstencils_per_s"].get<double>();
       best->machine = (*p)["machine"].get<std::string>();
       best->calibrated = (*p)["calibrated"].get<bool>();
       best->schedule = family;
@@ -183,12 +220,15 @@ std::optional<ModelChoice> chooseSchedule(const Program& prog,
   if (!best) {
     diags.report(
         DiagId::bad_schedule, {},
-        fmt::format("--schedule auto: the validation refused all {} schedules tried", tally.tried),
+        fmt::format("--schedule auto: of the {} schedules tried, the validation refused {} and "
+                    "{} fuse steps the machine's calibration did not measure",
+                    tally.tried, tally.refused, tally.extrapolated),
         "name a schedule (--schedule global, ...) to see why");
     return std::nullopt;
   }
   best->tried = tally.tried;
   best->refused = tally.refused;
+  best->extrapolated = tally.extrapolated;
   return best;
 }
 
@@ -237,6 +277,12 @@ std::string analyzeText(const nlohmann::json& a) {
                            l["ridge"].get<double>());
       out += fmt::format("; {}\n", l["rate_source"].get<std::string>());
     }
+    const auto& lat = k["latency"];
+    if (lat["seconds"].get<double>() > 0)
+      out += fmt::format("    latency  {:.4g} ns per point-update; {}\n",
+                         lat["seconds"].get<double>() * 1e9, lat["source"].get<std::string>());
+    else
+      out += "    latency  " + lat["source"].get<std::string>() + "\n";
     if (k.contains("occupancy"))
       out += fmt::format("    occupancy {}{} blocks per SM ({:.0f}%), limited by {}\n",
                          k["occupancy"]["upper_bound"].get<bool>() ? "at most " : "",
@@ -249,7 +295,9 @@ std::string analyzeText(const nlohmann::json& a) {
     out += "  registers: " + a["ptxas"].get<std::string>() + "\n";
   for (const auto& n : a["notes"]) out += "note: " + n.get<std::string>() + "\n";
   if (!a.contains("compare")) return out;
-  out += "\nSchedules ranked by predicted time per run (registers not known: occupancy at most):\n";
+  out +=
+      "\nSchedules ranked by the cautious prediction (the calibrated time discounted by each "
+      "family's spread on the measured times; registers not known: occupancy at most):\n";
   int rank = 0;
   for (const auto& c : a["compare"]) {
     if (c.contains("refused")) {
@@ -257,11 +305,17 @@ std::string analyzeText(const nlohmann::json& a) {
                          c["refused"].get<std::string>());
       continue;
     }
-    out +=
-        fmt::format("  {:>2}  {:<26} {:>10.4g} ms  {:>8.4g} GStencil/s  {} kernel{}, bound: {}\n",
-                    ++rank, c["schedule"].get<std::string>(), c["seconds"].get<double>() * 1e3,
-                    c["gstencils_per_s"].get<double>(), c["kernels"].get<size_t>(),
-                    c["kernels"].get<size_t>() == 1 ? "" : "s", c["bound"].get<std::string>());
+    out += fmt::format(
+        "  {:>2}  {:<26} {:>10.4g} ms  {:>8.4g} GStencil/s  cautious {:>10.4g} ms  {} kernel{}, "
+        "bound: {}\n",
+        ++rank, c["schedule"].get<std::string>(), c["seconds"].get<double>() * 1e3,
+        c["gstencils_per_s"].get<double>(), c["cautious_seconds"].get<double>() * 1e3,
+        c["kernels"].get<size_t>(), c["kernels"].get<size_t>() == 1 ? "" : "s",
+        c["bound"].get<std::string>());
+    if (c["extrapolated"].get<bool>())
+      out +=
+          "      (fuses more steps than the machine's calibration measured for its family: "
+          "the model's choice leaves it out)\n";
   }
   return out;
 }

@@ -37,12 +37,20 @@ struct ModelChoice {
   std::map<std::string, std::string> flags;  // the schedule flags to use
   std::string schedule;                      // the chosen flags as text
   double gstencilsPerSecond = 0;             // predicted
+  double cautiousSeconds = 0;                // the cautious prediction it was ranked by
+  bool byDefault = false;                    // chosen because no schedule was named
   std::string machine;
   bool calibrated = false;
   size_t tried = 0, refused = 0;  // schedules predicted, and refused by the validation
+  size_t extrapolated = 0;        // left out: fused steps the calibration did not measure
   /// The one line that says what was chosen.
   std::string line() const;
 };
+
+/// Whether the schedule flags `flags` or the program's `#pragma` clauses name a family
+/// (--schedule, --stream, --full-stream, --time-tile; the clauses stream, full_stream,
+/// time_tile). Where none does, `run` and `emit` for a GPU take the model's choice.
+bool scheduleNamed(const Program& prog, const std::map<std::string, std::string>& flags);
 
 /// Nullopt after an error reported through `diags` (bad flags or parameters, or no schedule
 /// the validation accepts).

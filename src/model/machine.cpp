@@ -31,7 +31,8 @@ enum class Kind {
   PosNumber,
   PosIntOrNull,
   PosNumberOrNull,
-  FactorsOrNull
+  FactorsOrNull,
+  TileListsOrNull
 };
 
 struct Field {
@@ -64,7 +65,11 @@ const std::vector<Field>& fields() {
       {"l2_bandwidth_bytes_per_s", Kind::PosNumberOrNull, true},
       {"sm_clock_hz", Kind::PosNumberOrNull, true},
       {"measured_dram_bandwidth_bytes_per_s", Kind::PosNumberOrNull, true},
+      {"dram_latency_s", Kind::PosNumberOrNull, true},
+      {"barrier_latency_s", Kind::PosNumberOrNull, true},
       {"calibration", Kind::FactorsOrNull, true},
+      {"calibration_spread", Kind::FactorsOrNull, true},
+      {"calibration_time_tiles", Kind::TileListsOrNull, true},
       {"sources", Kind::String, false},  // checked separately
       {"notes", Kind::String, false},    // checked separately
   };
@@ -89,6 +94,8 @@ const char* expected(Kind k) {
       return "a positive number, or null where the vendor publishes no figure";
     case Kind::FactorsOrNull:
       return "an object of schedule families to positive factors, or null";
+    case Kind::TileListsOrNull:
+      return "an object of schedule families to lists of positive time tiles, or null";
   }
   return "?";
 }
@@ -132,6 +139,10 @@ bool valid(const json& v, Kind k) {
       return v.is_null() || posNumber(v);
     case Kind::FactorsOrNull:
       return v.is_null() || (v.is_object() && std::all_of(v.begin(), v.end(), posNumber));
+    case Kind::TileListsOrNull:
+      return v.is_null() || (v.is_object() && std::all_of(v.begin(), v.end(), [](const json& l) {
+                               return l.is_array() && std::all_of(l.begin(), l.end(), posInt);
+                             }));
   }
   return false;
 }
@@ -242,8 +253,17 @@ std::optional<MachineDesc> parseMachine(const std::string& text, const std::stri
   if (!j["sm_clock_hz"].is_null()) m.compute.smClock = j["sm_clock_hz"].get<double>();
   if (!j["calibration"].is_null())
     for (auto& [family, f] : j["calibration"].items()) m.calibration[family] = f.get<double>();
+  if (!j["calibration_spread"].is_null())
+    for (auto& [family, f] : j["calibration_spread"].items())
+      m.calibrationSpread[family] = f.get<double>();
+  if (!j["calibration_time_tiles"].is_null())
+    for (auto& [family, l] : j["calibration_time_tiles"].items())
+      for (auto& t : l) m.calibrationTimeTiles[family].insert(t.get<int>());
   if (!j["measured_dram_bandwidth_bytes_per_s"].is_null())
     m.memory.measuredDramBandwidth = j["measured_dram_bandwidth_bytes_per_s"].get<double>();
+  if (!j["dram_latency_s"].is_null()) m.memory.dramLatency = j["dram_latency_s"].get<double>();
+  if (!j["barrier_latency_s"].is_null())
+    m.memory.barrierLatency = j["barrier_latency_s"].get<double>();
   for (auto& [k, v] : j["sources"].items()) m.sources[k] = v.get<std::string>();
   if (j.contains("notes"))
     for (auto& n : j["notes"]) m.notes.push_back(n.get<std::string>());

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,12 +55,26 @@ struct MachineDesc {
     /// A measured copy bandwidth (bytes read plus written per second), kept apart from the
     /// datasheet's; nullopt: none measured in a source read so far.
     std::optional<double> measuredDramBandwidth;
+    /// The DRAM latency the model's Little's-law term uses (seconds per round trip); nullopt:
+    /// none read or fitted, and the model has no latency term on this machine.
+    std::optional<double> dramLatency;
+    /// The latency of one barrier with the shared-memory work between barriers (seconds), the
+    /// model's second latency term; nullopt as for dramLatency.
+    std::optional<double> barrierLatency;
   } memory;
 
   /// The performance model's factor per schedule family ("global", "overlapped", "stream +
   /// time_tile", ...): measured over predicted throughput, fitted on measured times of this GPU
   /// (docs/model.md); empty where none were measured.
   std::map<std::string, double> calibration;
+  /// Per family, the spread of the calibrated model on the times it was fitted on: the standard
+  /// deviation of ln(measured / calibrated prediction). The model's choice of a schedule ranks
+  /// by a pessimistic prediction that discounts a family by its spread (perf/predict.h).
+  std::map<std::string, double> calibrationSpread;
+  /// Per fused family ("overlapped", "stream + time_tile"), the time tiles its factor was fitted
+  /// on. On a calibrated machine the model's choice does not extrapolate: it leaves out a fused
+  /// schedule whose time tile is not among them (driver/analyze.h, chooseSchedule).
+  std::map<std::string, std::set<int>> calibrationTimeTiles;
   std::map<std::string, std::string> sources;  // field name -> where the figure comes from
   std::vector<std::string> notes;
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <map>
 
 #include "analysis/regions.h"
 
@@ -85,6 +85,40 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
   return out;
 }
 
+/// The latency bound of kernel `r` over `blocks` blocks (predict.h): Little's law over the
+/// resident threads, a round being the whole kernel or, for a kernel that sweeps a dimension,
+/// one plane.
+LatencyBound latencyBound(const KernelReport& r, const MachineDesc& m, int64_t blocks) {
+  const GpuKernelInfo& k = r.info;
+  LatencyBound b;
+  const int64_t threads = static_cast<int64_t>(k.block[0]) * k.block[1] * k.block[2];
+  const int perSm = r.occupancy ? std::max(1, r.occupancy->blocksPerSm) : 1;
+  b.residentThreads =
+      std::min<int64_t>(std::max<int64_t>(blocks, 1), int64_t{m.compute.sms} * perSm) * threads;
+  const bool sweeps = k.streamIter >= 0;
+  if (!k.fusedCalls.empty()) {
+    double points = 1;  // the output tile's points per block (per plane when it sweeps)
+    for (size_t d = 0; d < k.tile.size(); ++d)
+      if (static_cast<int>(d) != k.streamIter) points *= static_cast<double>(k.tile[d]);
+    b.updatesPerThread = points * std::max(1, r.traffic.steps) / static_cast<double>(threads);
+  } else {
+    b.updatesPerThread = static_cast<double>(k.unroll[0]) * k.unroll[1] * k.unroll[2];
+  }
+  b.barriersPerRound = sweeps ? r.barriersPerPlane : r.barriersOnce;
+  if (!m.memory.dramLatency || !m.memory.barrierLatency) {
+    b.source = "unknown (no DRAM and barrier latencies in the machine file)";
+    return b;
+  }
+  b.roundSeconds = *m.memory.dramLatency + b.barriersPerRound * *m.memory.barrierLatency;
+  b.seconds = b.roundSeconds / (static_cast<double>(b.residentThreads) * b.updatesPerThread);
+  b.source = fmt::format(
+      "{} resident threads x {:.3g} update(s) per round of {:.3g} ns (DRAM {:.3g} ns + {} "
+      "barrier(s) x {:.3g} ns)",
+      b.residentThreads, b.updatesPerThread, b.roundSeconds * 1e9, *m.memory.dramLatency * 1e9,
+      b.barriersPerRound, *m.memory.barrierLatency * 1e9);
+  return b;
+}
+
 }  // namespace
 
 Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t blocks,
@@ -123,14 +157,33 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
   const int perSm = r.occupancy ? r.occupancy->blocksPerSm : 1;
   const double slots = static_cast<double>(m.compute.sms) * std::max(1, perSm);
   const double waves = static_cast<double>(std::max<int64_t>(blocks, 1)) / slots;
-  p.waveEfficiency = waves / std::ceil(waves);
+  // A launch of less than one wave runs every block at once: its SMs are all busy once there
+  // are as many blocks as SMs (fewer warps per SM is the latency bound's business, not the
+  // wave's); with fewer blocks than SMs the rest idle.
+  p.waveEfficiency =
+      waves >= 1 ? waves / std::ceil(waves)
+                 : std::min(1.0, static_cast<double>(std::max<int64_t>(blocks, 1)) / m.compute.sms);
   p.rooflineSecondsPerUpdate = bound->seconds / p.waveEfficiency;
+  p.latency = latencyBound(r, m, blocks);
+  if (p.latency.seconds > p.rooflineSecondsPerUpdate) {
+    p.rooflineSecondsPerUpdate = p.latency.seconds;
+    p.bound = "latency";
+  }
   auto factor = m.calibration.find(familyText(r.info));
   p.calibrated = factor != m.calibration.end();
   if (p.calibrated) p.calibration = factor->second;
   p.secondsPerUpdate = p.rooflineSecondsPerUpdate / p.calibration;
+  auto spread = m.calibrationSpread.find(familyText(r.info));
+  if (spread != m.calibrationSpread.end()) p.spread = spread->second;
+  p.cautiousSecondsPerUpdate = p.secondsPerUpdate * std::exp(kCautionSigmas * p.spread);
   p.seconds = p.secondsPerUpdate * updates;
   p.hints = hintsFor(r, p, *bound);
+  if (p.bound == "latency")
+    p.hints.insert(p.hints.begin(),
+                   fmt::format("latency-bound ({}): raise the occupancy (less shared memory or "
+                               "fewer registers per thread), give each thread more updates per "
+                               "round trip, or pass fewer barriers",
+                               p.latency.source));
   return p;
 }
 
@@ -165,10 +218,22 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
   const Work work = programWork(prog, params);
   std::vector<CallRegions> regions;
   for (const CallInst& c : prog.calls) regions.push_back(analyzeRegions(prog, c));
-  // The calls fused kernels cover, and per fused group its updates and variants.
-  std::set<int> covered;
-  for (const FusionGroup& g : resolved.groups)
-    for (const FusedVariant& v : g.variants) covered.insert(v.seq.calls.begin(), v.seq.calls.end());
+  // Per call a fused group covers, the share of its executions that run fused: an iterate
+  // group's S = n x iterations steps run as floor(S/T) fused kernels of T steps and the S mod T
+  // others per statement; a straight run of k calls the same with S = k, fused whole when k < T
+  // (schedule/resolve.h, FusionGroup).
+  std::map<int, double> fusedShare;
+  for (const FusionGroup& g : resolved.groups) {
+    if (g.variants.empty()) continue;
+    double steps = static_cast<double>(g.body.size());
+    if (g.iterate)
+      steps *= static_cast<double>(std::max<int64_t>(
+          0, evalInt(g.iterate->hi, params) - evalInt(g.iterate->lo, params) + 1));
+    const double t = g.timeTile;
+    const double share = steps <= 0 ? 0 : (steps < t ? 1 : std::floor(steps / t) * t / steps);
+    for (const FusedVariant& v : g.variants)
+      for (int c : v.seq.calls) fusedShare[c] = share;
+  }
   // A fused kernel's point-update is one point of a call (all its statements) at one step: a
   // call's updates are those of its statement that covers the most points.
   auto callUpdates = [&](int c) {
@@ -186,8 +251,9 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
     double updates = 0;
     Box box;
     if (k.fusedCalls.empty()) {
-      if (!covered.count(k.call))
-        updates = work.updates.at(static_cast<size_t>(k.call)).at(static_cast<size_t>(k.stmt));
+      auto fused = fusedShare.find(k.call);
+      updates = work.updates.at(static_cast<size_t>(k.call)).at(static_cast<size_t>(k.stmt)) *
+                (fused == fusedShare.end() ? 1 : 1 - fused->second);
       box = evalIter(regions.at(static_cast<size_t>(k.call)).stmts.at(static_cast<size_t>(k.stmt)),
                      params);
     } else {
@@ -199,13 +265,14 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
         std::set<int> calls;
         for (const FusedVariant& v : g.variants)
           calls.insert(v.seq.calls.begin(), v.seq.calls.end());
-        for (int c : calls) updates += callUpdates(c);
+        for (int c : calls) updates += callUpdates(c) * fusedShare.at(c);
         updates /= static_cast<double>(g.variants.size());
       }
       box = evalIter(regions.at(static_cast<size_t>(k.fusedCalls.front())).stmts.at(0), params);
     }
     out.kernels.push_back(predictKernel(r, m, launchBlocks(k, box), updates));
     out.seconds += out.kernels.back().seconds;
+    out.cautiousSeconds += out.kernels.back().cautiousSecondsPerUpdate * updates;
     out.rooflineSeconds += out.kernels.back().rooflineSecondsPerUpdate * updates;
   }
   return out;

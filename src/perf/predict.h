@@ -7,10 +7,20 @@
 // Per point-update, each level's time is its bytes over its bandwidth, compute's the executed
 // FLOPs over the peak of the kernel's precision; the kernel's roofline time is the largest of
 // these (the bound), divided by the wave efficiency W / ceil(W), W = blocks / (SMs x resident
-// blocks per SM). Bandwidths: DRAM the measured copy bandwidth where the machine file has one,
-// else the datasheet's; shared memory and (from 7.0, the unified L1) L1 SMs x 128 bytes per
-// clock where the file has a clock; L2 the file's figure. A level without a bandwidth is listed
-// as unknown and cannot be the bound.
+// blocks per SM; a launch of less than one wave: the share of SMs given a block). Bandwidths: DRAM
+// the measured copy bandwidth where the machine file has one, else the datasheet's; shared memory
+// and (from 7.0, the unified L1) L1 SMs x 128 bytes per clock where the file has a clock; L2 the
+// file's figure. A level without a bandwidth is listed as unknown and cannot be the bound.
+//
+// The latency bound (Little's law; model-notes.md section 3.5): a thread waits, per round of
+// work (the whole kernel, or one plane of a sweep), one DRAM round trip for its loads and one
+// barrier latency per barrier it passes, and the resident threads overlap these waits, so
+//   seconds per update >= (DRAM latency + barriers per round x barrier latency)
+//                         / (resident threads x updates per thread and round).
+// Resident threads are the launch's blocks, at most SMs x resident blocks per SM, times the
+// block's threads; a thread's updates per round are its block's output points (per plane when it
+// sweeps) times the fused steps over the block's threads. Where the machine file has no
+// latencies the bound is unknown and left out.
 #pragma once
 
 #include <string>
@@ -32,17 +42,43 @@ struct LevelTime {
   std::string rateSource;  // "measured copy bandwidth", "datasheet", "derived: ..."
 };
 
+/// The latency bound of one kernel (above).
+struct LatencyBound {
+  int64_t residentThreads = 0;  // threads resident at once over the GPU
+  double updatesPerThread = 0;  // point-updates per thread and round
+  int barriersPerRound = 0;     // barriers per round
+  double roundSeconds = 0;      // DRAM latency + barriers x barrier latency; 0: unknown
+  double seconds = 0;           // per point-update; 0: unknown
+  std::string source;           // where the latencies come from
+};
+
+/// The model's choice of a schedule (driver/analyze.h, chooseSchedule) ranks by a cautious
+/// prediction: the calibrated time times exp(kCautionSigmas x the family's calibration spread),
+/// so that a family whose calibrated predictions scattered widely on the measured times must
+/// promise more before it is chosen. 1.5 is the smallest multiple that chose the measured
+/// fastest family for every benchmark of the fitting half it can (scripts/model_accuracy.py,
+/// docs/model.md, "The model's choice").
+inline constexpr double kCautionSigmas = 1.5;
+/// The model's choice takes a candidate over the one it holds only when the candidate's
+/// cautious time is shorter by more than this share: the model does not resolve differences
+/// of a few percent (a fuller last wave, say), so near-ties keep the earlier candidate.
+inline constexpr double kChoiceMargin = 0.05;
+
 struct Prediction {
   std::vector<LevelTime> levels;
-  std::string bound;          // the level with the largest time
+  LatencyBound latency;
+  std::string bound;          // the level with the largest time, or "latency"
   double waveEfficiency = 1;  // W / ceil(W)
   int64_t blocks = 0;         // per launch
   /// The machine's calibration factor for the kernel's family (measured over predicted
   /// throughput; 1 where the machine file has none).
   double calibration = 1;
   bool calibrated = false;
-  double rooflineSecondsPerUpdate = 0;  // the bound's time / wave efficiency
+  double rooflineSecondsPerUpdate = 0;  // the largest of the levels' times / wave efficiency,
+                                        // and the latency bound's time
   double secondsPerUpdate = 0;          // the roofline's time / the calibration factor
+  double spread = 0;  // the family's calibration spread (machine file); 0 where there is none
+  double cautiousSecondsPerUpdate = 0;  // secondsPerUpdate x exp(kCautionSigmas x spread)
   double updates = 0;                   // point-updates this kernel performs per run
   double seconds = 0;                   // per run: secondsPerUpdate x updates
   std::vector<std::string> hints;
@@ -59,6 +95,7 @@ struct ProgramPrediction {
   std::vector<Prediction> kernels;  // one per report, in launch order
   double seconds = 0;               // one run at the parameter values
   double rooflineSeconds = 0;       // the same without the calibration factors
+  double cautiousSeconds = 0;       // the same with each kernel's cautious time (above)
   bool calibrated = false;          // every kernel had a calibration factor
   double updates = 0;               // the program's stencil points per run (Work::stencilPoints)
   double gstencilsPerSecond() const { return seconds > 0 ? updates / seconds * 1e-9 : 0; }
@@ -71,7 +108,8 @@ struct ProgramPrediction {
 /// values `params`: each statement's points over the run go to the kernel that computes it (a
 /// per-statement kernel's point-update is one point of its statement); a fused group's calls'
 /// points to its fused kernels (whose point-update is one point of a call at one step), shared
-/// evenly between their phases, its S mod T remaining steps counted at the fused rate. The
+/// evenly between their phases; its S mod T remaining steps go to the per-statement kernels
+/// that run them. The
 /// program's GStencil/s counts stencil points: a call's domain points per execution.
 ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& resolved,
                                  const std::vector<KernelReport>& reports, const MachineDesc& m,
