@@ -58,7 +58,7 @@ def with_latency(a, dram, barrier):
         lat = k["latency"]
         bound = (dram + lat["barriers_per_round"] * barrier) / (
             lat["resident_threads"] * lat["updates_per_thread"])
-        seconds += max(k["roofline_seconds_per_update"], bound) * k["updates"]
+        seconds += max(k["bandwidth_seconds_per_update"], bound) * k["updates"]
     return a["updates"] / seconds * 1e-9 if seconds > 0 else 0.0
 
 
@@ -76,8 +76,8 @@ def latency_grid(rows, fit_half, test_half):
             return statistics.fmean(abs(math.log(p * eta[r["family"]] / r["measured"]))
                                     for r, p in zip(rows, pred) if r["bench"] in half)
         return mean_log(fit_half), mean_log(test_half)
-    grid = [(d * 1e-9, b * 1e-9) for d in (0, 200, 400, 600, 800, 1000, 1500, 2000, 3000)
-            for b in (0, 25, 50, 100, 200, 400, 800, 1600)]
+    grid = [(d * 1e-9, b * 1e-9) for d in (0, 100, 200, 300, 400, 600, 800, 1000, 1500, 2000)
+            for b in (0, 50, 100, 200, 400, 600, 800, 1000, 1200, 1600, 2400)]
     scored = sorted(((errors(d, b), d, b) for d, b in grid), key=lambda x: x[0][0])
     print("\nLatency bound (perf/predict.h), fitted on the fitting half: mean |ln(calibrated / "
           "measured)| per DRAM and barrier latency, the five best and none:\n")
@@ -85,6 +85,8 @@ def latency_grid(rows, fit_half, test_half):
     print("| ---: | ---: | ---: | ---: |")
     for (fit, test), d, b in scored[:5] + [x for x in scored if x[1] == 0 and x[2] == 0][:1]:
         print(f"| {d * 1e9:.0f} ns | {b * 1e9:.0f} ns | {fit:.3f} | {test:.3f} |")
+    (_, _), d, b = scored[0]
+    print(f"\nLatencies (JSON): {json.dumps({'dram_latency_s': round(d, 12), 'barrier_latency_s': round(b, 12)})}")
 
 
 def main():
@@ -190,9 +192,9 @@ def main():
         return math.exp(statistics.fmean(math.log(x) for x in xs))
     zs = [0.5 * i for i in range(7)]
     z = min(zs, key=lambda z: (round(geo(regret(fit_half, z)), 6), z))
-    print(f"\nThe model's choice, ranked by the calibrated prediction x exp(-z x the family's "
-          f"spread): z = {z:g} (chosen on the fitting half; z = 0 is the plain calibrated "
-          f"ranking).\n")
+    print(f"\nThe model's choice (tessel ranks by the calibrated prediction, z = 0), against a "
+          f"cautious ranking by the calibrated prediction x exp(-z x the family's spread on the "
+          f"fitting half): the best z on the fitting half is z = {z:g}.\n")
     print("| half | z | chosen = measured fastest | measured fastest over chosen: geometric mean "
           "| worst |")
     print("| --- | ---: | ---: | ---: | ---: |")
@@ -201,7 +203,7 @@ def main():
             rg = regret(half, zz)
             print(f"| {name} | {zz:g} | {sum(x == 1 for x in rg)} of {len(rg)} | "
                   f"{geo(rg):.2f}x | {max(rg):.2f}x |")
-    print("\nPer benchmark, the cautious choice (z above) against the measured fastest and "
+    print("\nPer benchmark, the choice (z above) against the measured fastest and "
           "`global` (GStencil/s, measured):\n")
     print("| benchmark | half | chosen | measured | fastest | measured | global |")
     print("| --- | --- | --- | ---: | --- | ---: | ---: |")
@@ -223,7 +225,7 @@ def main():
     if args.latency_grid:
         latency_grid(rows, fit_half, test_half)
     print("\nCalibration factors (JSON): " + json.dumps({k: round(v, 4) for k, v in eta.items()}))
-    print("Calibration spreads (JSON): " + json.dumps({k: round(v, 4) for k, v in sigma.items()}))
+    print("Calibration spreads: " + json.dumps({k: round(v, 4) for k, v in sigma.items()}))
 
 
 if __name__ == "__main__":

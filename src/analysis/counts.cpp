@@ -163,6 +163,7 @@ void workOf(const Program& prog, const std::vector<ExecNode>& nodes, const Param
         w.updates[n.call][s] += times * points;
       }
       w.callsExecuted += static_cast<int64_t>(times);
+      w.executions[static_cast<size_t>(n.call)] += times;
     } else {
       int64_t lo = evalInt(n.lo, p), hi = evalInt(n.hi, p);
       if (hi >= lo) workOf(prog, n.body, p, regions, w, times * static_cast<double>(hi - lo + 1));
@@ -177,6 +178,7 @@ Work programWork(const Program& prog, const ParamValues& params) {
   for (auto& c : prog.calls) regions.push_back(analyzeRegions(prog, c));
   Work w;
   for (auto& c : prog.calls) w.updates.emplace_back(c.stmts.size(), 0.0);
+  w.executions.assign(prog.calls.size(), 0.0);
   workOf(prog, prog.body, params, regions, w, 1);
   return w;
 }

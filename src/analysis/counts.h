@@ -54,6 +54,8 @@ struct Work {
   /// Per call (Program::calls order) and statement: its points summed over every execution of
   /// the call in one run (the point-updates a kernel computing it performs).
   std::vector<std::vector<double>> updates;
+  /// Per call: how many times it executes in one run.
+  std::vector<double> executions;
 };
 
 Work programWork(const Program& prog, const ParamValues& params);

@@ -28,6 +28,7 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                       {"block", r.info.block},
                       {"seconds_per_update", p.secondsPerUpdate},
                       {"roofline_seconds_per_update", p.rooflineSecondsPerUpdate},
+                      {"bandwidth_seconds_per_update", p.bandwidthSecondsPerUpdate},
                       {"gstencils_per_s", p.gstencilsPerSecond()},
                       {"updates", p.updates},
                       {"seconds", p.seconds},
@@ -78,7 +79,6 @@ std::optional<nlohmann::json> predictUnder(const Program& prog,
       {"updates", pp.updates},          {"gstencils_per_s", pp.gstencilsPerSecond()},
       {"ptxas", ks.ptxasNote},          {"kernels", nlohmann::json::array()}};
   j["roofline_gstencils_per_s"] = pp.rooflineGstencilsPerSecond();
-  j["cautious_seconds"] = pp.cautiousSeconds;
   j["calibrated"] = pp.calibrated;
   for (size_t k = 0; k < ks.reports.size(); ++k)
     j["kernels"].push_back(kernelJson(ks.reports[k], pp.kernels[k], pp.seconds));
@@ -135,7 +135,6 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
       if (!top || k["seconds"].get<double>() > (*top)["seconds"].get<double>()) top = &k;
     ranking.push_back({{"schedule", name},
                        {"seconds", (*p)["seconds"]},
-                       {"cautious_seconds", (*p)["cautious_seconds"]},
                        {"extrapolated", (*p)["extrapolated"]},
                        {"gstencils_per_s", (*p)["gstencils_per_s"]},
                        {"kernels", (*p)["kernels"].size()},
@@ -143,8 +142,8 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
   }
   std::stable_sort(ranking.begin(), ranking.end(), [](const auto& a, const auto& b) {
     if (a.contains("refused") != b.contains("refused")) return !a.contains("refused");
-    return !a.contains("refused") && a["cautious_seconds"].template get<double>() <
-                                         b["cautious_seconds"].template get<double>();
+    return !a.contains("refused") &&
+           a["seconds"].template get<double>() < b["seconds"].template get<double>();
   });
   (*out)["compare"] = ranking;
   return out;
@@ -201,14 +200,14 @@ std::optional<ModelChoice> chooseSchedule(const Program& prog,
         ++tally.extrapolated;
         continue;
       }
-      // Ranked by the cautious prediction (perf/predict.h, kCautionSigmas); a candidate must
-      // beat the one kept by more than the model resolves (kChoiceMargin), so the earlier one
-      // (the family's default block, the family listed first) wins near-ties.
-      const double cautious = (*p)["cautious_seconds"].get<double>();
-      if (best && cautious >= best->cautiousSeconds * (1 - kChoiceMargin)) continue;
+      // Ranked by the predicted time; a candidate must beat the one kept by more than the model
+      // resolves (kChoiceMargin), so the earlier one (the family's default block, the family
+      // listed first) wins near-ties.
+      const double seconds = (*p)["seconds"].get<double>();
+      if (best && seconds >= best->seconds * (1 - kChoiceMargin)) continue;
       best = ModelChoice{};
       best->flags = f;
-      best->cautiousSeconds = cautious;
+      best->seconds = seconds;
       best->gstencilsPerSecond = (*p)["gstencils_per_s"].get<double>();
       best->machine = (*p)["machine"].get<std::string>();
       best->calibrated = (*p)["calibrated"].get<bool>();
@@ -296,8 +295,8 @@ std::string analyzeText(const nlohmann::json& a) {
   for (const auto& n : a["notes"]) out += "note: " + n.get<std::string>() + "\n";
   if (!a.contains("compare")) return out;
   out +=
-      "\nSchedules ranked by the cautious prediction (the calibrated time discounted by each "
-      "family's spread on the measured times; registers not known: occupancy at most):\n";
+      "\nSchedules ranked by predicted time per run (registers not known: occupancy at "
+      "most):\n";
   int rank = 0;
   for (const auto& c : a["compare"]) {
     if (c.contains("refused")) {
@@ -305,13 +304,11 @@ std::string analyzeText(const nlohmann::json& a) {
                          c["refused"].get<std::string>());
       continue;
     }
-    out += fmt::format(
-        "  {:>2}  {:<26} {:>10.4g} ms  {:>8.4g} GStencil/s  cautious {:>10.4g} ms  {} kernel{}, "
-        "bound: {}\n",
-        ++rank, c["schedule"].get<std::string>(), c["seconds"].get<double>() * 1e3,
-        c["gstencils_per_s"].get<double>(), c["cautious_seconds"].get<double>() * 1e3,
-        c["kernels"].get<size_t>(), c["kernels"].get<size_t>() == 1 ? "" : "s",
-        c["bound"].get<std::string>());
+    out +=
+        fmt::format("  {:>2}  {:<26} {:>10.4g} ms  {:>8.4g} GStencil/s  {} kernel{}, bound: {}\n",
+                    ++rank, c["schedule"].get<std::string>(), c["seconds"].get<double>() * 1e3,
+                    c["gstencils_per_s"].get<double>(), c["kernels"].get<size_t>(),
+                    c["kernels"].get<size_t>() == 1 ? "" : "s", c["bound"].get<std::string>());
     if (c["extrapolated"].get<bool>())
       out +=
           "      (fuses more steps than the machine's calibration measured for its family: "

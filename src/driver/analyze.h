@@ -37,7 +37,7 @@ struct ModelChoice {
   std::map<std::string, std::string> flags;  // the schedule flags to use
   std::string schedule;                      // the chosen flags as text
   double gstencilsPerSecond = 0;             // predicted
-  double cautiousSeconds = 0;                // the cautious prediction it was ranked by
+  double seconds = 0;                        // predicted per run: what it was ranked by
   bool byDefault = false;                    // chosen because no schedule was named
   std::string machine;
   bool calibrated = false;

@@ -70,8 +70,10 @@ nlohmann::json machinesJson(DiagnosticEngine& diags) {
     j["sm_clock_hz"] = m.compute.smClock ? nlohmann::json(*m.compute.smClock) : nlohmann::json();
     j["l2_size_bytes"] = m.memory.l2Bytes ? nlohmann::json(*m.memory.l2Bytes) : nlohmann::json();
     j["calibration"] = m.calibration.empty() ? nlohmann::json() : nlohmann::json(m.calibration);
-    j["calibration_spread"] =
-        m.calibrationSpread.empty() ? nlohmann::json() : nlohmann::json(m.calibrationSpread);
+    j["dram_latency_s"] =
+        m.memory.dramLatency ? nlohmann::json(*m.memory.dramLatency) : nlohmann::json();
+    j["barrier_latency_s"] =
+        m.memory.barrierLatency ? nlohmann::json(*m.memory.barrierLatency) : nlohmann::json();
     j["calibration_time_tiles"] =
         m.calibrationTimeTiles.empty() ? nlohmann::json() : nlohmann::json(m.calibrationTimeTiles);
     j["default"] = m.id == kDefaultMachine;

@@ -68,7 +68,6 @@ const std::vector<Field>& fields() {
       {"dram_latency_s", Kind::PosNumberOrNull, true},
       {"barrier_latency_s", Kind::PosNumberOrNull, true},
       {"calibration", Kind::FactorsOrNull, true},
-      {"calibration_spread", Kind::FactorsOrNull, true},
       {"calibration_time_tiles", Kind::TileListsOrNull, true},
       {"sources", Kind::String, false},  // checked separately
       {"notes", Kind::String, false},    // checked separately
@@ -253,9 +252,6 @@ std::optional<MachineDesc> parseMachine(const std::string& text, const std::stri
   if (!j["sm_clock_hz"].is_null()) m.compute.smClock = j["sm_clock_hz"].get<double>();
   if (!j["calibration"].is_null())
     for (auto& [family, f] : j["calibration"].items()) m.calibration[family] = f.get<double>();
-  if (!j["calibration_spread"].is_null())
-    for (auto& [family, f] : j["calibration_spread"].items())
-      m.calibrationSpread[family] = f.get<double>();
   if (!j["calibration_time_tiles"].is_null())
     for (auto& [family, l] : j["calibration_time_tiles"].items())
       for (auto& t : l) m.calibrationTimeTiles[family].insert(t.get<int>());

@@ -67,10 +67,6 @@ struct MachineDesc {
   /// time_tile", ...): measured over predicted throughput, fitted on measured times of this GPU
   /// (docs/model.md); empty where none were measured.
   std::map<std::string, double> calibration;
-  /// Per family, the spread of the calibrated model on the times it was fitted on: the standard
-  /// deviation of ln(measured / calibrated prediction). The model's choice of a schedule ranks
-  /// by a pessimistic prediction that discounts a family by its spread (perf/predict.h).
-  std::map<std::string, double> calibrationSpread;
   /// Per fused family ("overlapped", "stream + time_tile"), the time tiles its factor was fitted
   /// on. On a calibrated machine the model's choice does not extrapolate: it leaves out a fused
   /// schedule whose time tile is not among them (driver/analyze.h, chooseSchedule).

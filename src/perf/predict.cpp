@@ -163,7 +163,8 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
   p.waveEfficiency =
       waves >= 1 ? waves / std::ceil(waves)
                  : std::min(1.0, static_cast<double>(std::max<int64_t>(blocks, 1)) / m.compute.sms);
-  p.rooflineSecondsPerUpdate = bound->seconds / p.waveEfficiency;
+  p.bandwidthSecondsPerUpdate = bound->seconds / p.waveEfficiency;
+  p.rooflineSecondsPerUpdate = p.bandwidthSecondsPerUpdate;
   p.latency = latencyBound(r, m, blocks);
   if (p.latency.seconds > p.rooflineSecondsPerUpdate) {
     p.rooflineSecondsPerUpdate = p.latency.seconds;
@@ -173,9 +174,6 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
   p.calibrated = factor != m.calibration.end();
   if (p.calibrated) p.calibration = factor->second;
   p.secondsPerUpdate = p.rooflineSecondsPerUpdate / p.calibration;
-  auto spread = m.calibrationSpread.find(familyText(r.info));
-  if (spread != m.calibrationSpread.end()) p.spread = spread->second;
-  p.cautiousSecondsPerUpdate = p.secondsPerUpdate * std::exp(kCautionSigmas * p.spread);
   p.seconds = p.secondsPerUpdate * updates;
   p.hints = hintsFor(r, p, *bound);
   if (p.bound == "latency")
@@ -218,28 +216,58 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
   const Work work = programWork(prog, params);
   std::vector<CallRegions> regions;
   for (const CallInst& c : prog.calls) regions.push_back(analyzeRegions(prog, c));
-  // Per call a fused group covers, the share of its executions that run fused: an iterate
-  // group's S = n x iterations steps run as floor(S/T) fused kernels of T steps and the S mod T
-  // others per statement; a straight run of k calls the same with S = k, fused whole when k < T
-  // (schedule/resolve.h, FusionGroup).
-  std::map<int, double> fusedShare;
-  for (const FusionGroup& g : resolved.groups) {
-    if (g.variants.empty()) continue;
-    double steps = static_cast<double>(g.body.size());
-    if (g.iterate)
-      steps *= static_cast<double>(std::max<int64_t>(
-          0, evalInt(g.iterate->hi, params) - evalInt(g.iterate->lo, params) + 1));
-    const double t = g.timeTile;
-    const double share = steps <= 0 ? 0 : (steps < t ? 1 : std::floor(steps / t) * t / steps);
-    for (const FusedVariant& v : g.variants)
-      for (int c : v.seq.calls) fusedShare[c] = share;
-  }
   // A fused kernel's point-update is one point of a call (all its statements) at one step: a
-  // call's updates are those of its statement that covers the most points.
-  auto callUpdates = [&](int c) {
+  // call's updates per execution are those of its statement that covers the most points.
+  auto perExecution = [&](int c) {
     double u = 0;
     for (double x : work.updates.at(static_cast<size_t>(c))) u = std::max(u, x);
-    return u;
+    const double runs = work.executions.at(static_cast<size_t>(c));
+    return runs > 0 ? u / runs : 0.0;
+  };
+  // Per fused group (schedule/resolve.h, FusionGroup): an iterate group's S = n x iterations
+  // steps run as floor(S/T) fused launches of T steps, launch g starting at body position
+  // (g T) mod n, and the S mod T others per statement; a straight run of k calls the same with
+  // S = k, fused whole in one launch when k < T. Per call, the share of its executions that run
+  // fused; per variant, the updates its launches perform in one run.
+  std::map<int, double> fusedShare;
+  std::map<const FusedVariant*, double> variantUpdates;
+  for (const FusionGroup& g : resolved.groups) {
+    if (g.variants.empty() || g.body.empty()) continue;
+    const int64_t n = static_cast<int64_t>(g.body.size());
+    const int64_t iterations = g.iterate
+                                   ? std::max<int64_t>(0, evalInt(g.iterate->hi, params) -
+                                                              evalInt(g.iterate->lo, params) + 1)
+                                   : 1;
+    const int64_t steps = n * iterations, t = g.timeTile;
+    if (steps <= 0) continue;
+    const int64_t launches = steps < t ? 1 : steps / t;
+    const double share = steps < t ? 1 : static_cast<double>(launches * t) / steps;
+    for (int c : g.body) fusedShare[c] = share;
+    // How often the group is entered in one run (inside other loops).
+    const double entries =
+        work.executions.at(static_cast<size_t>(g.body.front())) / static_cast<double>(iterations);
+    for (int64_t l = 0; l < launches; ++l) {
+      const FusedVariant* v = g.variant(static_cast<int>((l * t) % n));
+      if (!v) continue;
+      for (int c : v->seq.calls) variantUpdates[v] += entries * perExecution(c);
+    }
+  }
+  // The blocks of a fused launch: tiles over the written arrays' extents (the host code's grid).
+  auto fusedBox = [&](const FusedVariant& v) {
+    Box box;
+    box.lo.assign(static_cast<size_t>(prog.dims()), 0);
+    box.hi.assign(static_cast<size_t>(prog.dims()), -1);
+    for (const TileStage& st : v.analysis.stages)
+      if (st.writes.kind == TileValue::Kind::Global && !st.region.empty)
+        for (int d = 0; d < prog.dims(); ++d)
+          box.hi[static_cast<size_t>(d)] =
+              std::max(box.hi[static_cast<size_t>(d)],
+                       evalInt(prog.arrays.at(static_cast<size_t>(st.writes.index))
+                                   .extents.at(static_cast<size_t>(d)),
+                               params) -
+                           1);
+    box.empty = std::any_of(box.hi.begin(), box.hi.end(), [](int64_t h) { return h < 0; });
+    return box;
   };
   ProgramPrediction out;
   out.updates = work.stencilPoints;
@@ -257,22 +285,16 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
       box = evalIter(regions.at(static_cast<size_t>(k.call)).stmts.at(static_cast<size_t>(k.stmt)),
                      params);
     } else {
-      for (const FusionGroup& g : resolved.groups) {
-        bool mine = std::any_of(g.variants.begin(), g.variants.end(), [&](const FusedVariant& v) {
-          return v.seq.calls == k.fusedCalls && v.tile == k.tile;
-        });
-        if (!mine) continue;
-        std::set<int> calls;
+      for (const FusionGroup& g : resolved.groups)
         for (const FusedVariant& v : g.variants)
-          calls.insert(v.seq.calls.begin(), v.seq.calls.end());
-        for (int c : calls) updates += callUpdates(c) * fusedShare.at(c);
-        updates /= static_cast<double>(g.variants.size());
-      }
-      box = evalIter(regions.at(static_cast<size_t>(k.fusedCalls.front())).stmts.at(0), params);
+          if (v.seq.calls == k.fusedCalls && v.tile == k.tile) {
+            auto u = variantUpdates.find(&v);
+            updates = u == variantUpdates.end() ? 0 : u->second;
+            box = fusedBox(v);
+          }
     }
     out.kernels.push_back(predictKernel(r, m, launchBlocks(k, box), updates));
     out.seconds += out.kernels.back().seconds;
-    out.cautiousSeconds += out.kernels.back().cautiousSecondsPerUpdate * updates;
     out.rooflineSeconds += out.kernels.back().rooflineSecondsPerUpdate * updates;
   }
   return out;

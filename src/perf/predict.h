@@ -52,16 +52,10 @@ struct LatencyBound {
   std::string source;           // where the latencies come from
 };
 
-/// The model's choice of a schedule (driver/analyze.h, chooseSchedule) ranks by a cautious
-/// prediction: the calibrated time times exp(kCautionSigmas x the family's calibration spread),
-/// so that a family whose calibrated predictions scattered widely on the measured times must
-/// promise more before it is chosen. 1.5 is the smallest multiple that chose the measured
-/// fastest family for every benchmark of the fitting half it can (scripts/model_accuracy.py,
-/// docs/model.md, "The model's choice").
-inline constexpr double kCautionSigmas = 1.5;
-/// The model's choice takes a candidate over the one it holds only when the candidate's
-/// cautious time is shorter by more than this share: the model does not resolve differences
-/// of a few percent (a fuller last wave, say), so near-ties keep the earlier candidate.
+/// The model's choice of a schedule (driver/analyze.h, chooseSchedule) takes a candidate over
+/// the one it holds only when the candidate's predicted time is shorter by more than this share:
+/// the model does not resolve differences of a few percent (a fuller last wave, say), so near-ties
+/// keep the earlier candidate.
 inline constexpr double kChoiceMargin = 0.05;
 
 struct Prediction {
@@ -74,13 +68,11 @@ struct Prediction {
   /// throughput; 1 where the machine file has none).
   double calibration = 1;
   bool calibrated = false;
-  double rooflineSecondsPerUpdate = 0;  // the largest of the levels' times / wave efficiency,
-                                        // and the latency bound's time
-  double secondsPerUpdate = 0;          // the roofline's time / the calibration factor
-  double spread = 0;  // the family's calibration spread (machine file); 0 where there is none
-  double cautiousSecondsPerUpdate = 0;  // secondsPerUpdate x exp(kCautionSigmas x spread)
-  double updates = 0;                   // point-updates this kernel performs per run
-  double seconds = 0;                   // per run: secondsPerUpdate x updates
+  double bandwidthSecondsPerUpdate = 0;  // the largest of the levels' times / wave efficiency
+  double rooflineSecondsPerUpdate = 0;   // that, or the latency bound's time where larger
+  double secondsPerUpdate = 0;           // the roofline's time / the calibration factor
+  double updates = 0;                    // point-updates this kernel performs per run
+  double seconds = 0;                    // per run: secondsPerUpdate x updates
   std::vector<std::string> hints;
 
   double gstencilsPerSecond() const { return secondsPerUpdate > 0 ? 1e-9 / secondsPerUpdate : 0; }
@@ -95,7 +87,6 @@ struct ProgramPrediction {
   std::vector<Prediction> kernels;  // one per report, in launch order
   double seconds = 0;               // one run at the parameter values
   double rooflineSeconds = 0;       // the same without the calibration factors
-  double cautiousSeconds = 0;       // the same with each kernel's cautious time (above)
   bool calibrated = false;          // every kernel had a calibration factor
   double updates = 0;               // the program's stencil points per run (Work::stencilPoints)
   double gstencilsPerSecond() const { return seconds > 0 ? updates / seconds * 1e-9 : 0; }
@@ -106,11 +97,11 @@ struct ProgramPrediction {
 
 /// Every kernel of `reports` (the lowering of `prog` under `resolved`) predicted at parameter
 /// values `params`: each statement's points over the run go to the kernel that computes it (a
-/// per-statement kernel's point-update is one point of its statement); a fused group's calls'
-/// points to its fused kernels (whose point-update is one point of a call at one step), shared
-/// evenly between their phases; its S mod T remaining steps go to the per-statement kernels
-/// that run them. The
-/// program's GStencil/s counts stencil points: a call's domain points per execution.
+/// per-statement kernel's point-update is one point of its statement); each fused launch's
+/// points to the fused kernel of its phase (whose point-update is one point of a call at one
+/// step), over the blocks of the host code's grid; a group's S mod T remaining steps to the
+/// per-statement kernels that run them. The program's GStencil/s counts stencil points: a
+/// call's domain points per execution.
 ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& resolved,
                                  const std::vector<KernelReport>& reports, const MachineDesc& m,
                                  const ParamValues& params);

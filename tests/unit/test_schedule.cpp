@@ -98,7 +98,7 @@ TEST(Machine, AllSixLoadWithEveryFigureSourced) {
     EXPECT_EQ(m->compute.warpSize, 32);
     EXPECT_EQ(m->limits.maxThreadsPerBlock, 1024);
     EXPECT_EQ(m->limits.maxBlockDims, (std::array<int64_t, 3>{1024, 1024, 64}));
-    EXPECT_EQ(m->sources.size(), 26u);    // every figure says where it comes from
+    EXPECT_EQ(m->sources.size(), 25u);    // every figure says where it comes from
     EXPECT_FALSE(m->memory.l2Bandwidth);  // NVIDIA publishes none for these GPUs
     EXPECT_GT(m->compute.peakFp32, m->compute.peakFp64);
   }
