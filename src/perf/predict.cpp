@@ -176,12 +176,24 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
   p.secondsPerUpdate = p.rooflineSecondsPerUpdate / p.calibration;
   p.seconds = p.secondsPerUpdate * updates;
   p.hints = hintsFor(r, p, *bound);
-  if (p.bound == "latency")
-    p.hints.insert(p.hints.begin(),
-                   fmt::format("latency-bound ({}): raise the occupancy (less shared memory or "
-                               "fewer registers per thread), give each thread more updates per "
-                               "round trip, or pass fewer barriers",
-                               p.latency.source));
+  if (p.bound == "latency") {
+    // The bandwidth level's hint says what binds once the latency is hidden.
+    for (std::string& h : p.hints)
+      if (h.rfind(bound->level == "L1" ? "bound by" : bound->level, 0) == 0 ||
+          h.rfind("compute-bound", 0) == 0 || h.rfind("shared-memory-bound", 0) == 0)
+        h = "behind the latency bound, " + h;
+    // The remedies the figures leave open.
+    std::vector<std::string> remedies;
+    if (r.occupancy && r.occupancy->fraction < 1)
+      remedies.push_back(fmt::format("raise the occupancy ({:.0f}%, limited by {})",
+                                     100 * r.occupancy->fraction, r.occupancy->limitText()));
+    if (p.latency.barriersPerRound > 0)
+      remedies.push_back(
+          fmt::format("pass fewer than {} barriers per round", p.latency.barriersPerRound));
+    remedies.push_back("give each thread more updates per round (unrolling, more fused steps)");
+    p.hints.insert(p.hints.begin(), fmt::format("latency-bound ({}): {}", p.latency.source,
+                                                fmt::join(remedies, "; ")));
+  }
   return p;
 }
 
