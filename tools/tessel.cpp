@@ -67,6 +67,9 @@ const char* scheduleHelp(const std::string& flag) {
   if (flag == "--unroll") return "points per thread, e.g. j=2,i=1[,blocked|cyclic]";
   if (flag == "--time-tile") return "time steps fused per kernel";
   if (flag == "--chunk") return "planes per block of a chunked stream (stream family), default 16";
+  if (flag == "--dead-stores")
+    return "fused kernels (overlapped, stream + time_tile): drop (the default) leaves out the "
+           "write-back of arrays no later kernel reads; keep writes every array back";
   if (flag == "--machine") return "machine description (machines/*.json), default h100";
   return "";
 }

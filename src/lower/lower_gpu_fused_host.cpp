@@ -140,8 +140,12 @@ std::vector<StmtPtr> FusedHost::launchAndSwap(const Function& k, const std::vect
 }
 
 Function FusedHost::build() {
+  // The arrays it writes back: a stage's global array that is a result (one no later kernel
+  // reads stays on chip: analysis/dead_stores.h).
+  const std::vector<int>& results = c_.a.results;
   for (auto& s : c_.a.stages)
-    if (s.writes.kind == TileValue::Kind::Global && !s.region.empty)
+    if (s.writes.kind == TileValue::Kind::Global && !s.region.empty &&
+        std::find(results.begin(), results.end(), s.writes.index) != results.end())
       c_.written.insert(s.writes.index);
   std::vector<StmtPtr> body;
   declareInits(body);

@@ -264,13 +264,16 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
       for (int c : v->seq.calls) variantUpdates[v] += entries * perExecution(c);
     }
   }
-  // The blocks of a fused launch: tiles over the written arrays' extents (the host code's grid).
+  // The blocks of a fused launch: tiles over the extents of the arrays it writes back (the host
+  // code's grid).
   auto fusedBox = [&](const FusedVariant& v) {
     Box box;
     box.lo.assign(static_cast<size_t>(prog.dims()), 0);
     box.hi.assign(static_cast<size_t>(prog.dims()), -1);
+    const std::vector<int>& results = v.analysis.results;
     for (const TileStage& st : v.analysis.stages)
-      if (st.writes.kind == TileValue::Kind::Global && !st.region.empty)
+      if (st.writes.kind == TileValue::Kind::Global && !st.region.empty &&
+          std::find(results.begin(), results.end(), st.writes.index) != results.end())
         for (int d = 0; d < prog.dims(); ++d)
           box.hi[static_cast<size_t>(d)] =
               std::max(box.hi[static_cast<size_t>(d)],

@@ -11,6 +11,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "analysis/dead_stores.h"
 #include "analysis/stream_fusion.h"
 #include "support/saturating.h"
 
@@ -109,6 +110,27 @@ class Planner {
     return out;
   }
 
+  /// Where group `g` sits, for the dead-store analysis.
+  FusedGroupPlace place(const FusionGroup& g) const {
+    FusedGroupPlace p;
+    p.body = g.body;
+    p.iterate = g.iterate != nullptr;
+    p.timeTile = g.timeTile;
+    const std::vector<ExecNode>& top = prog_.body;
+    auto inTop = [&](const ExecNode* n) { return n >= top.data() && n < top.data() + top.size(); };
+    size_t end = 0;
+    if (g.iterate && inTop(g.iterate)) {
+      p.topLevel = true;
+      end = static_cast<size_t>(g.iterate - top.data()) + 1;
+    } else if (!g.iterate && g.parent == &top) {
+      p.topLevel = true;
+      end = g.first + g.count;
+    }
+    if (p.topLevel)
+      for (size_t k = end; k < top.size(); ++k) p.after.push_back(&top[k]);
+    return p;
+  }
+
   void add(const ExecNode* loop, const std::vector<ExecNode>* parent, size_t first, size_t count,
            std::vector<int> body) {
     FusionGroup g;
@@ -161,6 +183,12 @@ class Planner {
       v.tile = *tile;
       if (g.streamDim >= 0) v.tile[static_cast<size_t>(g.streamDim)] = 1;
       v.analysis = analyzeTile(prog_, v.seq, {v.tile, g.streamDim, std::nullopt});
+      // Arrays no later kernel reads are not written back (analysis/dead_stores.h).
+      if (!grid.keepDeadStores && v.analysis.supported) {
+        std::vector<int> live = liveResults(prog_, place(g), p);
+        if (live.size() < v.analysis.results.size() && !live.empty())
+          v.analysis = analyzeTile(prog_, v.seq, {v.tile, g.streamDim, live});
+      }
       if (!v.analysis.supported) {
         g.fused = false;
         g.note = "not fused: " + v.analysis.whyNot;
@@ -215,6 +243,7 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   GridShape g;
   g.family = s.family.value;
   g.timeTile = clampInt(s.timeTile.value);
+  g.keepDeadStores = s.keepDeadStores.value;
   if (streams(g.family) && n == 1) {
     // Nothing is left to stream over: stream runs as shared, global-stream as global.
     ScheduleFamily to =

@@ -38,6 +38,7 @@ struct GridShape {
   bool cyclic = false;                    // shared: a thread's points a block apart
   int chunk = 0;                          // stream: planes per block; 0: the whole extent
   int timeTile = 1;                       // overlapped, stream: time steps fused per kernel
+  bool keepDeadStores = false;            // fused kernels write back dead arrays too
 
   bool staged() const {
     return family == ScheduleFamily::Shared || family == ScheduleFamily::Stream;

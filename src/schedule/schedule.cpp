@@ -57,9 +57,9 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog) {
 }
 
 const std::vector<std::string>& scheduleFlags() {
-  static const std::vector<std::string> f = {"--schedule",    "--block",  "--stream",
-                                             "--full-stream", "--unroll", "--time-tile",
-                                             "--chunk",       "--machine"};
+  static const std::vector<std::string> f = {"--schedule",    "--block",       "--stream",
+                                             "--full-stream", "--unroll",      "--time-tile",
+                                             "--chunk",       "--dead-stores", "--machine"};
   return f;
 }
 
@@ -159,6 +159,12 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
     auto v = parseInt(value);
     if (!v) return bad("expected an integer (planes per block)", "e.g. --chunk 16");
     opts.chunk = *v;
+  } else if (flag == "--dead-stores") {
+    if (value != "keep" && value != "drop")
+      return bad(fmt::format("'{}' is neither keep nor drop", value),
+                 "--dead-stores drop (the default) leaves out the write-back of arrays no later "
+                 "kernel reads; keep writes every one");
+    opts.keepDeadStores = value == "keep";
   } else if (flag == "--machine") {
     if (value.empty()) return bad("expected a machine name or a machine file");
     opts.machine = std::string(value);
@@ -281,6 +287,10 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
     s.block = {*opts.block, Origin::commandLine("--block " + joinInts(*opts.block, ","))};
   if (opts.unroll)
     s.unroll = {*opts.unroll, Origin::commandLine("--unroll " + unrollText(*opts.unroll, ","))};
+  if (opts.keepDeadStores)
+    s.keepDeadStores = {*opts.keepDeadStores,
+                        Origin::commandLine(fmt::format("--dead-stores {}",
+                                                        *opts.keepDeadStores ? "keep" : "drop"))};
   if (opts.timeTile)
     s.timeTile = {*opts.timeTile,
                   Origin::commandLine(fmt::format("--time-tile {}", *opts.timeTile))};
@@ -329,6 +339,7 @@ std::string toString(const Schedule& s, bool origins) {
   if (!s.unroll.value.factors.empty())
     add("unroll " + unrollText(s.unroll.value, ", "), s.unroll.origin);
   if (s.timeTile.value != 1) add(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
+  if (s.keepDeadStores.value) add("dead_stores keep", s.keepDeadStores.origin);
   if (s.prefetch.value) add("prefetch", s.prefetch.origin);
   if (s.retime.value) add("retime", s.retime.origin);
   if (s.fold.value) add("fold", s.fold.origin);

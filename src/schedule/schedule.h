@@ -100,6 +100,9 @@ struct Schedule {
   Setting<std::vector<int64_t>> block;  // 1 to 3 extents: x (fastest grid iterator), y, z
   Setting<UnrollSpec> unroll;
   Setting<int64_t> timeTile{1, {}};
+  /// Fused kernels write back every array they write, also those no later kernel reads
+  /// (analysis/dead_stores.h); default false: only the live ones.
+  Setting<bool> keepDeadStores;
   Setting<bool> prefetch, retime, fold, noShmem;
   std::optional<Setting<double>> occupancy;  // 0 < t <= 1
   std::optional<Setting<Perspective>> perspective;
@@ -129,6 +132,7 @@ struct ScheduleOptions {
   std::optional<UnrollSpec> unroll;           // --unroll j=2,i=1[,blocked|cyclic]
   std::optional<int64_t> timeTile;            // --time-tile T
   std::optional<int64_t> chunk;               // --chunk SB
+  std::optional<bool> keepDeadStores;         // --dead-stores keep|drop
   std::optional<std::string> machine;         // --machine NAME|FILE.json (not part of a Schedule)
 };
 

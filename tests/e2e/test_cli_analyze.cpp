@@ -331,3 +331,24 @@ TEST(CliAnalyze, DefaultIsTheModelsChoice) {
   EXPECT_NE(run.output.find("verification PASSED"), std::string::npos) << run.output;
   std::filesystem::remove_all(dir);
 }
+
+TEST(CliAnalyze, DeadStoresLeaveJ3d7ptAtMost2Point5ElementsPerPoint) {
+  // Issue 11: j3d7pt at T = 2 (stream + time_tile) writes back `in` only (`out` is overwritten
+  // by the next launch before anything reads it, and is not copied out): 1.46 elements loaded
+  // and 1 stored per output point, where writing both moved 3.46.
+  for (const auto& [flag, most] : {std::pair{"", 2.5}, std::pair{" --dead-stores keep", 3.5}}) {
+    auto r = runCommand(tesselBinary() + " info --json --no-ptxas " + j3d7pt() +
+                        " --schedule stream --stream k --time-tile 2" + flag);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const nlohmann::json a = nlohmann::json::parse(r.output);
+    bool fused = false;
+    for (const auto& k : a["kernels"]) {
+      if (k["family"] != "stream + time_tile") continue;
+      fused = true;
+      const double moved = k["loads_per_point"].get<double>() + k["stores_per_point"].get<double>();
+      EXPECT_LE(moved, most) << flag << k;
+      EXPECT_GT(moved, most - 1) << flag << k;
+    }
+    EXPECT_TRUE(fused) << r.output;
+  }
+}
