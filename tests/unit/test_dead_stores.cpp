@@ -28,13 +28,18 @@ std::string pingPong(const std::string& data, const std::string& tail = "") {
          tail + data;
 }
 
-/// The results of the first fused variant of `prog` under overlapped tiling of `t` steps.
-std::vector<int> results(const Program& prog, int t, int phase = 0) {
+/// Overlapped tiling of `t` steps with 16x16 blocks.
+Config overlapped(int t) {
   Config c;
   c.family = ScheduleFamily::Overlapped;
   c.block = {16, 16, 1};
   c.timeTile = t;
-  ResolvedSchedule r = resolved(prog, c);
+  return c;
+}
+
+/// The results of the first fused variant of `prog` under overlapped tiling of `t` steps.
+std::vector<int> results(const Program& prog, int t, int phase = 0) {
+  ResolvedSchedule r = resolved(prog, overlapped(t));
   for (const FusionGroup& g : r.groups)
     if (const FusedVariant* v = g.variant(phase)) return v->analysis.results;
   ADD_FAILURE() << "no fused variant at phase " << phase;
@@ -92,13 +97,9 @@ TEST(DeadStores, KeepingThemWritesEveryArray) {
   // --dead-stores keep (Schedule::keepDeadStores): the write-back of every array, as before.
   Parsed p = parse(pingPong("copyout in;\n"));
   ASSERT_TRUE(p.prog);
-  Config c;
-  c.family = ScheduleFamily::Overlapped;
-  c.block = {16, 16, 1};
-  c.timeTile = 2;
   std::vector<Schedule> all;
   for (size_t k = 0; k < p.prog->stencils.size(); ++k) {
-    all.push_back(scheduleOf(*p.prog, static_cast<int>(k), c));
+    all.push_back(scheduleOf(*p.prog, static_cast<int>(k), overlapped(2)));
     all.back().keepDeadStores.value = true;
   }
   ResolvedSchedule r = resolve(*p.prog, all);
@@ -111,11 +112,7 @@ TEST(DeadStores, TheKernelHasNoSecondBufferForADeadArray) {
   // The generated kernel takes the second buffer of `in` only, and the host swaps `in` alone.
   Parsed p = parse(pingPong("copyout in;\n"));
   ASSERT_TRUE(p.prog);
-  Config c;
-  c.family = ScheduleFamily::Overlapped;
-  c.block = {16, 16, 1};
-  c.timeTile = 2;
-  GpuSources src = generate(*p.prog, GpuApi::OpenCL, c);
+  GpuSources src = generate(*p.prog, GpuApi::OpenCL, overlapped(2));
   EXPECT_TRUE(contains(src.kernelSource, "in_next")) << src.kernelSource;
   EXPECT_FALSE(contains(src.kernelSource, "out_next")) << src.kernelSource;
 }
