@@ -940,8 +940,9 @@ def run_one(prog, tessel, extra, use_oclgrind, oclgrind, timeout, workdir, unini
             if os.path.exists(log):
                 os.unlink(log)
             # Oclgrind's device has 32 KiB of local memory; Tessel validates blocks against the
-            # default machine's 48 KiB (H100), so give the simulated device as much.
-            pre = [oclgrind, "--data-races", "--local-mem-size", "49152"] + (
+            # default machine's opt-in maximum (H100: 227 KiB), so give the simulated device as
+            # much.
+            pre = [oclgrind, "--data-races", "--local-mem-size", "232448"] + (
                 ["--uninitialized"] if uninit else []) + [
                 "--log", log]
             if build_options:

@@ -83,4 +83,23 @@ Dialect cppDialect() {
   return d;
 }
 
+std::vector<int64_t> dynamicSharedOffsets(const lir::Function& f) {
+  std::vector<int64_t> out;
+  int64_t at = 0;
+  for (const lir::SharedArray& a : f.shared) {
+    out.push_back(at);
+    at += (a.count * lir::byteSize(a.type) + 15) / 16 * 16;
+  }
+  out.push_back(at);  // the end: the allocation's size
+  return out;
+}
+
+int64_t dynamicSharedBytes(const lir::Function& f, const Dialect& d) {
+  if (d.kernels.staticSharedLimit <= 0 || d.kernels.dynamicSharedPattern.empty()) return 0;
+  int64_t declared = 0;
+  for (const lir::SharedArray& a : f.shared) declared += a.count * lir::byteSize(a.type);
+  if (declared <= d.kernels.staticSharedLimit) return 0;
+  return dynamicSharedOffsets(f).back();
+}
+
 }  // namespace tessel

@@ -109,6 +109,14 @@ struct Dialect {
     std::string barrier;  // the Barrier statement
     /// A kernel's shared-memory array (lir::SharedArray): {type}, {name}, {count}.
     std::string sharedArrayPattern;
+    /// Shared memory beyond what a kernel may declare statically (CUDA: 48 KiB; 0: no such
+    /// limit, every array is declared with sharedArrayPattern): the arrays of a kernel above it
+    /// are carved out of one dynamic allocation declared by dynamicSharedPattern ({name}), each
+    /// a pointer (dynamicSharedArrayPattern: {type}, {name}, {base}, {offset} in bytes, a
+    /// multiple of 16), and the launch passes the bytes (dynamicSharedBytes()).
+    int64_t staticSharedLimit = 0;
+    std::string dynamicSharedPattern;
+    std::string dynamicSharedArrayPattern;
     /// A kernel's required block shape (lir::Function::requiredBlock): {x} {y} {z} and {threads}
     /// (their product); printed after the kernel qualifier, or, when launchBoundsAfterResult,
     /// between the result type and the name (CUDA's `void __launch_bounds__(n) name(...)`).
@@ -147,5 +155,12 @@ Dialect cpuHostDialect();
 /// local_id.x, group_id.y, ...; `barrier();`; `shared` arrays; `launch` statements; loop kinds
 /// as comments). Printed only, never compiled.
 Dialect irDialect();
+
+/// The bytes of dynamic shared memory kernel `f` takes in dialect `d` (its shared arrays, each
+/// at a 16-byte-aligned offset), or 0 where it declares them statically (the dialect has no
+/// static limit, or they fit under it).
+int64_t dynamicSharedBytes(const lir::Function& f, const Dialect& d);
+/// The byte offset of each of `f`'s shared arrays in that allocation, in order.
+std::vector<int64_t> dynamicSharedOffsets(const lir::Function& f);
 
 }  // namespace tessel

@@ -91,6 +91,12 @@ Dialect cudaDialect() {
   };
   d.kernels.barrier = "__syncthreads();";
   d.kernels.sharedArrayPattern = "__shared__ {type} {name}[{count}];";
+  // CUDA refuses more than 48 KiB of static shared memory per block; beyond it a kernel takes
+  // the machine's opt-in maximum as dynamic shared memory (the host raises the kernel's limit).
+  d.kernels.staticSharedLimit = 48 * 1024;
+  d.kernels.dynamicSharedPattern = "extern __shared__ __align__(16) unsigned char {name}[];";
+  d.kernels.dynamicSharedArrayPattern =
+      "{type}* const {name} = reinterpret_cast<{type}*>({base} + {offset});";
   // At least 1 block per SM: ptxas may use the registers one block of this size allows instead
   // of spilling to fit more blocks (it spilled the overlapped kernels with the bare form).
   d.kernels.launchBoundsPattern = "__launch_bounds__({threads}, 1)";

@@ -545,7 +545,28 @@ std::string Printer::function(const lir::Function& f) {
   }
   for (auto& p : f.params)
     if (p.maybeUnused) out += "  (void)" + p.name + ";\n";
+  // Beyond the dialect's static limit: one dynamic allocation, carved into the arrays.
+  const int64_t dynamic = dynamicSharedBytes(f, d_);
+  if (dynamic > 0) {
+    const std::string base = "tessel_dynamic_shared";
+    out += fmt::format(
+        "  // {} bytes of shared memory, beyond the {} bytes a kernel may declare "
+        "statically:\n  // dynamic shared memory (the launch gives its size).\n",
+        dynamic, d_.kernels.staticSharedLimit);
+    out += "  " +
+           fmt::format(fmt::runtime(d_.kernels.dynamicSharedPattern), fmt::arg("name", base)) +
+           "\n";
+    const std::vector<int64_t> offsets = dynamicSharedOffsets(f);
+    for (size_t k = 0; k < f.shared.size(); ++k)
+      out += "  " +
+             fmt::format(fmt::runtime(d_.kernels.dynamicSharedArrayPattern),
+                         fmt::arg("type", d_.typeName(f.shared[k].type)),
+                         fmt::arg("name", f.shared[k].name), fmt::arg("base", base),
+                         fmt::arg("offset", offsets[k])) +
+             "\n";
+  }
   for (auto& a : f.shared) {
+    if (dynamic > 0) break;
     if (d_.kernels.sharedArrayPattern.empty())
       internal("the dialect " + d_.name + " has no shared memory");
     std::string t = a.type == CType::Bool && !d_.types.boolStorage.empty() ? d_.types.boolStorage

@@ -187,7 +187,13 @@ void generateCuda(const Program& prog, const GpuProgram& gp, const std::string& 
                        "[[maybe_unused]] static const void* const kTesselKernels[] = {";
   tables += "\n";
   for (auto& k : s.kernels) tables += "    (const void*)" + k.name + ",\n";
-  tables += "    nullptr};\n\n";
+  tables += "    nullptr};\n";
+  // Bytes of dynamic shared memory per kernel (0: its shared arrays are static).
+  tables += "[[maybe_unused]] static const int kTesselKernelDynamicShared[] = {";
+  const Dialect cuda = cudaDialect();
+  for (const lir::Function& k : gp.device.functions)
+    tables += fmt::format("{}, ", dynamicSharedBytes(k, cuda));
+  tables += "0};\n\n";
   s.hostSource = commentBlock(head) + rt.includes + "\n" + s.kernelSource + "\n" + tables +
                  rt.definitions + "\n" + CLikeEmitter(gpuHostDialect()).emitModule(gp.host) + "\n" +
                  rt.entry;

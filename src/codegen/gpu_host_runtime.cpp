@@ -123,6 +123,7 @@ const std::vector<std::string>& gpuHostRuntimeNames() {
       "kTesselKernelNames",
       "kTesselKernels",
       "kTesselKernelCount",
+      "kTesselKernelDynamicShared",
       "kTesselKernelSource",
       "kTesselBuildOptions",
       "tessel_status",

@@ -217,10 +217,19 @@ static void tessel_launch(tessel_runtime& rt, int id, int dims, int64_t gx, int6
                                 "choose larger blocks"};
   void* argv[] = {const_cast<void*>(static_cast<const void*>(&args))...,
                   static_cast<void*>(&rt.status)};
+  // Shared memory beyond 48 KiB is dynamic: the kernel's limit is raised to it first (the
+  // device refuses more than its opt-in maximum per block, and the check names the kernel).
+  const int dynamic_shared = kTesselKernelDynamicShared[id];
+  if (dynamic_shared > 0)
+    tessel_check(cudaFuncSetAttribute(kTesselKernels[id],
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_shared),
+                 "cudaFuncSetAttribute", std::string(name) + ": " +
+                                             std::to_string(dynamic_shared) +
+                                             " bytes of dynamic shared memory");
   auto e = rt.start_timing();
   tessel_check(cudaLaunchKernel(kTesselKernels[id], dim3(unsigned(gx), unsigned(gy), unsigned(gz)),
-                                dim3(unsigned(bx), unsigned(by), unsigned(bz)), argv, 0,
-                                rt.stream),
+                                dim3(unsigned(bx), unsigned(by), unsigned(bz)), argv,
+                                size_t(dynamic_shared), rt.stream),
                "cudaLaunchKernel", name);
   rt.stop_timing(e);
 }

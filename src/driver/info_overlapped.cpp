@@ -34,16 +34,16 @@ nlohmann::json fusedKernelsJson(const Program& prog, const ResolvedSchedule& res
            {"points_redundant", t.redundant},
            {"redundancy_percent", t.redundancyPercent},
            {"shared_bytes", bytes},
-           {"shared_limit", machine.memory.sharedPerBlock},
-           {"exceeds_shared", bytes > machine.memory.sharedPerBlock},
+           {"shared_limit", machine.sharedPerBlockMax()},
+           {"exceeds_shared", bytes > machine.sharedPerBlockMax()},
            {"loads_per_point", t.loadsPerPoint},
            {"stores_per_point", t.storesPerPoint},
            {"regions", describe(v.analysis, prog)}});
-      if (bytes > machine.memory.sharedPerBlock)
+      if (bytes > machine.sharedPerBlockMax())
         out.back()["note"] = fmt::format(
             "exceeds the {} bytes of shared memory per block of {}: run and emit refuse this "
             "schedule",
-            machine.memory.sharedPerBlock, machine.name);
+            machine.sharedPerBlockMax(), machine.name);
     }
   }
   return out;

@@ -41,6 +41,11 @@ void addOccupancy(std::vector<KernelReport>& reports, const MachineDesc& m) {
     OccupancyQuery q;
     q.threads = static_cast<int64_t>(r.info.block[0]) * r.info.block[1] * r.info.block[2];
     q.staticShared = r.ptxas ? r.ptxas->sharedBytes : r.sharedBytes;
+    if (r.sharedBytes > m.memory.sharedPerBlock) {  // dynamic, with the opt-in limit
+      q.staticShared = 0;
+      q.dynamicShared = r.sharedBytes;
+      q.optIn = true;
+    }
     q.registers = r.ptxas ? r.ptxas->registers : 0;
     r.occupancyBound = !r.ptxas;
     try {

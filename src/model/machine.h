@@ -75,6 +75,12 @@ struct MachineDesc {
   std::vector<std::string> notes;
 
   std::string computeCapability() const;  // "9.0"
+  /// The most shared memory one block may use: from compute capability 7.0 the opt-in maximum
+  /// (a kernel above the default limit asks for it: dynamic shared memory in CUDA), before it
+  /// the default limit.
+  int64_t sharedPerBlockMax() const {
+    return compute.ccMajor >= 7 ? memory.sharedPerBlockOptin : memory.sharedPerBlock;
+  }
 };
 
 /// The machine used when none is named.

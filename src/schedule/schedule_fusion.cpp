@@ -50,7 +50,7 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
       // Streamed: rings of planes per stage; tiled: one hull per value.
       int64_t bytes =
           g.streamDim >= 0 ? v.analysis.totals.sharedBytes : v.analysis.totals.sharedBytesHulls;
-      if (bytes <= m.memory.sharedPerBlock || (g.streamDim >= 0 && !refuseStreamedExcess)) continue;
+      if (bytes <= m.sharedPerBlockMax() || (g.streamDim >= 0 && !refuseStreamedExcess)) continue;
       std::string tile;
       for (int64_t t : v.tile) tile += (tile.empty() ? "" : "x") + std::to_string(t);
       diags.report(
@@ -59,7 +59,7 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
                       "(tile {}) needs {} bytes of shared memory per block, more than the {} "
                       "bytes that {} ({}) allows",
                       who, family, fmt::join(v.seq.calls, ", "), tile, bytes,
-                      m.memory.sharedPerBlock, m.name, m.id),
+                      m.sharedPerBlockMax(), m.name, m.id),
           "give a smaller block (--block) or a smaller time tile (--time-tile)");
       ok = false;
       break;

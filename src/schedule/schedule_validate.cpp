@@ -128,14 +128,14 @@ struct Checker {
             ? (s.stream->value.full ? "full_stream " : "stream ") + s.stream->value.iterator
             : std::string("schedule ") + familyName(s.family.value);
     for (const KernelNeeds& k : kernelNeeds(s, prog)) {
-      if (k.sharedBytes <= m.memory.sharedPerBlock) continue;
+      if (k.sharedBytes <= m.sharedPerBlockMax()) continue;
       error(o,
             fmt::format("{}: the '{}' schedule of stencil '{}' needs {} bytes of shared memory "
                         "per block ({} threads) for statement {} of call {} (staging {}), more "
                         "than the {} bytes per block that {} allows",
                         settingName(o, clause), familyName(s.family.value),
                         prog.stencils[s.stencil].name, k.sharedBytes, k.threads, k.stmt + 1, k.call,
-                        k.staged, m.memory.sharedPerBlock, machine()),
+                        k.staged, m.sharedPerBlockMax(), machine()),
             "use a smaller block or unroll, or --schedule global");
       return;  // one error per schedule is enough
     }

@@ -28,7 +28,8 @@ TEST(CliOverlapped, ImpossibleSchedulesAreUserErrors) {
       {bench("j3d7pt") + " --schedule overlapped --time-tile 9", "at most 8 time steps"},
       {bench("j3d7pt") + " --schedule overlapped --time-tile 3 --block 4,4,4",
        "leaves no tile after the halo (4x4x4) of 3 fused steps"},
-      {bench("j2d5pt") + " --schedule overlapped --time-tile 2 --block 128,8 --unroll i=4,j=2",
+      {bench("j2d5pt") +
+           " --schedule overlapped --time-tile 2 --block 128,8 --unroll i=4,j=2 --machine k20c",
        "needs 139552 bytes of shared memory per block, more than the 49152 bytes"},
       {bench("j3d7pt") + " --schedule overlapped --stream k",
        "--stream k needs a streaming schedule ('stream' or 'global-stream')"},

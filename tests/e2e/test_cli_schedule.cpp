@@ -35,7 +35,8 @@ TEST(CliSchedule, ImpossibleSchedulesAreUserErrors) {
       {bench("jacobi1d-boundary") + " --schedule global-stream", "needs a 2-D or 3-D program"},
       {bench("jacobi1d-boundary") + " --stream i", "the 'stream' schedule needs a 2-D or 3-D"},
       {bench("j3d7pt") + " --chunk 0", "a chunk has at least 1 plane"},
-      {bench("j3d13pt") + " --schedule shared --block 1024", "bytes of shared memory per block"},
+      {bench("j3d13pt") + " --schedule shared --block 1024 --machine k20c",
+       "bytes of shared memory per block"},
       {bench("j2d5pt") + " --machine nosuchgpu", "nosuchgpu"},
   };
   for (auto& c : cases) {

@@ -67,8 +67,10 @@ TEST(CliStreamTimeTile, PragmaClausesRunVerified) {
 //   4 * 676 = 2704 owned, 3384 - 2704 = 680 redundant: 680 / 3384 = 20.09%;
 //   rings of 2r+1 = 3 planes: the input over stage 1's footprint 34^2 and stages 1-3's results
 //   over what the next stage reads, 32^2, 30^2, 28^2 (stage 4 goes to global memory):
-//   3 * (1156 + 1024 + 900 + 784) * 8 B = 3 * 3864 * 8 = 92,736 bytes, more than the 49,152
-//   bytes of static shared memory per block: info reports it (exit 0), emit and run refuse it.
+//   3 * (1156 + 1024 + 900 + 784) * 8 B = 3 * 3864 * 8 = 92,736 bytes: more than the 49,152
+//   bytes of static shared memory per block, within the H100's opt-in 232,448 (issue 11: the
+//   kernel takes it as dynamic shared memory); on the K20c (no opt-in) info reports it (exit 0),
+//   emit and check refuse it.
 TEST(CliStreamTimeTile, InfoReportsJ3d7ptFiguresBeyondTheLimit) {
   auto r =
       runCommand(tesselBinary() + " info " + bench("j3d7pt") + kJ3d7ptT4 + " --json --no-ptxas");
@@ -83,8 +85,8 @@ TEST(CliStreamTimeTile, InfoReportsJ3d7ptFiguresBeyondTheLimit) {
   EXPECT_EQ(k["points_redundant"], 680);
   EXPECT_NEAR(k["redundancy_percent"].get<double>(), 100.0 * 680 / 3384, 1e-9);
   EXPECT_EQ(k["shared_bytes"], 92736);
-  EXPECT_EQ(k["exceeds_shared"], true);
-  EXPECT_NE(k["note"].get<std::string>().find("exceeds the 49152 bytes"), std::string::npos);
+  EXPECT_EQ(k["exceeds_shared"], false);
+  EXPECT_EQ(k["shared_limit"], 232448);
   // The kernel report of the fused kernel agrees.
   bool found = false;
   for (auto& kr : j["kernels"])
@@ -94,8 +96,14 @@ TEST(CliStreamTimeTile, InfoReportsJ3d7ptFiguresBeyondTheLimit) {
     }
   EXPECT_TRUE(found) << r.output;
 
+  auto k20 = runCommand(tesselBinary() + " info " + bench("j3d7pt") + kJ3d7ptT4 +
+                        " --json --no-ptxas --machine k20c");
+  ASSERT_EQ(k20.exitCode, 0) << k20.output;
+  auto kj = nlohmann::json::parse(k20.output.substr(k20.output.find('{')))["fused_kernels"][0];
+  EXPECT_EQ(kj["exceeds_shared"], true);
+  EXPECT_NE(kj["note"].get<std::string>().find("exceeds the 49152 bytes"), std::string::npos);
   for (const char* cmd : {" emit --target cuda --output /dev/null ", " check "}) {
-    auto e = runCommand(tesselBinary() + cmd + bench("j3d7pt") + kJ3d7ptT4);
+    auto e = runCommand(tesselBinary() + cmd + bench("j3d7pt") + kJ3d7ptT4 + " --machine k20c");
     EXPECT_EQ(e.exitCode, 1) << cmd << "\n" << e.output;
     EXPECT_NE(e.output.find("stream k with time_tile 4: the fused kernel of calls 0, 1, 0, 1 "
                             "(tile 1x26x26) needs 92736 bytes of shared memory per block, more "

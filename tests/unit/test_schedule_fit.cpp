@@ -163,8 +163,10 @@ TEST(ScheduleFit, TheDefaultSharedBlockShrinksToTheSharedMemory) {
   auto c = compileText(order2(""));
   ASSERT_TRUE(c.prog) << c.diagText();
   MachineDesc small = h100();
-  small.memory.sharedPerBlock =
-      8000;  // the default 32x4x4 tile with its halo: 36x8x8 doubles, 18,432 B
+  // The default 32x4x4 tile with its halo: 36x8x8 doubles, 18,432 B; the limit a block may
+  // opt in to (sharedPerBlockMax) is what counts.
+  small.memory.sharedPerBlock = 8000;
+  small.memory.sharedPerBlockOptin = 8000;
   auto b = build(*c.prog, options({{"--schedule", "shared"}}), small);
   ASSERT_TRUE(b.schedules) << b.text();
   const Schedule& s = (*b.schedules)[0];
