@@ -43,16 +43,22 @@ struct tessel_runtime {
   int device = -1;
   cudaStream_t stream = nullptr;
   int* status = nullptr;  // the device error status, every kernel's last argument
-  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events;  // kernels and copies not yet timed
-  double seconds = 0;                                        // device time of the timed ones
-  std::string name;                                          // "CUDA: device"
+  // One event pair per run, from before its first kernel or device copy to after its last (the
+  // gaps between them included; host-device transfers before and after left out); created once.
+  cudaEvent_t run_start = nullptr, run_stop = nullptr;
+  bool timing = false;  // run_start recorded in this run
+  double seconds = 0;                  // device time of the last run
+  const char* last_kernel = nullptr;   // the kernel launched last in this run, for a fault
+  int launches = 0;                    // kernels launched in this run
+  std::string name;                    // "CUDA: device"
 
   tessel_runtime() = default;
   // Releases are not checked: a destructor could do nothing about a failure.
   tessel_runtime(const tessel_runtime&) = delete;
   tessel_runtime& operator=(const tessel_runtime&) = delete;
   ~tessel_runtime() {
-    release_events();
+    if (run_start) cudaEventDestroy(run_start);
+    if (run_stop) cudaEventDestroy(run_stop);
     if (status) cudaFree(status);
     if (stream) cudaStreamDestroy(stream);
   }
@@ -99,45 +105,41 @@ struct tessel_runtime {
                  "error status");
   }
 
-  // Adds the device time of every finished command to `seconds`.
-  void collect() {
-    for (auto& e : events) {
-      tessel_check(cudaEventSynchronize(e.second), "cudaEventSynchronize");
-      float ms = 0;
-      tessel_check(cudaEventElapsedTime(&ms, e.first, e.second), "cudaEventElapsedTime");
-      seconds += ms * 1e-3;
-    }
-    release_events();
-  }
-  void release_events() {
-    for (auto& e : events) {
-      cudaEventDestroy(e.first);
-      cudaEventDestroy(e.second);
-    }
-    events.clear();
-  }
-  std::pair<cudaEvent_t, cudaEvent_t> start_timing() {
-    std::pair<cudaEvent_t, cudaEvent_t> e{nullptr, nullptr};
-    tessel_check(cudaEventCreate(&e.first), "cudaEventCreate");
-    tessel_check(cudaEventCreate(&e.second), "cudaEventCreate");
-    tessel_check(cudaEventRecord(e.first, stream), "cudaEventRecord");
-    return e;
-  }
-  void stop_timing(std::pair<cudaEvent_t, cudaEvent_t> e) {
-    tessel_check(cudaEventRecord(e.second, stream), "cudaEventRecord");
-    events.push_back(e);
-    if (events.size() >= 256) collect();
-  }
+  // Nothing outlives a run (the run's events are reused); kept for the common entry points.
+  void release_events() {}
 
   void begin_run() {
-    release_events();
+    if (!run_start) tessel_check(cudaEventCreate(&run_start), "cudaEventCreate");
+    if (!run_stop) tessel_check(cudaEventCreate(&run_stop), "cudaEventCreate");
     seconds = 0;
+    last_kernel = nullptr;
+    launches = 0;
+    timing = false;
     tessel_check(cudaMemsetAsync(status, 0, sizeof(int), stream), "cudaMemsetAsync",
                  "error status");
   }
+  // Around each kernel and device copy: the first starts the run's time, each ends it.
+  void before_timed() {
+    if (!timing) tessel_check(cudaEventRecord(run_start, stream), "cudaEventRecord");
+    timing = true;
+  }
+  void after_timed() { tessel_check(cudaEventRecord(run_stop, stream), "cudaEventRecord"); }
+  // Waits for the stream. A kernel that faults is reported here: the message names the kernels
+  // that may have (those launched since the run began, up to the last one).
+  void synchronize() {
+    const cudaError_t err = cudaStreamSynchronize(stream);
+    if (err != cudaSuccess && last_kernel)
+      tessel_check(err, "cudaStreamSynchronize",
+                   std::string("a kernel faulted: one of the ") + std::to_string(launches) +
+                       " launched in this run so far, the last " + last_kernel);
+    tessel_check(err, "cudaStreamSynchronize");
+  }
   int32_t end_run() {
-    tessel_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    collect();
+    synchronize();
+    float ms = 0;
+    if (timing)
+      tessel_check(cudaEventElapsedTime(&ms, run_start, run_stop), "cudaEventElapsedTime");
+    seconds = ms * 1e-3;
     int s = 0;
     tessel_check(cudaMemcpy(&s, status, sizeof s, cudaMemcpyDeviceToHost), "cudaMemcpy",
                  "error status");
@@ -166,7 +168,7 @@ static void tessel_copy_in(tessel_runtime& rt, tessel_device_buffer& dst, const 
   if (dst.bytes == 0) return;
   tessel_check(cudaMemcpyAsync(dst.handle, src, dst.bytes, cudaMemcpyHostToDevice, rt.stream),
                "cudaMemcpyAsync", dst.name);
-  tessel_check(cudaStreamSynchronize(rt.stream), "cudaStreamSynchronize");
+  rt.synchronize();
 }
 
 [[maybe_unused]]
@@ -174,7 +176,7 @@ static void tessel_copy_out(tessel_runtime& rt, void* dst, tessel_device_buffer&
   if (src.bytes == 0) return;
   tessel_check(cudaMemcpyAsync(dst, src.handle, src.bytes, cudaMemcpyDeviceToHost, rt.stream),
                "cudaMemcpyAsync", src.name);
-  tessel_check(cudaStreamSynchronize(rt.stream), "cudaStreamSynchronize");
+  rt.synchronize();
 }
 
 [[maybe_unused]]
@@ -187,11 +189,11 @@ static void tessel_zero(tessel_runtime& rt, tessel_device_buffer& dst) {
 [[maybe_unused]]
 static void tessel_copy(tessel_runtime& rt, tessel_device_buffer& dst, tessel_device_buffer& src) {
   if (dst.bytes == 0) return;
-  auto e = rt.start_timing();
+  rt.before_timed();
   tessel_check(cudaMemcpyAsync(dst.handle, src.handle, dst.bytes, cudaMemcpyDeviceToDevice,
                                rt.stream),
                "cudaMemcpyAsync", src.name + " to " + dst.name);
-  rt.stop_timing(e);
+  rt.after_timed();
 }
 
 // Exchanges the device memory of two buffers of the same size (overlapped tiling writes a new
@@ -226,12 +228,14 @@ static void tessel_launch(tessel_runtime& rt, int id, int dims, int64_t gx, int6
                  "cudaFuncSetAttribute", std::string(name) + ": " +
                                              std::to_string(dynamic_shared) +
                                              " bytes of dynamic shared memory");
-  auto e = rt.start_timing();
+  rt.last_kernel = name;
+  ++rt.launches;
+  rt.before_timed();
   tessel_check(cudaLaunchKernel(kTesselKernels[id], dim3(unsigned(gx), unsigned(gy), unsigned(gz)),
                                 dim3(unsigned(bx), unsigned(by), unsigned(bz)), argv,
                                 size_t(dynamic_shared), rt.stream),
                "cudaLaunchKernel", name);
-  rt.stop_timing(e);
+  rt.after_timed();
 }
 )RT";
 }

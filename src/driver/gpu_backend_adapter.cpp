@@ -24,9 +24,12 @@ class GpuBackend : public Backend {
                   "cpp (generated C++/OpenMP: the schedule's GPU kernels on the {}{}; time: "
                   "kernels, wall clock)",
                   module_->deviceName(), module_->reused() ? ", cached build" : "")
-            : fmt::format("{} (generated {} on {}{}; time: kernels, from device events)", name(),
+            : fmt::format("{} (generated {} on {}{}; time: {})", name(),
                           api == GpuApi::OpenCL ? "OpenCL" : "CUDA", module_->deviceName(),
-                          module_->reused() ? ", cached build" : "");
+                          module_->reused() ? ", cached build" : "",
+                          api == GpuApi::OpenCL
+                              ? "kernels, from device events"
+                              : "first kernel to last, from one device event pair");
     for (auto& n : module_->sources().notes) d += "\n             note: " + n;
     for (auto& n : notes_) d += "\n             note: " + n;
     return d;
