@@ -264,7 +264,19 @@ int main(int argc, char** argv) {
       return s;
     };
 
-    // --schedule auto: the performance model's first choice replaces it (one line says which).
+    // The performance model's first choice (one line says which), at the command's parameters.
+    const std::vector<std::string> noParams;
+    const std::vector<std::string>& commandParams = run->parsed()       ? runParams
+                                                    : analyze->parsed() ? analyzeParams
+                                                    : info->parsed()    ? infoParams
+                                                    : check->parsed()   ? checkParams
+                                                                        : noParams;
+    auto modelChoice = [&](DiagnosticEngine& d) -> std::optional<ModelChoice> {
+      std::map<std::string, int64_t> given;
+      if (!parsePairs(commandParams, "--param", given, i64, d)) return std::nullopt;
+      return chooseSchedule(prog, scheduleValues, given, d);
+    };
+    // --schedule auto: the choice replaces it.
     if (scheduleValues["--schedule"] == "auto") {
       if (run->parsed() && backendName == "cpp") {
         std::cerr << "tessel: error: --schedule auto chooses among GPU schedules with the GPU "
@@ -272,14 +284,7 @@ int main(int argc, char** argv) {
                      "name a schedule for the C++ backend\n";
         return kExitUserError;
       }
-      std::map<std::string, int64_t> given;
-      const std::vector<std::string>& p = run->parsed()       ? runParams
-                                          : analyze->parsed() ? analyzeParams
-                                          : info->parsed()    ? infoParams
-                                          : check->parsed()   ? checkParams
-                                                              : std::vector<std::string>{};
-      if (!parsePairs(p, "--param", given, i64, diags)) return finish(diags, kExitUserError);
-      auto choice = chooseSchedule(prog, scheduleValues, given, diags);
+      auto choice = modelChoice(diags);
       if (!choice) return finish(diags, kExitUserError);
       scheduleValues = choice->flags;
       std::cerr << choice->line() << "\n";
@@ -288,15 +293,12 @@ int main(int argc, char** argv) {
                !scheduleNamed(prog, scheduleValues)) {
       // No family named for a GPU: the model's choice (docs/model.md, "The model's choice"). If
       // it cannot choose (bad parameters, say), the program's own default goes on to report why.
-      std::map<std::string, int64_t> given;
       DiagnosticEngine quiet;
-      if (parsePairs(run->parsed() ? runParams : std::vector<std::string>{}, "--param", given, i64,
-                     quiet))
-        if (auto choice = chooseSchedule(prog, scheduleValues, given, quiet)) {
-          choice->byDefault = true;
-          scheduleValues = choice->flags;
-          std::cerr << choice->line() << "\n";
-        }
+      if (auto choice = modelChoice(quiet)) {
+        choice->byDefault = true;
+        scheduleValues = choice->flags;
+        std::cerr << choice->line() << "\n";
+      }
     }
     if (analyze->parsed()) {
       if (!parsePairs(analyzeParams, "--param", ao.params, i64, diags))

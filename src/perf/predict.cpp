@@ -31,6 +31,22 @@ LevelTime level(std::string name, double amount, double rate, std::string source
 std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
                                   const LevelTime& bound) {
   std::vector<std::string> out;
+  // Latency-bound: the remedies its figures leave open, first; the bandwidth level's hint then
+  // says what binds once the latency is hidden.
+  std::string lead;
+  if (p.bound == "latency") {
+    std::vector<std::string> remedies;
+    if (r.occupancy && r.occupancy->fraction < 1)
+      remedies.push_back(fmt::format("raise the occupancy ({:.0f}%, limited by {})",
+                                     100 * r.occupancy->fraction, r.occupancy->limitText()));
+    if (p.latency.barriersPerRound > 0)
+      remedies.push_back(
+          fmt::format("pass fewer than {} barriers per round", p.latency.barriersPerRound));
+    remedies.push_back("give each thread more updates per round (unrolling, more fused steps)");
+    out.push_back(
+        fmt::format("latency-bound ({}): {}", p.latency.source, fmt::join(remedies, "; ")));
+    lead = "behind the latency bound, ";
+  }
   const bool fused = !r.info.fusedCalls.empty();
   const bool global =
       r.info.family == ScheduleFamily::Global || r.info.family == ScheduleFamily::GlobalStream;
@@ -38,37 +54,34 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
     return fmt::format("{:.3g} FLOP/B against a ridge of {:.3g}", l.intensity, l.ridge);
   };
   if (bound.level == "DRAM" && !fused)
-    out.push_back(
-        fmt::format("DRAM-bound ({}): fuse time steps (--schedule overlapped, or "
-                    "stream --time-tile T) to divide DRAM traffic by T",
-                    oi(bound)));
+    out.push_back(lead + fmt::format("DRAM-bound ({}): fuse time steps (--schedule overlapped, or "
+                                     "stream --time-tile T) to divide DRAM traffic by T",
+                                     oi(bound)));
   if (bound.level == "DRAM" && fused && r.traffic.steps > 1)
-    out.push_back(
-        fmt::format("DRAM-bound ({}) at {} fused steps: more steps would cut DRAM "
-                    "traffic further, at the cost of more redundant work",
-                    oi(bound), r.traffic.steps));
+    out.push_back(lead + fmt::format("DRAM-bound ({}) at {} fused steps: more steps would cut DRAM "
+                                     "traffic further, at the cost of more redundant work",
+                                     oi(bound), r.traffic.steps));
   if (bound.level == "DRAM" && fused && r.traffic.steps <= 1)
     out.push_back(
+        lead +
         fmt::format("DRAM-bound ({}) with its statements fused in one kernel: where the "
                     "program iterates, a time tile above 1 would divide DRAM traffic further",
                     oi(bound)));
   if (bound.level == "L1" && global)
-    out.push_back(
-        fmt::format("bound by load instructions ({}): every thread loads each of "
-                    "its taps; stage the reused values on chip (--schedule shared or "
-                    "stream)",
-                    oi(bound)));
+    out.push_back(lead +
+                  fmt::format("bound by load instructions ({}): every thread loads each of "
+                              "its taps; stage the reused values on chip (--schedule shared or "
+                              "stream)",
+                              oi(bound)));
   if (bound.level == "shared memory")
-    out.push_back(
-        fmt::format("shared-memory-bound ({}): keep more values in registers "
-                    "(streaming keeps the planes along the swept dimension there)",
-                    oi(bound)));
+    out.push_back(lead + fmt::format("shared-memory-bound ({}): keep more values in registers "
+                                     "(streaming keeps the planes along the swept dimension there)",
+                                     oi(bound)));
   if (bound.level == "compute" && r.redundancyPercent > 25)
-    out.push_back(
-        fmt::format("compute-bound with {:.0f}% of the computed points redundant: "
-                    "fuse fewer steps or stream one dimension "
-                    "(--schedule stream --time-tile T)",
-                    r.redundancyPercent));
+    out.push_back(lead + fmt::format("compute-bound with {:.0f}% of the computed points redundant: "
+                                     "fuse fewer steps or stream one dimension "
+                                     "(--schedule stream --time-tile T)",
+                                     r.redundancyPercent));
   if (r.occupancy && !r.occupancyBound && r.occupancy->fraction < 0.25)
     out.push_back(fmt::format(
         "occupancy {:.0f}% ({} blocks per SM, limited by {}): too few "
@@ -176,24 +189,6 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
   p.secondsPerUpdate = p.rooflineSecondsPerUpdate / p.calibration;
   p.seconds = p.secondsPerUpdate * updates;
   p.hints = hintsFor(r, p, *bound);
-  if (p.bound == "latency") {
-    // The bandwidth level's hint says what binds once the latency is hidden.
-    for (std::string& h : p.hints)
-      if (h.rfind(bound->level == "L1" ? "bound by" : bound->level, 0) == 0 ||
-          h.rfind("compute-bound", 0) == 0 || h.rfind("shared-memory-bound", 0) == 0)
-        h = "behind the latency bound, " + h;
-    // The remedies the figures leave open.
-    std::vector<std::string> remedies;
-    if (r.occupancy && r.occupancy->fraction < 1)
-      remedies.push_back(fmt::format("raise the occupancy ({:.0f}%, limited by {})",
-                                     100 * r.occupancy->fraction, r.occupancy->limitText()));
-    if (p.latency.barriersPerRound > 0)
-      remedies.push_back(
-          fmt::format("pass fewer than {} barriers per round", p.latency.barriersPerRound));
-    remedies.push_back("give each thread more updates per round (unrolling, more fused steps)");
-    p.hints.insert(p.hints.begin(), fmt::format("latency-bound ({}): {}", p.latency.source,
-                                                fmt::join(remedies, "; ")));
-  }
   return p;
 }
 
