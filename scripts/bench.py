@@ -100,6 +100,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per variant (median)")
     ap.add_argument("--csv", default="", help="CSV file (default: bench-results/bench-DATE.csv)")
     ap.add_argument("--no-verify", action="store_true", help="skip --verify (faster)")
+    ap.add_argument("--extra", default="",
+                    help="more options for every GPU run, space-separated (e.g. "
+                         "\"--index-bits 64 --dead-stores keep\"); recorded in the CSV")
     args = ap.parse_args()
 
     families = [f for f in args.families.split(",") if f]
@@ -126,9 +129,11 @@ def main():
             if family:
                 fam, _, tile = family.partition("/")
                 cmd += ["--schedule", fam] + (["--time-tile", tile] if tile else [])
+                cmd += args.extra.split()
             status, rep, err = tessel_json(args.tessel, cmd)
             row = {"benchmark": name, "backend": backend, "schedule": family or "-",
-                   "parameters": " ".join(p for p in params if p != "--param"),
+                   "parameters": " ".join([p for p in params if p != "--param"]
+                                          + (args.extra.split() if family else [])),
                    "time_ms": "", "gstencil_s": "", "gflop_s": "", "vs_global": "",
                    "verified": "", "note": ""}
             if rep is None:
