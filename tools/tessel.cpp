@@ -70,6 +70,9 @@ const char* scheduleHelp(const std::string& flag) {
   if (flag == "--dead-stores")
     return "fused kernels (overlapped, stream + time_tile): drop (the default) leaves out the "
            "write-back of arrays no later kernel reads; keep writes every array back";
+  if (flag == "--index-bits")
+    return "width of the kernels' index arithmetic: auto (the default: 32 bits where the sizes "
+           "of a run allow it, else a 64-bit copy of the kernel runs), 32 or 64";
   if (flag == "--machine") return "machine description (machines/*.json), default h100";
   return "";
 }

@@ -102,4 +102,14 @@ int64_t dynamicSharedBytes(const lir::Function& f, const Dialect& d) {
   return dynamicSharedOffsets(f).back();
 }
 
+Dialect index32Dialect(const Dialect& d) {
+  Dialect n = d;
+  n.name = d.name + " (32-bit indices)";
+  n.types.names[static_cast<int>(lir::CType::Int64)] = d.typeName(lir::CType::Int32);
+  if (!d.kernels.intrinsicPatterns32[0].empty())
+    n.kernels.intrinsicPatterns = d.kernels.intrinsicPatterns32;
+  for (const auto& [fn, name] : d.kernels.intMath32) n.math.overrides[fn].intName = name;
+  return n;
+}
+
 }  // namespace tessel

@@ -124,6 +124,10 @@ struct Dialect {
     /// The same with lir::Function::minBlocksPerSm ({minBlocks}) given.
     std::string launchBoundsMinBlocksPattern;
     bool launchBoundsAfterResult = false;
+    /// Kernels whose ints are 32-bit (lir::Function::intBits == 32; index32Dialect()): the
+    /// intrinsics' spellings, and the int-argument names of math functions (abs, min, max).
+    std::array<std::string, 6> intrinsicPatterns32;
+    std::map<std::string, std::string> intMath32;
   } kernels;
 
   const std::string& typeName(lir::CType t) const { return types.names[static_cast<int>(t)]; }
@@ -132,6 +136,11 @@ struct Dialect {
   /// Every math-function spelling of this dialect (so variables can avoid them).
   std::vector<std::string> mathNames() const;
 };
+
+/// How `d` spells a kernel whose ints are 32-bit (lir::Function::intBits == 32): ints, loop
+/// indices and thread indices in 32 bits (Int64 spelled as Int32), abs/min/max on ints by their
+/// 32-bit names. Dialects without the 32-bit spellings keep their own (the IR printer).
+Dialect index32Dialect(const Dialect& d);
 
 /// C++17 with OpenMP, compiled by the host compiler (g++/clang++).
 Dialect cppDialect();

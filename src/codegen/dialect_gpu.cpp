@@ -89,6 +89,15 @@ Dialect cudaDialect() {
       "(long long)gridDim.{c}",
       "((long long)gridDim.{c} * blockDim.{c})",
   };
+  d.kernels.intrinsicPatterns32 = {
+      "(int)(blockIdx.{c} * blockDim.{c} + threadIdx.{c})",
+      "(int)threadIdx.{c}",
+      "(int)blockIdx.{c}",
+      "(int)blockDim.{c}",
+      "(int)gridDim.{c}",
+      "(int)(gridDim.{c} * blockDim.{c})",
+  };
+  d.kernels.intMath32 = {{"abs", "abs"}, {"min", "min"}, {"max", "max"}};
   d.kernels.barrier = "__syncthreads();";
   d.kernels.sharedArrayPattern = "__shared__ {type} {name}[{count}];";
   // CUDA refuses more than 48 KiB of static shared memory per block; beyond it a kernel takes
@@ -136,6 +145,11 @@ Dialect openclDialect() {
       "(long)get_global_id({d})",  "(long)get_local_id({d})",   "(long)get_group_id({d})",
       "(long)get_local_size({d})", "(long)get_num_groups({d})", "(long)get_global_size({d})",
   };
+  d.kernels.intrinsicPatterns32 = {
+      "(int)get_global_id({d})",  "(int)get_local_id({d})",   "(int)get_group_id({d})",
+      "(int)get_local_size({d})", "(int)get_num_groups({d})", "(int)get_global_size({d})",
+  };
+  d.kernels.intMath32 = {{"abs", "(int)abs"}};
   d.kernels.barrier = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);";
   d.kernels.sharedArrayPattern = "__local {type} {name}[{count}];";
   d.kernels.launchBoundsPattern = "__attribute__((reqd_work_group_size({x}, {y}, {z})))";

@@ -91,6 +91,7 @@ class Printer {
 
  private:
   const Dialect& d_;
+  bool index32_ = false;  // printing with index32Dialect() already
   ExprPrinter ex_;
   const lir::Function* fn_ = nullptr;  // the function being printed, if any
 
@@ -496,6 +497,19 @@ std::string ExprPrinter::status(const std::string& pattern, const std::string& c
 }
 
 std::string Printer::function(const lir::Function& f) {
+  if (f.intBits == 32 && !index32_) {
+    // A kernel with 32-bit ints: the same printer over the dialect's 32-bit spellings; what
+    // it needs at the top of the file is this file's.
+    const Dialect narrow = index32Dialect(d_);
+    Printer p(narrow);
+    p.index32_ = true;
+    std::string out = p.function(f);
+    ex_.helpers |= p.ex_.helpers;
+    ex_.usesStatus = ex_.usesStatus || p.ex_.usesStatus;
+    return out;
+  }
+  if (f.intBits != 32 && f.intBits != 64)
+    internal(fmt::format("function '{}' has {}-bit ints", f.name, f.intBits));
   fn_ = &f;
   std::string out;
   if (!f.comment.empty()) addLines(f.comment, "", "// ", out, true);

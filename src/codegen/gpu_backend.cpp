@@ -91,14 +91,19 @@ std::string commentBlock(const std::vector<std::string>& lines) {
 std::string kernelList(const GpuSources& s) {
   std::string out;
   for (auto& k : s.kernels) out += (out.empty() ? "" : ", ") + k.name;
+  if (s.launchNames.size() > s.kernels.size())
+    out += fmt::format(
+        "; {} of them also as a 64-bit copy (NAME_i64), launched when the sizes "
+        "of a run need 64-bit indices",
+        s.launchNames.size() - s.kernels.size());
   return out.empty() ? "(none: no statement runs)" : out;
 }
 
 std::string nameTable(const GpuSources& s) {
-  std::string out =
-      fmt::format("[[maybe_unused]] static const int kTesselKernelCount = {};\n", s.kernels.size());
+  std::string out = fmt::format("[[maybe_unused]] static const int kTesselKernelCount = {};\n",
+                                s.launchNames.size());
   out += "[[maybe_unused]] static const char* const kTesselKernelNames[] = {\n";
-  for (auto& k : s.kernels) out += "    \"" + k.name + "\",\n";
+  for (auto& k : s.launchNames) out += "    \"" + k + "\",\n";
   return out + "    nullptr};\n";
 }
 
@@ -186,7 +191,7 @@ void generateCuda(const Program& prog, const GpuProgram& gp, const std::string& 
   std::string tables = "// The kernels, by launch id.\n" + nameTable(s) +
                        "[[maybe_unused]] static const void* const kTesselKernels[] = {";
   tables += "\n";
-  for (auto& k : s.kernels) tables += "    (const void*)" + k.name + ",\n";
+  for (auto& k : s.launchNames) tables += "    (const void*)" + k + ",\n";
   tables += "    nullptr};\n";
   // Bytes of dynamic shared memory per kernel (0: its shared arrays are static).
   tables += "[[maybe_unused]] static const int kTesselKernelDynamicShared[] = {";
@@ -257,6 +262,7 @@ GpuSources generateGpu(const Program& prog, GpuApi api, const ResolvedSchedule& 
   GpuSources s;
   s.api = api;
   s.kernels = gp.kernels;
+  for (const lir::Function& f : gp.device.functions) s.launchNames.push_back(f.name);
   s.notes = gp.notes;
   if (api == GpuApi::OpenCL)
     generateOpencl(prog, gp, s);

@@ -41,9 +41,12 @@ std::vector<std::string> cudaCompileFlags(const std::string& arch = kDefaultCuda
 struct GpuSources {
   GpuApi api = GpuApi::OpenCL;
   std::vector<GpuKernelInfo> kernels;  // by launch id
-  std::vector<std::string> notes;      // the lowering's decisions (fallbacks)
-  std::string kernelSource;  // OpenCL: tessel_kernels.cl; CUDA: the device part of the .cu
-  std::string hostSource;    // OpenCL: tessel_host.cpp; CUDA: the whole tessel_program.cu
+  /// Every kernel function by launch id: those of `kernels`, then the 64-bit copies of the
+  /// narrowed ones (GpuKernelInfo::fallback; lower/lower_gpu.h).
+  std::vector<std::string> launchNames;
+  std::vector<std::string> notes;  // the lowering's decisions (fallbacks)
+  std::string kernelSource;        // OpenCL: tessel_kernels.cl; CUDA: the device part of the .cu
+  std::string hostSource;          // OpenCL: tessel_host.cpp; CUDA: the whole tessel_program.cu
   std::string cmakeLists;
 };
 

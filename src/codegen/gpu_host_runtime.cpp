@@ -9,6 +9,17 @@ namespace tessel {
 namespace {
 
 // The C interface, the same over both APIs ({env}: the variable tessel_entry reads).
+// Shared by the runtimes of both APIs, after their definitions.
+const char* const kShared = R"RT(
+// A kernel narrowed to 32-bit indices without a 64-bit copy (--index-bits 32) and sizes that
+// need 64 bits: the run stops before the launch (pass narrow-indices).
+[[maybe_unused]] static void tessel_index_range(tessel_runtime&, int id) {
+  throw tessel_error{100, std::string("kernel ") + kTesselKernelNames[id] +
+                              ": the sizes of this run need 64-bit index arithmetic, and it was "
+                              "generated with --index-bits 32 (use --index-bits auto or 64)"};
+}
+)RT";
+
 const char* const kEntry = R"RT(// ---- C interface (what the tessel runtime loads with dlopen) ----
 
 struct tessel_gpu {{
@@ -94,6 +105,7 @@ GpuHostRuntime gpuHostRuntime(GpuApi api) {
     r.definitions = gpu::cpuDefinitions();
     env = "TESSEL_CPU_DEVICE";  // read and ignored: the host is the only device
   }
+  r.definitions += kShared;
   r.entry = fmt::format(fmt::runtime(kEntry), fmt::arg("env", env));
   return r;
 }
@@ -114,6 +126,9 @@ const std::vector<std::string>& gpuHostRuntimeNames() {
       "tessel_set_arg",
       "tessel_launch",
       "tessel_gpu",
+      "tessel_index32",
+      "tessel_fits32",
+      "tessel_index_range",
       "tessel_report",
       "tessel_gpu_open",
       "tessel_gpu_run",

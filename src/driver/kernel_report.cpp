@@ -94,6 +94,21 @@ nlohmann::json occupancyJson(const KernelReport& r) {
           {"upper_bound", r.occupancyBound}};
 }
 
+std::string appliedText(const KernelReport& r) {
+  const GpuKernelInfo& k = r.info;
+  std::vector<std::string> parts;
+  if (k.indexBits == 32)
+    parts.push_back(k.fallback >= 0 ? "32-bit indices (its 64-bit copy runs where a run's sizes "
+                                      "need it)"
+                                    : "32-bit indices (--index-bits 32: no 64-bit copy)");
+  else
+    parts.push_back(k.wideReason.empty() ? "64-bit indices (index_bits 64)"
+                                         : "64-bit indices: " + k.wideReason);
+  if (r.sharedBytes > 48 * 1024)
+    parts.push_back("dynamic shared memory (CUDA: beyond the 48 KiB a kernel declares statically)");
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
 nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
   nlohmann::json out = nlohmann::json::array();
   for (auto& r : reports) {
@@ -107,7 +122,9 @@ nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
                         {"loads_per_point", r.loadsPerPoint},
                         {"stores_per_point", r.storesPerPoint},
                         {"barriers_once", r.barriersOnce},
-                        {"barriers_per_plane", r.barriersPerPlane}};
+                        {"barriers_per_plane", r.barriersPerPlane},
+                        {"index_bits", r.info.indexBits},
+                        {"applied", appliedText(r)}};
     j["footprints"] = nlohmann::json::array();
     for (auto& f : r.footprints)
       j["footprints"].push_back({{"array", f.array}, {"extents", f.extents}, {"points", f.points}});
@@ -148,6 +165,7 @@ std::string kernelReportsText(const std::vector<KernelReport>& reports, const st
           fmt::format("    reads      {:<8} {} ({} points{})\n", f.array,
                       fmt::join(f.extents, " x "), f.points, k.streamIter >= 0 ? " per plane" : "");
     out += fmt::format("    barriers   {}\n", barrierText(r));
+    out += fmt::format("    applied    {}\n", appliedText(r));
     out +=
         fmt::format("    shared {} B, redundant {:.1f}%, {:.4g} loads and {:.4g} stores per point",
                     r.sharedBytes, r.redundancyPercent, r.loadsPerPoint, r.storesPerPoint);

@@ -35,6 +35,9 @@ KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resol
 /// A report's occupancy as JSON (blocks_per_sm, warps_per_sm, fraction, limited_by,
 /// upper_bound); null where it has none.
 nlohmann::json occupancyJson(const KernelReport& r);
+/// What the pipeline applied to the kernel, for `info --kernels`: the width of its index
+/// arithmetic (and why it stays at 64 bits), dynamic shared memory.
+std::string appliedText(const KernelReport& r);
 nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports);
 /// A table, one block of lines per kernel; `ptxasNote` says why registers are missing, if they
 /// are.

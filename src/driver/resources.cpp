@@ -44,6 +44,25 @@ const GpuKernelInfo* infoOf(const ResourcesResult& r, const std::string& name) {
   return nullptr;
 }
 
+/// The kernel whose 64-bit copy (pass narrow-indices) `name` is, or null.
+const GpuKernelInfo* copyOf(const ResourcesResult& r, const std::string& name) {
+  for (auto& k : r.kernels)
+    if (k.fallback >= 0 && k.name + "_i64" == name) return &k;
+  return nullptr;
+}
+
+/// The schedule column: family and block, or what the kernel is a copy of.
+std::string scheduleOf(const ResourcesResult& r, const std::string& name) {
+  if (const GpuKernelInfo* i = infoOf(r, name)) return what(*i);
+  if (copyOf(r, name)) return "64-bit copy";
+  return "?";
+}
+
+int indexBitsOf(const ResourcesResult& r, const std::string& name) {
+  const GpuKernelInfo* i = infoOf(r, name);
+  return i ? i->indexBits : 64;
+}
+
 }  // namespace
 
 ResourcesResult programResources(const Program& prog, const ResolvedSchedule& resolved,
@@ -68,23 +87,23 @@ std::string resourcesText(const ResourcesResult& r) {
   size_t w = 6, sw = 8;
   for (auto& k : ks) {
     w = std::max(w, k.name.size());
-    if (auto* i = infoOf(r, k.name)) sw = std::max(sw, what(*i).size());
+    sw = std::max(sw, scheduleOf(r, k.name).size());
   }
-  auto row = [&](auto name, auto sched, auto regs, auto shared, auto local, auto st, auto ld,
-                 auto bar) {
-    return fmt::format("  {:<{}}  {:<{}}  {:>9}  {:>10}  {:>9}  {:>11}  {:>10}  {:>8}\n", name, w,
-                       sched, sw, regs, shared, local, st, ld, bar);
+  auto row = [&](auto name, auto sched, auto ints, auto regs, auto shared, auto local, auto st,
+                 auto ld, auto bar) {
+    return fmt::format("  {:<{}}  {:<{}}  {:>5}  {:>9}  {:>10}  {:>9}  {:>11}  {:>10}  {:>8}\n",
+                       name, w, sched, sw, ints, regs, shared, local, st, ld, bar);
   };
-  out += row("kernel", "schedule", "registers", "shared B", "local B", "spill st. B", "spill ld. B",
-             "barriers");
-  for (auto& k : ks) {
-    const GpuKernelInfo* i = infoOf(r, k.name);
-    out += row(k.name, i ? what(*i) : std::string("?"), k.registers, k.sharedBytes,
+  out += row("kernel", "schedule", "ints", "registers", "shared B", "local B", "spill st. B",
+             "spill ld. B", "barriers");
+  for (auto& k : ks)
+    out += row(k.name, scheduleOf(r, k.name), indexBitsOf(r, k.name), k.registers, k.sharedBytes,
                std::max(k.localBytes, k.stackBytes), k.spillStores, k.spillLoads, k.barriers);
-  }
   out +=
-      "  shared: static shared memory per block; local: per-thread local memory (ptxas's lmem\n"
-      "  or stack frame); spills: bytes stored and loaded per thread\n";
+      "  ints: bits of the kernel's index arithmetic (pass narrow-indices; a 64-bit copy runs\n"
+      "  when the sizes of a run need it); shared: static shared memory per block; local:\n"
+      "  per-thread local memory (ptxas's lmem or stack frame); spills: bytes stored and loaded\n"
+      "  per thread\n";
   if (!rep.warnings.empty()) {
     out += fmt::format("nvcc printed {} warning line{}:\n", rep.warnings.size(),
                        rep.warnings.size() == 1 ? "" : "s");
@@ -111,7 +130,9 @@ nlohmann::json resourcesJson(const ResourcesResult& r) {
                         {"spill_store_bytes", k.spillStores},
                         {"spill_load_bytes", k.spillLoads},
                         {"barriers", k.barriers},
-                        {"constant_bytes", k.constantBytes}};
+                        {"constant_bytes", k.constantBytes},
+                        {"index_bits", indexBitsOf(r, k.name)}};
+    if (const GpuKernelInfo* orig = copyOf(r, k.name)) e["copy_of"] = orig->name;
     if (const GpuKernelInfo* info = infoOf(r, k.name)) {
       e["family"] = familyName(info->family);
       e["block"] = info->block;

@@ -9,9 +9,9 @@ namespace tessel::sema {
 namespace {
 
 const std::vector<std::string>& pragmaClauses() {
-  static const std::vector<std::string> c = {"stream",    "full_stream", "block",   "unroll",
-                                             "time_tile", "prefetch",    "retime",  "fold",
-                                             "occupancy", "perspective", "no_shmem"};
+  static const std::vector<std::string> c = {"stream",    "full_stream", "block",    "unroll",
+                                             "time_tile", "prefetch",    "retime",   "fold",
+                                             "occupancy", "perspective", "no_shmem", "index_bits"};
   return c;
 }
 
@@ -40,7 +40,7 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
       if (std::find(pragmaClauses().begin(), pragmaClauses().end(), n) == pragmaClauses().end()) {
         std::string hint =
             "known clauses: stream, full_stream, block, unroll, time_tile, "
-            "prefetch, retime, fold, occupancy, perspective, no_shmem";
+            "prefetch, retime, fold, occupancy, perspective, no_shmem, index_bits";
         if (auto best = closestName(n, pragmaClauses()))
           hint = fmt::format("did you mean '{}'?", *best);
         bad(c.name.loc, fmt::format("unknown #pragma clause '{}'", n), hint);
@@ -96,6 +96,14 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
         if (c.numbers.size() != 1 || !positiveInt(c.numbers[0].first)) {
           bad(c.numbers.empty() ? c.name.loc : c.numbers[0].second,
               "'time_tile' takes one positive integer, e.g. 'time_tile 2'");
+          continue;
+        }
+        out.numbers.push_back(c.numbers[0].first);
+      } else if (n == "index_bits") {
+        if (c.numbers.size() != 1 || (c.numbers[0].first != 32 && c.numbers[0].first != 64)) {
+          bad(c.numbers.empty() ? c.name.loc : c.numbers[0].second,
+              "'index_bits' takes 32 or 64, e.g. 'index_bits 32'",
+              "without the clause Tessel narrows where the sizes of a run allow it");
           continue;
         }
         out.numbers.push_back(c.numbers[0].first);

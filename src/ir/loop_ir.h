@@ -218,6 +218,11 @@ struct Function {
   /// Kernels with a required block: the blocks that should fit on one multiprocessor at once
   /// (CUDA's second __launch_bounds__ argument, which caps registers per thread); 0: unsaid.
   int minBlocksPerSm = 0;
+  /// Kernels: the width of the language's int values in this kernel, 64 (see "Integers" above)
+  /// or 32 where pass narrow-indices (transforms/narrow_indices.h) proved that every int value
+  /// it computes is an index that fits: then its loop indices, int locals, thread indices and
+  /// int parameters are 32-bit (its buffers' elements keep their types).
+  int intBits = 64;
 };
 
 /// One generated translation unit.

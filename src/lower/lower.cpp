@@ -7,6 +7,7 @@
 #include "ir/loop_ir_verify.h"
 #include "lower/lower_cpp.h"
 #include "transforms/insert_barriers.h"
+#include "transforms/narrow_indices.h"
 #include "transforms/unroll_loops.h"
 #include "transforms/work_item_loops.h"
 
@@ -14,8 +15,8 @@ namespace tessel {
 
 const std::vector<std::string>& passNames() {
   static const std::vector<std::string> names = {
-      "resolve-schedule", "build-kernels",   "unroll-loops", "insert-barriers",
-      "verify-kernels",   "work-item-loops", "naive-loops"};
+      "resolve-schedule", "build-kernels",  "unroll-loops",    "insert-barriers",
+      "verify-kernels",   "narrow-indices", "work-item-loops", "naive-loops"};
   return names;
 }
 
@@ -53,6 +54,11 @@ GpuProgram lower(const Program& prog, const ResolvedSchedule& resolved, GpuApi a
                                    "' fails verification: " + problems.front());
       },
       [&] { return printIr(p); });
+  // On a GPU, 32-bit index arithmetic where it is exact, the host choosing per launch between
+  // a narrowed kernel and its 64-bit copy.
+  if (api != GpuApi::Cpu)
+    p = log.run(
+        "narrow-indices", [&] { return transforms::narrowIndices(p, prog, resolved); }, show);
   // On the CPU the kernels' threads become loops and their blocks OpenMP work.
   if (api == GpuApi::Cpu) devicePass("work-item-loops", transforms::workItemLoops);
   return p;

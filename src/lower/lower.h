@@ -19,6 +19,9 @@
 //                     (transforms/insert_barriers.h)
 //   verify-kernels    the kernel verifier (ir/loop_ir_verify.h): barriers every thread reaches,
 //                     known buffers, shared accesses in range; changes nothing
+//   narrow-indices    GPU only: 32-bit index arithmetic in the kernels where it is exact, with
+//                     the host's run-time test of the sizes and a 64-bit copy of each
+//                     narrowed kernel (transforms/narrow_indices.h)
 //   work-item-loops   CPU only: kernels become OpenMP functions (transforms/work_item_loops.h)
 //   naive-loops       the C++ target under `global`: one parallel loop nest per statement
 //                     (lower/lower_cpp.h), instead of the three above

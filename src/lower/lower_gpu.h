@@ -68,12 +68,21 @@ struct GpuKernelInfo {
   std::vector<int> fusedCalls;
   std::vector<int64_t> tile;
   int64_t sharedBytes = 0;  // shared memory per block (shared, stream, overlapped)
+  // Pass narrow-indices (transforms/narrow_indices.h): the width of its int arithmetic, why it
+  // stays at 64 bits ("" when narrowed, or when --index-bits 64 says so), and under
+  // --index-bits auto the launch id of its 64-bit copy (-1: none).
+  int indexBits = 64;
+  std::string wideReason;
+  int fallback = -1;
 };
 
 struct GpuProgram {
-  lir::Module device;                  // the kernels (helpers are added by the emitter)
+  // The kernels (helpers are added by the emitter): kernels[k] describes device.functions[k];
+  // after pass narrow-indices, device.functions ends with the 64-bit copies of narrowed kernels
+  // (GpuKernelInfo::fallback), which `kernels` does not list.
+  lir::Module device;
   lir::Module host;                    // the call functions and tessel_program
-  std::vector<GpuKernelInfo> kernels;  // by launch id (the order of device.functions)
+  std::vector<GpuKernelInfo> kernels;  // by launch id
   std::vector<std::string> notes;      // decisions the user should hear about (fallbacks)
 };
 

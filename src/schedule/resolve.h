@@ -39,6 +39,7 @@ struct GridShape {
   int chunk = 0;                          // stream: planes per block; 0: the whole extent
   int timeTile = 1;                       // overlapped, stream: time steps fused per kernel
   bool keepDeadStores = false;            // fused kernels write back dead arrays too
+  int indexBits = 0;                      // Schedule::indexBits: 0 auto, 32 or 64
 
   bool staged() const {
     return family == ScheduleFamily::Shared || family == ScheduleFamily::Stream;

@@ -57,9 +57,9 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog) {
 }
 
 const std::vector<std::string>& scheduleFlags() {
-  static const std::vector<std::string> f = {"--schedule",    "--block",       "--stream",
-                                             "--full-stream", "--unroll",      "--time-tile",
-                                             "--chunk",       "--dead-stores", "--machine"};
+  static const std::vector<std::string> f = {
+      "--schedule",  "--block", "--stream",      "--full-stream", "--unroll",
+      "--time-tile", "--chunk", "--dead-stores", "--index-bits",  "--machine"};
   return f;
 }
 
@@ -165,6 +165,12 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
                  "--dead-stores drop (the default) leaves out the write-back of arrays no later "
                  "kernel reads; keep writes every one");
     opts.keepDeadStores = value == "keep";
+  } else if (flag == "--index-bits") {
+    if (value != "auto" && value != "32" && value != "64")
+      return bad(fmt::format("'{}' is not auto, 32 or 64", value),
+                 "--index-bits auto (the default) uses 32-bit index arithmetic where the sizes "
+                 "of a run allow it; 32 insists on it; 64 never narrows");
+    opts.indexBits = value == "auto" ? 0 : value == "32" ? 32 : 64;
   } else if (flag == "--machine") {
     if (value.empty()) return bad("expected a machine name or a machine file");
     opts.machine = std::string(value);
@@ -218,6 +224,8 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
       s.unroll = {u, here};
     } else if (c.name == "time_tile" && !c.numbers.empty()) {
       s.timeTile = {static_cast<int64_t>(c.numbers[0]), here};
+    } else if (c.name == "index_bits" && !c.numbers.empty()) {
+      s.indexBits = {static_cast<int>(c.numbers[0]), here};
     } else if (c.name == "occupancy" && !c.numbers.empty()) {
       s.occupancy = Setting<double>{c.numbers[0], here};
     } else if (c.name == "perspective" && !c.words.empty()) {
@@ -291,6 +299,11 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
     s.keepDeadStores = {*opts.keepDeadStores,
                         Origin::commandLine(fmt::format("--dead-stores {}",
                                                         *opts.keepDeadStores ? "keep" : "drop"))};
+  if (opts.indexBits)
+    s.indexBits = {*opts.indexBits,
+                   Origin::commandLine(fmt::format(
+                       "--index-bits {}", *opts.indexBits == 0 ? std::string("auto")
+                                                               : std::to_string(*opts.indexBits)))};
   if (opts.timeTile)
     s.timeTile = {*opts.timeTile,
                   Origin::commandLine(fmt::format("--time-tile {}", *opts.timeTile))};
@@ -340,6 +353,8 @@ std::string toString(const Schedule& s, bool origins) {
     add("unroll " + unrollText(s.unroll.value, ", "), s.unroll.origin);
   if (s.timeTile.value != 1) add(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
   if (s.keepDeadStores.value) add("dead_stores keep", s.keepDeadStores.origin);
+  if (s.indexBits.value != 0)
+    add(fmt::format("index_bits {}", s.indexBits.value), s.indexBits.origin);
   if (s.prefetch.value) add("prefetch", s.prefetch.origin);
   if (s.retime.value) add("retime", s.retime.origin);
   if (s.fold.value) add("fold", s.fold.origin);

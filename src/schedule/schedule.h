@@ -103,6 +103,11 @@ struct Schedule {
   /// Fused kernels write back every array they write, also those no later kernel reads
   /// (analysis/dead_stores.h); default false: only the live ones.
   Setting<bool> keepDeadStores;
+  /// Width of the kernels' index arithmetic (`index_bits`, `--index-bits`): 0 (auto, the
+  /// default) narrows each kernel to 32 bits where pass narrow-indices proves it safe and keeps
+  /// a 64-bit copy the host launches when the sizes of a run do not fit; 32 narrows without the
+  /// copy (a run whose sizes do not fit stops with an error); 64 keeps 64-bit arithmetic.
+  Setting<int> indexBits;
   Setting<bool> prefetch, retime, fold, noShmem;
   std::optional<Setting<double>> occupancy;  // 0 < t <= 1
   std::optional<Setting<Perspective>> perspective;
@@ -133,6 +138,7 @@ struct ScheduleOptions {
   std::optional<int64_t> timeTile;            // --time-tile T
   std::optional<int64_t> chunk;               // --chunk SB
   std::optional<bool> keepDeadStores;         // --dead-stores keep|drop
+  std::optional<int> indexBits;               // --index-bits auto|32|64 (auto: 0)
   std::optional<std::string> machine;         // --machine NAME|FILE.json (not part of a Schedule)
 };
 

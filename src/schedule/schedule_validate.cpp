@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "analysis/int_arithmetic.h"
 #include "schedule/schedule.h"
 
 namespace tessel {
@@ -228,6 +229,17 @@ struct Checker {
                       settingName(s.timeTile.origin, fmt::format("time_tile {}", s.timeTile.value)),
                       familyName(s.family.value), s.timeTile.value),
           "the halo and the shared memory grow with every fused step; use 1 to 8");
+    if (s.indexBits.value == 32) {
+      if (const Stmt* st = intArithmeticIn(prog, s.stencil)) {
+        // At the statement: that is what has to change (or the setting, which the hint names).
+        diags.report(DiagId::bad_schedule, st->loc,
+                     fmt::format("{}: this statement computes with ints, which the language "
+                                 "computes in 64 bits; 32-bit kernels would wrap them",
+                                 settingName(s.indexBits.origin, "index_bits 32")),
+                     "use --index-bits auto (the default), which keeps such kernels at 64 bits");
+        ok = false;
+      }
+    }
     if (s.occupancy && !(s.occupancy->value > 0 && s.occupancy->value <= 1))
       error(s.occupancy->origin,
             fmt::format(

@@ -133,11 +133,14 @@ TEST(CliGpu, ResourcesPrintsPtxasFiguresPerKernel) {
   auto r = runCommand(tesselBinary() + " resources " + bench("j3d27pt"));
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(has(r.output, "ptxas resources for sm_90")) << r.output;
-  // One row per kernel: name, schedule, registers (> 0), shared, local, spills, barriers.
-  std::regex row(R"(call0_j3d27pt_s0 +global 32x8x1 +([0-9]+) +0 +[0-9]+ +0 +0 +0)");
+  // One row per kernel: name, schedule, bits of its index arithmetic, registers (> 0), shared,
+  // local, spills, barriers; then its 64-bit copy.
+  std::regex row(R"(call0_j3d27pt_s0 +global 32x8x1 +32 +([0-9]+) +0 +[0-9]+ +0 +0 +0)");
   std::smatch m;
   ASSERT_TRUE(std::regex_search(r.output, m, row)) << r.output;
   EXPECT_GT(std::stoi(m[1]), 0);
+  std::regex copy(R"(call0_j3d27pt_s0_i64 +64-bit copy +64 +([0-9]+) +0)");
+  EXPECT_TRUE(std::regex_search(r.output, m, copy)) << r.output;
   EXPECT_FALSE(has(r.output, "warning")) << r.output;
 }
 
@@ -149,8 +152,14 @@ TEST(CliGpu, ResourcesAsJsonFollowsTheSchedule) {
   auto j = nlohmann::json::parse(r.output);
   EXPECT_EQ(j["arch"], "sm_80");
   EXPECT_TRUE(j["warnings"].empty()) << r.output;
-  ASSERT_EQ(j["kernels"].size(), 2u) << r.output;
+  // Two kernels and their 64-bit copies (pass narrow-indices), which run the same schedule.
+  ASSERT_EQ(j["kernels"].size(), 4u) << r.output;
   for (auto& k : j["kernels"]) {
+    if (k.contains("copy_of")) {
+      EXPECT_EQ(k["index_bits"], 64);
+      continue;
+    }
+    EXPECT_EQ(k["index_bits"], 32);
     EXPECT_EQ(k["family"], "global");
     EXPECT_EQ(k["block"], nlohmann::json::array({64, 4, 1}));
     EXPECT_GT(k["registers"].get<int>(), 0);
@@ -218,7 +227,7 @@ TEST(CliGpu, SharedMemoryBeyond48KiBIsDynamic) {
   EXPECT_TRUE(has(src, "extern __shared__ __align__(16) unsigned char tessel_dynamic_shared[];"))
       << src;
   EXPECT_TRUE(has(src, "reinterpret_cast<double*>(tessel_dynamic_shared + 27744);")) << src;
-  EXPECT_TRUE(has(src, "kTesselKernelDynamicShared[] = {0, 0, 92736, 0};")) << src;
+  EXPECT_TRUE(has(src, "kTesselKernelDynamicShared[] = {0, 0, 92736, 0, 0, 92736, 0};")) << src;
   EXPECT_TRUE(has(src, "cudaFuncAttributeMaxDynamicSharedMemorySize")) << src;
   // The kernels of 48 KiB or less keep their static arrays.
   EXPECT_TRUE(has(src, "__shared__ double s_in[")) << src;

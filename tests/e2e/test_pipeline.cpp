@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "driver/load.h"
@@ -238,11 +239,15 @@ TEST(PassLog, EveryPassNameIsKnownToTheCommandLine) {
   std::map<std::string, std::string> flags = {{"--schedule", "overlapped"}, {"--time-tile", "2"}};
   auto setup = setUpSchedules(*lp.program, flags, diags, false, &log);
   ASSERT_TRUE(setup.has_value());
-  lower(*lp.program, setup->resolved, GpuApi::Cpu, log);
+  lower(*lp.program, setup->resolved, GpuApi::Cpu, log);     // work-item-loops
+  lower(*lp.program, setup->resolved, GpuApi::OpenCL, log);  // narrow-indices
   lowerLoops(*lp.program, log);
-  for (auto& [name, s] : log.times())
+  std::set<std::string> ran;
+  for (auto& [name, s] : log.times()) {
     EXPECT_NE(std::find(passNames().begin(), passNames().end(), name), passNames().end()) << name;
-  EXPECT_EQ(log.times().size(), passNames().size());
+    ran.insert(name);
+  }
+  EXPECT_EQ(ran.size(), passNames().size());
 }
 
 // ---- the command line --------------------------------------------------------------------------

@@ -180,26 +180,34 @@ TEST(GpuGolden, TwoDimensionalGlobal) {
       cl.kernelSource,
       {"#pragma OPENCL FP_CONTRACT OFF", "__kernel void call0_j2d5pt_s0(",
        "    __global const double* restrict in,", "    __global double* restrict out,",
-       "    const long N,", "    __global int* restrict tessel_device_status) {",
-       "  const long i = lo_i + (long)get_global_id(0);",
-       "  const long j = lo_j + (long)get_global_id(1);", "  if ((i <= hi_i) && (j <= hi_j)) {",
-       "    out[j * N + i] = (5.1 * in[(j - 1) * N + i]"});
+       "    const int N,", "    __global int* restrict tessel_device_status) {",
+       "  const int i = lo_i + (int)get_global_id(0);",
+       "  const int j = lo_j + (int)get_global_id(1);", "  if ((i <= hi_i) && (j <= hi_j)) {",
+       "    out[j * N + i] = (5.1 * in[(j - 1) * N + i]",
+       // The 64-bit copy (pass narrow-indices).
+       "__kernel void call0_j2d5pt_s0_i64(", "    const long N,",
+       "  const long i = lo_i + (long)get_global_id(0);"});
   GpuSources cu = generate(*p.prog, GpuApi::Cuda);
   expectLines(
       cu.kernelSource,
       {"extern \"C\" __global__ void call0_j2d5pt_s0(", "    const double* __restrict__ in,",
-       "  const long long i = lo_i + ((long long)blockIdx.x * blockDim.x + threadIdx.x);",
-       "  const long long j = lo_j + ((long long)blockIdx.y * blockDim.y + threadIdx.y);",
-       "  if ((i <= hi_i) && (j <= hi_j)) {"});
+       "  const int i = lo_i + (int)(blockIdx.x * blockDim.x + threadIdx.x);",
+       "  const int j = lo_j + (int)(blockIdx.y * blockDim.y + threadIdx.y);",
+       "  if ((i <= hi_i) && (j <= hi_j)) {",
+       "  const long long i = lo_i + ((long long)blockIdx.x * blockDim.x + threadIdx.x);"});
   // Host: region bounds, blocks rounded up, the launch; the same in both.
   for (const GpuSources* s : {&cl, &cu})
-    expectLines(s->hostSource,
-                {"    const int64_t lo_j = 1;", "    const int64_t hi_j = M - 2;",
-                 "      const int64_t blocks_x = (hi_i - lo_i + 32) / 32;",
-                 "      const int64_t blocks_y = (hi_j - lo_j + 8) / 8;",
-                 "      tessel_launch(rt, 0, 2, blocks_x, blocks_y, 1, 32, 8, 1, in.handle, "
-                 "out.handle, N, lo_j,\n          hi_j, lo_i, hi_i);  // call0_j2d5pt_s0",
-                 "  tessel_copy_in(rt, in, arrays[0]);", "  tessel_copy_out(rt, arrays[0], in);"});
+    expectLines(
+        s->hostSource,
+        {"    const int64_t lo_j = 1;", "    const int64_t hi_j = M - 2;",
+         "      const int64_t blocks_x = (hi_i - lo_i + 32) / 32;",
+         "      const int64_t blocks_y = (hi_j - lo_j + 8) / 8;", "        if (tessel_fits32) {",
+         "          tessel_launch(rt, 0, 2, blocks_x, blocks_y, 1, 32, 8, 1, in.handle, "
+         "out.handle,\n              (int32_t)N, (int32_t)lo_j, (int32_t)hi_j, (int32_t)lo_i,"
+         "\n              (int32_t)hi_i);  // call0_j2d5pt_s0",
+         "          tessel_launch(rt, 2, 2, blocks_x, blocks_y, 1, 32, 8, 1, in.handle, "
+         "out.handle, N, lo_j,\n              hi_j, lo_i, hi_i);  // call0_j2d5pt_s0_i64",
+         "  tessel_copy_in(rt, in, arrays[0]);", "  tessel_copy_out(rt, arrays[0], in);"});
 }
 
 TEST(GpuGolden, TwoDimensionalStreamIsAOneDimensionalGridLoopingOverJ) {
@@ -358,7 +366,7 @@ TEST(GpuLowering, OneKernelPerStatementWithHostBoundsAndLocals) {
               {"  const double r = alpha * dt / pow(h, (double)2);",  // an initialised local
                "  tessel_device_buffer lap(rt, sizeof(double) * (L * M * N), \"lap\");",
                "  for (int64_t t = 1; t <= T; ++t) {",
-               "    call0_heat(rt, u0, u1, alpha, dt, h, L, M, N);"});
+               "    call0_heat(rt, u0, u1, alpha, dt, h, L, M, N, tessel_index32);"});
   expectLines(s.kernelSource, {"    const double r,"});
 }
 
