@@ -100,6 +100,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per variant (median)")
     ap.add_argument("--csv", default="", help="CSV file (default: bench-results/bench-DATE.csv)")
     ap.add_argument("--no-verify", action="store_true", help="skip --verify (faster)")
+    ap.add_argument("--skip-cpp", action="store_true",
+                    help="leave out the C++/OpenMP row of each benchmark (GPU timings only)")
     ap.add_argument("--extra", default="",
                     help="more options for every GPU run, space-separated (e.g. "
                          "\"--index-bits 64 --dead-stores keep\"); recorded in the CSV")
@@ -118,7 +120,8 @@ def main():
         """Every variant of one benchmark, in order; returns (rows, any verification failed)."""
         program = os.path.join(ROOT, "benchmarks", name + ".sten")
         params = parameters(args.tessel, program, args.size)
-        variants = [("cpp", None)] + [(args.backend, f) for f in families]
+        variants = ([] if args.skip_cpp else [("cpp", None)]) + [(args.backend, f)
+                                                                  for f in families]
         base = None
         out, bad = [], False
         for backend, family in variants:

@@ -65,7 +65,7 @@ int64_t StagePlan::sharedElements() const {
     case StageKind::Tile:
       return tileElements();
     case StageKind::Planes:
-      return satMul(tileElements(), sharedPlanes());
+      return satMul(tileElements(), ringSlots());
   }
   return 0;
 }

@@ -82,7 +82,12 @@ struct StagePlan {
   int64_t registerPlanes() const { return regHi >= regLo ? regHi - regLo + 1 : 0; }
   /// Elements of one tile or plane.
   int64_t tileElements() const;
-  /// Shared-memory elements this group needs (Tile: one tile; Planes: the ring).
+  /// Planes: the slots of the shared ring, one more than its planes (0 without shared planes):
+  /// the leading plane goes to the slot no thread reads any more, so a plane needs one barrier
+  /// (loaded, then read), not a second one before its load (STENCILGEN's double buffering).
+  /// The sweep is unrolled by the slots, so each access names its slot's array.
+  int64_t ringSlots() const { return sharedPlanes() > 0 ? sharedPlanes() + 1 : 0; }
+  /// Shared-memory elements this group needs (Tile: one tile; Planes: the ring's slots).
   int64_t sharedElements() const;
 };
 

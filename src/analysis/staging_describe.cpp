@@ -33,10 +33,10 @@ std::string planesText(const StagePlan& p, const std::string& it) {
   if (!regs.empty() && !shared.empty()) line += ",";
   if (!shared.empty())
     line +=
-        fmt::format(" {} in shared memory ({} of {})", fmt::join(shared, ", "),
+        fmt::format(" {} in shared memory ({} of {}, in {} slots)", fmt::join(shared, ", "),
                     p.sharedPlanes() == 1 ? std::string("one plane")
                                           : fmt::format("a ring of {} planes", p.sharedPlanes()),
-                    tileDims(p));
+                    tileDims(p), p.ringSlots());
   return line;
 }
 

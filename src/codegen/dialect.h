@@ -52,6 +52,7 @@ struct Dialect {
   /// Loops: pragma lines printed before a For of the given kind ("" for none).
   struct LoopPragmas {
     std::string parallel, simd, parallelSimd, unrolled;
+    std::string rolled;  // a cooperative loop the compiler should not unroll (Stmt::rolled)
   } loopPragmas;
 
   /// Functions: qualifiers per linkage (lir::Linkage), and for the helpers the emitter adds on

@@ -99,6 +99,7 @@ Dialect cudaDialect() {
   };
   d.kernels.intMath32 = {{"abs", "abs"}, {"min", "min"}, {"max", "max"}};
   d.kernels.barrier = "__syncthreads();";
+  d.loopPragmas.rolled = "#pragma unroll 1";
   d.kernels.sharedArrayPattern = "__shared__ {type} {name}[{count}];";
   // CUDA refuses more than 48 KiB of static shared memory per block; beyond it a kernel takes
   // the machine's opt-in maximum as dynamic shared memory (the host raises the kernel's limit).

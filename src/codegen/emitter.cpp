@@ -368,6 +368,7 @@ void Printer::stmt(const lir::StmtPtr& s, int indent, std::string& out) {
           pragma = &d_.loopPragmas.unrolled;
           break;
       }
+      if (s->rolled && s->loop == lir::LoopKind::Serial) pragma = &d_.loopPragmas.rolled;
       if (pragma && !pragma->empty()) out += pad + *pragma + "\n";
       std::string inc =
           s->step ? fmt::format("{} += {}", s->name, expr(s->step).s) : "++" + s->name;

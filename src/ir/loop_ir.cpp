@@ -128,6 +128,14 @@ int byteSize(CType t) {
   return 8;
 }
 
+StmtPtr cooperativeLoop(std::string var, ExprPtr lo, ExprPtr hi, ExprPtr step,
+                        std::vector<StmtPtr> body) {
+  auto s = std::make_shared<Stmt>(
+      *forStep(std::move(var), std::move(lo), std::move(hi), std::move(step), std::move(body)));
+  s->rolled = true;
+  return s;
+}
+
 StmtPtr store(std::string buffer, ExprPtr index, ExprPtr value) {
   require(!buffer.empty(), "store: empty buffer name");
   requireIndex(index, "store: index must be an integer expression");

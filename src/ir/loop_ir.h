@@ -116,6 +116,7 @@ struct Stmt {
   LoopKind loop = LoopKind::Serial;
   ExprPtr lo, hi;             // For (inclusive)
   ExprPtr step;               // For: the increment, a positive integer expression; null: 1
+  bool rolled = false;        // For: kept rolled (a cooperative loop: see cooperativeLoop)
   ExprPtr index;              // Store
   ExprPtr value;              // Store/Assign value, LocalDecl init, If condition, Alloc/Copy count
   std::vector<ExprPtr> args;  // Call
@@ -139,6 +140,12 @@ StmtPtr forLoop(std::string var, ExprPtr lo, ExprPtr hi, LoopKind kind, std::vec
 /// A serial loop `for (var = lo; var <= hi; var += step)`; step must be positive (a literal
 /// step is checked here). Cooperative loops: lo = the thread's index, step = threads per block.
 StmtPtr forStep(std::string var, ExprPtr lo, ExprPtr hi, ExprPtr step, std::vector<StmtPtr> body);
+/// A cooperative loop over a tile (lo = the thread's index, step = threads per block) that the
+/// target compiler should keep rolled: it runs a few times per thread, and unrolled copies of
+/// its guards and index arithmetic cost registers (ptxas: 8 more for the stream kernel of
+/// j3d7pt). CUDA spells it `#pragma unroll 1`.
+StmtPtr cooperativeLoop(std::string var, ExprPtr lo, ExprPtr hi, ExprPtr step,
+                        std::vector<StmtPtr> body);
 StmtPtr store(std::string buffer, ExprPtr index, ExprPtr value);
 StmtPtr localDecl(CType type, std::string name, ExprPtr init, bool isConst = true);
 /// `type* name = (type*)slot;` where slot is an untyped pointer (e.g. load("arrays", 0, ...)).

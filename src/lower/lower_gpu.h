@@ -68,6 +68,9 @@ struct GpuKernelInfo {
   std::vector<int> fusedCalls;
   std::vector<int64_t> tile;
   int64_t sharedBytes = 0;  // shared memory per block (shared, stream, overlapped)
+  /// stream: copies of the sweep's body per round of its loop (the rings' slots; the last
+  /// planes of a chunk, fewer than a round, are copies after the loop).
+  int sweepCopies = 1;
   // Pass narrow-indices (transforms/narrow_indices.h): the width of its int arithmetic, why it
   // stays at 64 bits ("" when narrowed, or when --index-bits 64 says so), and under
   // --index-bits auto the launch id of its 64-bit copy (-1: none).

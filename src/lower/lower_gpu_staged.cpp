@@ -36,10 +36,18 @@ StagedNames nameStaging(const StmtStaging& staging, const GlobalNames& g, const 
   if (grid.stream >= 0) {
     nm.first = scope.take("first_" + g.iters[grid.stream]);
     nm.last = scope.take("last_" + g.iters[grid.stream]);
+    nm.rounds = scope.take("rounds");
+    nm.round = scope.take("round");
+    nm.base = scope.take("base_" + g.iters[grid.stream]);
   }
   for (auto& p : staging.groups) {
     StagedNames::Group gn;
-    if (p.sharedElements() > 0) gn.shared = scope.take("s_" + p.group.name);
+    if (p.kind == StageKind::Planes) {
+      for (int64_t q = 0; q < p.ringSlots(); ++q)
+        gn.slots.push_back(scope.take(fmt::format("s_{}_{}", p.group.name, q)));
+    } else if (p.sharedElements() > 0) {
+      gn.shared = scope.take("s_" + p.group.name);
+    }
     for (int64_t o = p.regLo; o <= p.regHi; ++o)
       gn.regs.push_back(scope.take(fmt::format("r_{}_{}", p.group.name, offsetTag(o))));
     nm.groups.push_back(gn);
@@ -77,7 +85,7 @@ std::vector<StmtPtr> sharedBody(const StagedContext& c, const std::vector<StmtPt
     }
     b.push_back(comment(fmt::format("Stage '{}': tile and halo, loaded by the whole block.",
                                     c.staging.groups[gi].group.name)));
-    for (auto& x : loadTile(c, gi, nullptr, nullptr)) b.push_back(x);
+    for (auto& x : loadTile(c, gi, nullptr, nm.groups[gi].shared)) b.push_back(x);
   }
   std::vector<StmtPtr> inner;
   for (size_t gd = 0; gd < grid.iters.size(); ++gd) {
@@ -120,17 +128,20 @@ ExprPtr StagedKernel::read(const Expr& ref) const {
   if (p.kind == StageKind::Tile) return load(nm.shared, tileIndex(c_, p, offs), ref.type);
   int64_t o = offs[p.streamPos];
   if (!p.planeInShared[o - p.group.lo[p.streamPos]]) return var(nm.regs.at(o - p.regLo), ref.type);
-  ExprPtr slot = slotOf(p, indexAddConst(iterVar(c_, c_.grid.stream), o));
-  return load(nm.shared, indexAdd(indexMul(slot, intLit(p.tileElements())), tileIndex(c_, p, offs)),
-              ref.type);
+  // The plane's slot in this copy of the sweep (lower_gpu_staged_stream.cpp).
+  return load(nm.slots.at(ringSlot(p, phase_, o)), tileIndex(c_, p, offs), ref.type);
 }
 
 void StagedKernel::declare(Function& f) const {
   for (size_t i = 0; i < c_.staging.groups.size(); ++i) {
     const StagePlan& p = c_.staging.groups[i];
-    if (p.sharedElements() > 0)
+    if (p.kind == StageKind::Planes) {
+      for (const std::string& slot : c_.names.groups[i].slots)
+        f.shared.push_back(sharedArray(ctypeOf(p.group.type), slot, p.tileElements()));
+    } else if (p.sharedElements() > 0) {
       f.shared.push_back(
           sharedArray(ctypeOf(p.group.type), c_.names.groups[i].shared, p.sharedElements()));
+    }
   }
   f.requiredBlock = {1, 1, 1};
   for (size_t gd = 0; gd < c_.grid.iters.size(); ++gd) f.requiredBlock[gd] = c_.grid.block[gd];
@@ -141,6 +152,10 @@ void StagedKernel::declare(Function& f) const {
   f.minBlocksPerSm = std::clamp(1024 / c_.threads, 1, 16);
 }
 
+int StagedKernel::sweepCopies() const {
+  return c_.grid.family == ScheduleFamily::Stream ? staged::sweepCopies(c_.staging) : 1;
+}
+
 std::string StagedKernel::describe() const {
   std::string out;
   const std::string& it = c_.grid.stream >= 0 ? c_.g.iters[c_.grid.stream] : std::string();
@@ -149,9 +164,10 @@ std::string StagedKernel::describe() const {
   return out;
 }
 
-std::vector<StmtPtr> StagedKernel::body(const std::vector<StmtPtr>& compute) {
-  return c_.grid.family == ScheduleFamily::Stream ? streamBody(c_, compute)
-                                                  : sharedBody(c_, compute);
+std::vector<StmtPtr> StagedKernel::body(
+    const std::function<std::vector<StmtPtr>(int phase)>& computeAt) {
+  if (c_.grid.family == ScheduleFamily::Stream) return streamBody(c_, computeAt);
+  return sharedBody(c_, computeAt(0));
 }
 
 }  // namespace tessel::gpu

@@ -6,6 +6,7 @@
 // Part of the GPU lowering; not a public interface.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,13 +20,15 @@ namespace tessel::gpu {
 /// Names a staged kernel declares, taken from the kernel's scope.
 struct StagedNames {
   struct Group {
-    std::string shared;             // the shared array (tile or ring of planes)
-    std::vector<std::string> regs;  // stream: planes regLo..regHi
+    std::string shared;              // the shared array of a tile
+    std::vector<std::string> slots;  // stream: the shared array of each slot of the ring
+    std::vector<std::string> regs;   // stream: planes regLo..regHi
   };
   std::vector<Group> groups;        // per StmtStaging::groups entry
   std::vector<std::string> t0;      // per iterator: the block's first point ("" if none)
   std::string tid, elem;            // the thread's index in its block; a loaded element
   std::string first, last;          // stream: the block's first and last plane
+  std::string rounds, round, base;  // stream with a ring: whole rounds of planes, the first of one
   std::vector<std::string> coord;   // per iterator: a loaded element's coordinate
   std::vector<std::string> unroll;  // per grid dimension: the unroll loop variable
 };
@@ -56,18 +59,26 @@ class StagedKernel {
   /// What replaces a reference of the right-hand side: a shared-memory load or a register; null
   /// where it is read from global memory.
   ExprPtr read(const Expr& ref) const;
-  /// The kernel's body around `compute` (statements for the point the iterator variables name;
-  /// this body declares them and guards them against the region's upper bounds).
-  std::vector<lir::StmtPtr> body(const std::vector<lir::StmtPtr>& compute);
+  /// The kernel's body around the compute statements `computeAt(phase)` builds (for the point
+  /// the iterator variables name; this body declares them and guards them against the region's
+  /// upper bounds). The stream family unrolls its sweep by its rings' slots and builds one copy
+  /// per phase (the plane's position in the round: setPhase, which read() follows).
+  std::vector<lir::StmtPtr> body(
+      const std::function<std::vector<lir::StmtPtr>(int phase)>& computeAt);
+  /// The sweep's copy read() builds references for: its ring slots are constants.
+  void setPhase(int phase) { phase_ = phase; }
   /// Declares on kernel `f` the shared arrays the body uses and the block shape it assumes
   /// (its staging loops stride by the block's thread count).
   void declare(lir::Function& f) const;
   const StmtStaging& staging() const { return c_.staging; }
+  /// stream: copies of the sweep's body per round (GpuKernelInfo::sweepCopies); else 1.
+  int sweepCopies() const;
   /// One line per staged group: what lives where ("in: tile 34x10 in shared memory").
   std::string describe() const;
 
  private:
   StagedContext c_;
+  int phase_ = 0;
 };
 
 }  // namespace tessel::gpu

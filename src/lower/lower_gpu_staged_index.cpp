@@ -3,6 +3,9 @@
 // region guard and the thread's index in its block.
 #include <fmt/format.h>
 
+#include <numeric>
+#include <stdexcept>
+
 #include "lower/lower_gpu_staged_parts.h"
 
 namespace tessel::gpu::staged {
@@ -57,9 +60,17 @@ ExprPtr inArray(const StagedContext& c, const StagePlan& p, const std::vector<Ex
   return ok ? ok : boolLit(true);
 }
 
-ExprPtr slotOf(const StagePlan& p, const ExprPtr& plane) {
-  if (p.sharedPlanes() == 1) return intLit(0);
-  return binary(Op::Mod, plane, intLit(p.sharedPlanes()));
+int64_t ringSlot(const StagePlan& p, int phase, int64_t offset) {
+  const int64_t slots = p.ringSlots();
+  if (slots < 1) throw std::logic_error("internal error: a ring slot of a group without one");
+  return (phase + offset - p.sharedLo) % slots;
+}
+
+int sweepCopies(const StmtStaging& staging) {
+  int64_t copies = 1;
+  for (const StagePlan& p : staging.groups)
+    if (p.kind == StageKind::Planes && p.ringSlots() > 0) copies = std::lcm(copies, p.ringSlots());
+  return static_cast<int>(copies);
 }
 
 ExprPtr regionGuard(const StagedContext& c) {

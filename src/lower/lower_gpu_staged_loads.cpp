@@ -47,7 +47,7 @@ ExprPtr inHalo(const StagedContext& c, const StagePlan& p, const std::vector<Exp
 }  // namespace
 
 std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
-                              const ExprPtr& slot, const std::string& ownReg) {
+                              const std::string& shared, const std::string& ownReg) {
   const StagePlan& p = c.staging.groups[gi];
   const StageGroup& grp = p.group;
   const StagedNames& nm = c.names;
@@ -77,21 +77,19 @@ std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& 
       coords[s] = var(nm.coord[d], ScalarType::Int);
     }
   }
-  auto atSlot = [&](ExprPtr e) { return slot ? indexAdd(indexMul(slot, intLit(total)), e) : e; };
   std::vector<StmtPtr> out;
   ExprPtr cond = inArray(c, p, coords);
-  const std::string& shared = nm.groups[gi].shared;
   if (!ownReg.empty()) {
     // The block's own points come from the registers; the loop loads the halo around them.
     out.push_back(
-        store(shared, atSlot(tileIndex(c, p, std::vector<int64_t>(n, 0))), var(ownReg, grp.type)));
+        store(shared, tileIndex(c, p, std::vector<int64_t>(n, 0)), var(ownReg, grp.type)));
     if (ExprPtr halo = inHalo(c, p, coords)) cond = binary(Op::And, cond, halo);
   }
   std::string buf = c.site.readBuffer(grp.array);
-  body.push_back(ifThen(cond, {store(shared, atSlot(var(nm.elem, ScalarType::Int)),
+  body.push_back(ifThen(cond, {store(shared, var(nm.elem, ScalarType::Int),
                                      load(buf, globalIndex(c, p, coords), grp.type))}));
-  out.push_back(
-      forStep(nm.elem, var(nm.tid, ScalarType::Int), intLit(total - 1), intLit(c.threads), body));
+  out.push_back(cooperativeLoop(nm.elem, var(nm.tid, ScalarType::Int), intLit(total - 1),
+                                intLit(c.threads), body));
   return out;
 }
 

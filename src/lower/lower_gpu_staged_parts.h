@@ -24,8 +24,13 @@ ExprPtr tileIndex(const StagedContext& c, const StagePlan& p, const std::vector<
 ExprPtr globalIndex(const StagedContext& c, const StagePlan& p, const std::vector<ExprPtr>& coords);
 /// `coords` lie inside the group's array.
 ExprPtr inArray(const StagedContext& c, const StagePlan& p, const std::vector<ExprPtr>& coords);
-/// The ring slot of plane `plane`: plane mod the ring's planes.
-ExprPtr slotOf(const StagePlan& p, const ExprPtr& plane);
+/// The ring slot of plane k + `offset` in copy `phase` of the unrolled sweep, k being that
+/// copy's plane: planes take the slots in turn from the block's first plane, whose window's
+/// first plane (k + sharedLo) is in slot 0, so (phase + offset - sharedLo) mod the slots.
+int64_t ringSlot(const StagePlan& p, int phase, int64_t offset);
+/// The copies of the stream sweep's body per round: the least common multiple of the rings'
+/// slots (1 without shared planes).
+int sweepCopies(const StmtStaging& staging);
 /// The current point lies within the region's upper bounds along the grid's dimensions.
 ExprPtr regionGuard(const StagedContext& c);
 /// The thread's index in its block: x fastest.
@@ -33,11 +38,11 @@ ExprPtr flatThreadId(const GridShape& grid);
 
 // ---- Cooperative loads ---------------------------------------------------------------------
 
-/// Cooperative load of group gi's tile (or of plane `plane` into ring slot `slot`). With
-/// `ownReg` (a register holding the thread's own element of that plane), each thread stores
-/// its register and the loop loads only the halo.
+/// Cooperative load of group gi's tile (or of plane `plane`) into shared array `shared` (the
+/// tile's, or a ring slot's). With `ownReg` (a register holding the thread's own element of that
+/// plane), each thread stores its register and the loop loads only the halo.
 std::vector<lir::StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
-                                   const ExprPtr& slot, const std::string& ownReg = "");
+                                   const std::string& shared, const std::string& ownReg = "");
 /// Loads plane `plane` of group gi at the thread's own point into register `reg`.
 lir::StmtPtr loadRegister(const StagedContext& c, size_t gi, const ExprPtr& plane,
                           const std::string& reg);
@@ -46,7 +51,7 @@ lir::StmtPtr loadRegister(const StagedContext& c, size_t gi, const ExprPtr& plan
 
 /// The stream family's body: the block's chunk of planes swept plane by plane, each group's
 /// window (registers, a ring of shared planes) loaded ahead and rotated.
-std::vector<lir::StmtPtr> streamBody(const StagedContext& c,
-                                     const std::vector<lir::StmtPtr>& compute);
+std::vector<lir::StmtPtr> streamBody(
+    const StagedContext& c, const std::function<std::vector<lir::StmtPtr>(int phase)>& computeAt);
 
 }  // namespace tessel::gpu::staged

@@ -13,27 +13,37 @@ using namespace lir;
 namespace {
 
 /// Builds the sweep: what runs before it, the loads of each plane's leading planes and the
-/// rotation of the registers, group by group.
+/// rotation of the registers, group by group. A group with shared planes keeps them in a ring
+/// of one slot more than its window (StagePlan::ringSlots), each slot an array of its own, so
+/// that a plane's leading load goes to the slot no thread reads any more: one barrier per
+/// plane (insert-barriers sees that the load and the previous plane's reads touch different
+/// arrays). The sweep is unrolled by the slots (the least common multiple over the groups), so
+/// that every copy names its slots as constants: whole rounds of copies in a loop, then the
+/// chunk's last planes, each copy guarded by the one before.
 class StreamSweep {
  public:
-  explicit StreamSweep(const StagedContext& c) : c_(c) {}
+  StreamSweep(const StagedContext& c, const std::function<std::vector<StmtPtr>(int)>& computeAt)
+      : c_(c), computeAt_(computeAt) {}
 
-  std::vector<StmtPtr> body(const std::vector<StmtPtr>& compute);
+  std::vector<StmtPtr> body();
 
  private:
   const StagedContext& c_;
+  const std::function<std::vector<StmtPtr>(int)>& computeAt_;
   std::vector<StmtPtr> before_;  // before the sweep: the block's origin, the window's first planes
-  std::vector<StmtPtr> lead_;    // each plane: the leading plane of every window
-  std::vector<StmtPtr> shift_;   // each plane, after the statement: the register rotation
+  int64_t unroll_ = 1;           // copies per round: the rings' slots' least common multiple
 
   /// The block's origin, the thread's point and the block's first and last plane.
   void blockStart();
-  /// Group gi's window of planes in registers.
+  /// Group gi's window of planes in registers: the planes before the first.
   void registers(size_t gi);
-  /// Group gi's window of planes in shared memory.
+  /// Group gi's ring of shared planes: the window's first planes, each to its slot.
   void ring(size_t gi);
-  /// The loop over the block's planes around `compute`.
-  StmtPtr sweep(const std::vector<StmtPtr>& compute) const;
+  /// Copy `phase` of the sweep's body, for the plane `k` the iterator variable names: each
+  /// window's leading plane loaded, the statement computed, the registers rotated.
+  std::vector<StmtPtr> plane(int phase) const;
+  /// The loop over the block's planes.
+  std::vector<StmtPtr> sweep() const;
 };
 
 void StreamSweep::blockStart() {
@@ -79,7 +89,7 @@ void StreamSweep::registers(size_t gi) {
   const StagePlan& p = c_.staging.groups[gi];
   const StagedNames::Group& nm = c_.names.groups[gi];
   const std::string& it = c_.g.iters[c_.grid.stream];
-  ExprPtr first = var(c_.names.first, ScalarType::Int), cur = iterVar(c_, c_.grid.stream);
+  ExprPtr first = var(c_.names.first, ScalarType::Int);
   before_.push_back(
       comment(fmt::format("'{}': planes {}..{} of the own point in registers.", p.group.name,
                           planeText(it, p.regLo), planeText(it, p.regHi))));
@@ -88,9 +98,6 @@ void StreamSweep::registers(size_t gi) {
   for (size_t r = 0; r + 1 < nm.regs.size(); ++r)
     before_.push_back(
         loadRegister(c_, gi, indexAddConst(first, p.regLo + static_cast<int64_t>(r)), nm.regs[r]));
-  lead_.push_back(loadRegister(c_, gi, indexAddConst(cur, p.regHi), nm.regs.back()));
-  for (size_t r = 0; r + 1 < nm.regs.size(); ++r)
-    shift_.push_back(assign(nm.regs[r], var(nm.regs[r + 1], p.group.type)));
 }
 
 void StreamSweep::ring(size_t gi) {
@@ -98,70 +105,125 @@ void StreamSweep::ring(size_t gi) {
   const StagedNames::Group& nm = c_.names.groups[gi];
   const std::string& it = c_.g.iters[c_.grid.stream];
   const std::string& name = p.group.name;
-  ExprPtr first = var(c_.names.first, ScalarType::Int), cur = iterVar(c_, c_.grid.stream);
-  if (p.sharedPlanes() == 1) {
-    before_.push_back(comment(fmt::format("'{}': plane {} in shared memory, loaded at each step.",
-                                          name, planeText(it, p.sharedHi))));
-  } else if (p.sharedPlanes() > 1) {
-    before_.push_back(comment(fmt::format(
-        "'{}': planes {}..{} in a ring of shared planes (slot: plane mod {}); the first {} "
-        "loaded before the sweep.",
-        name, planeText(it, p.sharedLo), planeText(it, p.sharedHi), p.sharedPlanes(),
-        p.sharedPlanes() - 1)));
-  }
-  if (p.sharedPlanes() == 0) return;
+  ExprPtr first = var(c_.names.first, ScalarType::Int);
+  before_.push_back(comment(fmt::format(
+      "'{}': plane{} {}{} in shared memory, a ring of {} slots (one more than the planes: a "
+      "plane loads into the slot no thread reads any more){}.",
+      name, p.sharedPlanes() == 1 ? "" : "s", planeText(it, p.sharedLo),
+      p.sharedPlanes() == 1 ? "" : ".." + planeText(it, p.sharedHi), p.ringSlots(),
+      p.sharedPlanes() > 1
+          ? fmt::format("; the first {} loaded before the sweep", p.sharedPlanes() - 1)
+          : "")));
   // The window's first planes, each to its own slot of the ring: one phase.
   std::vector<StmtPtr> window;
   for (int64_t q = 0; q + 1 < p.sharedPlanes(); ++q) {
     ExprPtr plane = indexAddConst(first, p.sharedLo + q);
-    for (auto& x : loadTile(c_, gi, plane, slotOf(p, plane))) window.push_back(x);
+    for (auto& x : loadTile(c_, gi, plane, nm.slots.at(ringSlot(p, 0, p.sharedLo + q))))
+      window.push_back(x);
   }
   if (!window.empty()) before_.push_back(phaseBlock(std::move(window)));
-  // The leading shared plane: where the shift register holds it (its register was loaded just
-  // before), each thread stores its own point and the loop loads only the halo.
-  ExprPtr plane = indexAddConst(cur, p.sharedHi);
-  std::string own =
-      p.ownFromRegisters ? nm.regs.at(static_cast<size_t>(p.sharedHi - p.regLo)) : std::string();
-  // The own points and the halo are disjoint: one phase.
-  lead_.push_back(phaseBlock(loadTile(c_, gi, plane, slotOf(p, plane), own)));
 }
 
-StmtPtr StreamSweep::sweep(const std::vector<StmtPtr>& compute) const {
-  // Barriers: pass insert-barriers (before the leading plane's loads, which overwrite a slot
-  // the previous plane's threads read, and before the compute, which reads them).
-  std::vector<StmtPtr> loop = lead_;
-  loop.push_back(ifThen(regionGuard(c_), compute));
-  if (!shift_.empty()) {
-    loop.push_back(comment("Rotate the register planes."));
-    loop.insert(loop.end(), shift_.begin(), shift_.end());
+std::vector<StmtPtr> StreamSweep::plane(int phase) const {
+  ExprPtr cur = iterVar(c_, c_.grid.stream);
+  std::vector<StmtPtr> lead, shift;
+  for (size_t gi = 0; gi < c_.staging.groups.size(); ++gi) {
+    const StagePlan& p = c_.staging.groups[gi];
+    const StagedNames::Group& nm = c_.names.groups[gi];
+    if (p.kind != StageKind::Planes) continue;
+    if (!nm.regs.empty()) {
+      lead.push_back(loadRegister(c_, gi, indexAddConst(cur, p.regHi), nm.regs.back()));
+      for (size_t r = 0; r + 1 < nm.regs.size(); ++r)
+        shift.push_back(assign(nm.regs[r], var(nm.regs[r + 1], p.group.type)));
+    }
+    if (p.sharedPlanes() == 0) continue;
+    // The leading shared plane: where the shift register holds it (its register was loaded
+    // just before), each thread stores its own point and the loop loads only the halo. The
+    // own points and the halo are disjoint: one phase.
+    std::string own =
+        p.ownFromRegisters ? nm.regs.at(static_cast<size_t>(p.sharedHi - p.regLo)) : std::string();
+    const std::string& slot = nm.slots.at(ringSlot(p, phase, p.sharedHi));
+    lead.push_back(phaseBlock(loadTile(c_, gi, indexAddConst(cur, p.sharedHi), slot, own)));
   }
-  return forLoop(c_.g.iters[c_.grid.stream], var(c_.names.first, ScalarType::Int),
-                 var(c_.names.last, ScalarType::Int), LoopKind::Serial, loop);
+  // Barriers: pass insert-barriers (between the leading plane's loads and the compute, which
+  // reads them).
+  std::vector<StmtPtr> b = lead;
+  b.push_back(ifThen(regionGuard(c_), computeAt_(phase)));
+  if (!shift.empty()) {
+    b.push_back(comment("Rotate the register planes."));
+    b.insert(b.end(), shift.begin(), shift.end());
+  }
+  return b;
 }
 
-std::vector<StmtPtr> StreamSweep::body(const std::vector<StmtPtr>& compute) {
+std::vector<StmtPtr> StreamSweep::sweep() const {
+  const StagedNames& nm = c_.names;
+  const std::string& k = c_.g.iters[c_.grid.stream];
+  ExprPtr first = var(nm.first, ScalarType::Int), last = var(nm.last, ScalarType::Int);
+  if (unroll_ == 1) return {forLoop(k, first, last, LoopKind::Serial, plane(0))};
+  // Copy `phase` of the body: the plane base + phase. The plane and the round's first plane are
+  // declared once (pass work-item-loops keeps a value that lives across a barrier per thread,
+  // by its one name) and assigned in each copy.
+  ExprPtr base = var(nm.base, ScalarType::Int);
+  auto copy = [&](int phase) {
+    std::vector<StmtPtr> b = {assign(k, indexAddConst(base, phase))};
+    for (auto& s : plane(phase)) b.push_back(s);
+    return b;
+  };
+  std::vector<StmtPtr> out;
+  out.push_back(comment(fmt::format(
+      "Whole rounds of {} planes, one copy of the body per plane: each names its ring slots.",
+      unroll_)));
+  out.push_back(
+      localDecl(CType::Int64, nm.rounds,
+                binary(Op::Div, indexAddConst(indexSub(last, first), 1), intLit(unroll_))));
+  out.push_back(localDecl(CType::Int64, nm.base, first, false));
+  out.push_back(localDecl(CType::Int64, k, first, false));
+  std::vector<StmtPtr> round = {
+      assign(nm.base, indexAdd(first, indexMul(var(nm.round, ScalarType::Int), intLit(unroll_))))};
+  for (int phase = 0; phase < unroll_; ++phase) round.push_back(block(copy(phase)));
+  out.push_back(forLoop(nm.round, intLit(0), indexAddConst(var(nm.rounds, ScalarType::Int), -1),
+                        LoopKind::Serial, round));
+  // The chunk's last planes (fewer than a round): copy p runs where plane base + p exists,
+  // inside copy p - 1's condition, so that a barrier's state flows from the copy before.
+  std::vector<StmtPtr> tail;
+  for (int phase = static_cast<int>(unroll_) - 2; phase >= 0; --phase) {
+    std::vector<StmtPtr> b = copy(phase);
+    if (!tail.empty()) b.push_back(tail.front());
+    tail = {ifThen(binary(Op::Le, indexAddConst(base, phase), last), b)};
+  }
+  out.push_back(comment("The last planes, fewer than a round."));
+  out.push_back(
+      assign(nm.base, indexAdd(first, indexMul(var(nm.rounds, ScalarType::Int), intLit(unroll_)))));
+  out.insert(out.end(), tail.begin(), tail.end());
+  return out;
+}
+
+std::vector<StmtPtr> StreamSweep::body() {
   blockStart();
   for (size_t gi = 0; gi < c_.staging.groups.size(); ++gi) {
     const StagePlan& p = c_.staging.groups[gi];
     if (p.kind == StageKind::Tile) {
       before_.push_back(comment(
           fmt::format("Stage '{}' (the same for every plane): tile and halo.", p.group.name)));
-      for (auto& x : loadTile(c_, gi, nullptr, nullptr)) before_.push_back(x);
+      for (auto& x : loadTile(c_, gi, nullptr, c_.names.groups[gi].shared)) before_.push_back(x);
       continue;
     }
     if (p.kind != StageKind::Planes) continue;
     if (!c_.names.groups[gi].regs.empty()) registers(gi);
-    ring(gi);
+    if (p.sharedPlanes() > 0) ring(gi);
   }
+  unroll_ = sweepCopies(c_.staging);
   std::vector<StmtPtr> b = std::move(before_);
-  b.push_back(sweep(compute));
+  for (auto& s : sweep()) b.push_back(s);
   return b;
 }
 
 }  // namespace
 
-std::vector<StmtPtr> streamBody(const StagedContext& c, const std::vector<StmtPtr>& compute) {
-  return StreamSweep(c).body(compute);
+std::vector<StmtPtr> streamBody(const StagedContext& c,
+                                const std::function<std::vector<StmtPtr>(int)>& computeAt) {
+  return StreamSweep(c, computeAt).body();
 }
 
 }  // namespace tessel::gpu::staged

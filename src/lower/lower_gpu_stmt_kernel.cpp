@@ -112,12 +112,22 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
   Function f;
   std::vector<StmtPtr> kb;
   if (staged) {
-    // Staged families: the builder maps threads, stages, synchronises and guards.
-    kb = staged->body(body);
+    // Staged families: the builder maps threads, stages, synchronises and guards; a streamed
+    // sweep asks for one copy of the store per phase of its rings (their slots differ).
+    kb = staged->body([&](int phase) {
+      if (phase == 0) return body;
+      staged->setPhase(phase);
+      staged_ = &*staged;
+      Assignment again = x_.assignment(st);
+      staged_ = nullptr;
+      staged->setPhase(0);
+      return std::vector<StmtPtr>{store(again.buffer, again.index, again.value)};
+    });
     std::string how = staged->describe();
     if (!how.empty()) text += "\n" + how;
     staged->declare(f);
     info.sharedBytes = staged->staging().sharedBytes;
+    info.sweepCopies = staged->sweepCopies();
     info.staging = how;
   } else {
     kb = pointPerThread(std::move(body));

@@ -133,6 +133,12 @@ std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& g
     }
     for (const lir::Function& f : gpu.device.functions)
       if (f.name == k.name && f.body) countBarriers(f.body->body, false, out.back());
+    // An unrolled sweep: a round of the loop is sweepCopies planes, and the copies after the
+    // loop (a chunk's last planes, fewer than a round) run per plane too, not once.
+    if (KernelReport& r = out.back(); k.sweepCopies > 1) {
+      r.barriersPerPlane /= k.sweepCopies;
+      r.barriersOnce = std::max(0, r.barriersOnce - (k.sweepCopies - 1) * r.barriersPerPlane);
+    }
   }
   return out;
 }

@@ -32,8 +32,7 @@ std::vector<KernelNeeds> kernelNeeds(const Schedule& s, const Program& prog) {
             ext.push_back(std::to_string(p.extent[q]));
         std::string what =
             fmt::format("'{}' {} {}", p.group.name, fmt::join(ext, "x"), typeName(p.group.type));
-        if (p.kind == StageKind::Planes)
-          what = fmt::format("{} planes of {}", p.sharedPlanes(), what);
+        if (p.kind == StageKind::Planes) what = fmt::format("{} planes of {}", p.ringSlots(), what);
         n.staged += (n.staged.empty() ? "" : ", ") + what;
       }
       out.push_back(n);

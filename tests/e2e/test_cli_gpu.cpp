@@ -230,7 +230,7 @@ TEST(CliGpu, SharedMemoryBeyond48KiBIsDynamic) {
   EXPECT_TRUE(has(src, "kTesselKernelDynamicShared[] = {0, 0, 92736, 0, 0, 92736, 0};")) << src;
   EXPECT_TRUE(has(src, "cudaFuncAttributeMaxDynamicSharedMemorySize")) << src;
   // The kernels of 48 KiB or less keep their static arrays.
-  EXPECT_TRUE(has(src, "__shared__ double s_in[")) << src;
+  EXPECT_TRUE(has(src, "__shared__ double s_in_0[")) << src;
   auto r = runCommand(tesselBinary() + " run " + bench("j3d7pt") +
                       " --backend opencl --verify --param L=23 --param M=45 --param N=37 "
                       "--param T=3" +

@@ -88,7 +88,7 @@ TEST(IndexBits, AutoNarrowsAndKeepsA64BitCopy) {
   std::string k = kernelText(cu, "call0_j3d7pt_s0");
   ASSERT_FALSE(k.empty()) << cu;
   EXPECT_TRUE(has(k, "const int L,")) << k;
-  EXPECT_TRUE(has(k, "for (int k = first_k; k <= last_k; ++k)")) << k;
+  EXPECT_TRUE(has(k, "for (int round = 0; round <= rounds - 1; ++round)")) << k;
   EXPECT_TRUE(has(k, "(int)threadIdx.x")) << k;
   EXPECT_TRUE(has(k, "min(first_k + 15, hi_k)")) << k;
   EXPECT_FALSE(has(k, "long long")) << k;

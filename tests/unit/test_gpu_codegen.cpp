@@ -292,7 +292,9 @@ TEST(GpuGolden, SharedStagesTheTileThenSynchronises) {
 }
 
 TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
-  // j3d7pt: planes k-1 and k+1 only at their centre (a shift register), plane k in shared memory.
+  // j3d7pt: planes k-1 and k+1 only at their centre (a shift register), plane k in shared memory,
+  // in a ring of two slots (one more than the plane): the sweep is unrolled by two so that each
+  // copy names its slot, and a plane needs one barrier (loaded, then read).
   Parsed p = parseFile(bench("j3d7pt"));
   ASSERT_TRUE(p.prog);
   Config c;
@@ -301,51 +303,67 @@ TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
   GpuSources cu = generate(*p.prog, GpuApi::Cuda, c);
   expectLines(
       cu.kernelSource,
-      {"// in: planes k-1, k+1 in registers, k in shared memory (one plane of 10x34)",
-       "  __shared__ double s_in[340];",
-       "  const long long first_k = lo_k + (long long)blockIdx.z * 16;",
-       "  const long long last_k = llmin(first_k + 15, hi_k);",
+      {"// in: planes k-1, k+1 in registers, k in shared memory (one plane of 10x34, in 2 slots)",
+       "  __shared__ double s_in_0[340];\n  __shared__ double s_in_1[340];",
+       "  const int first_k = lo_k + (int)blockIdx.z * 16;",
+       "  const int last_k = min(first_k + 15, hi_k);",
        "  double r_in_m1 = 0.0;\n  double r_in_0 = 0.0;\n  double r_in_p1 = 0.0;",
        "    r_in_m1 = in[((first_k - 1) * M + j) * N + i];",
-       // every thread done with the plane the leading one overwrites (pass insert-barriers)
-       "  for (long long k = first_k; k <= last_k; ++k) {\n    __syncthreads();",
-       "      r_in_p1 = in[((k + 1) * M + j) * N + i];",
-       // plane k: the own point from the register chain, the halo from global memory
-       "      s_in[(j - t0_j + 1) * 34 + (i - t0_i + 1)] = r_in_0;\n"
-       "      for (long long e = tid; e <= 339; e += 256) {",
+       "  const int rounds = (last_k - first_k + 1) / 2;",
+       "  int base_k = first_k;\n  int k = first_k;\n"
+       "  for (int round = 0; round <= rounds - 1; ++round) {\n"
+       "    base_k = first_k + round * 2;\n    {\n      k = base_k;",
+       "        r_in_p1 = in[((k + 1) * M + j) * N + i];",
+       // plane k: the own point from the register chain, the halo from global memory, in a
+       // loop the compiler keeps rolled
+       "        s_in_0[(j - t0_j + 1) * 34 + (i - t0_i + 1)] = r_in_0;\n"
+       "        #pragma unroll 1\n"
+       "        for (int e = tid; e <= 339; e += 256) {",
        "&& ((x_j < t0_j) || (x_j > t0_j + 7) || ((x_i < t0_i) || (x_i > t0_i + 31)))) {",
-       "          s_in[e] = in[(k * M + x_j) * N + x_i];",
-       "    __syncthreads();\n    if ((i <= hi_i) && (j <= hi_j)) {",
-       "(r_in_m1 + r_in_p1 + s_in[(j - t0_j) * 34 + (i - t0_i + 1)]",
-       "    // Rotate the register planes.\n    r_in_m1 = r_in_0;\n    r_in_0 = r_in_p1;\n  }"});
+       "            s_in_0[e] = in[(k * M + x_j) * N + x_i];",
+       // the one barrier of the plane: its loads before its reads
+       "      __syncthreads();\n      if ((i <= hi_i) && (j <= hi_j)) {",
+       "(r_in_m1 + r_in_p1 + s_in_0[(j - t0_j) * 34 + (i - t0_i + 1)]",
+       "      // Rotate the register planes.\n      r_in_m1 = r_in_0;\n      r_in_0 = r_in_p1;\n   "
+       " }",
+       // the second copy loads and reads the other slot
+       "      k = base_k + 1;", "            s_in_1[e] = in[(k * M + x_j) * N + x_i];",
+       "(r_in_m1 + r_in_p1 + s_in_1[(j - t0_j) * 34 + (i - t0_i + 1)]",
+       // a chunk's last plane (an odd count)
+       "  // The last planes, fewer than a round.\n  base_k = first_k + rounds * 2;\n"
+       "  if (base_k <= last_k) {\n    k = base_k;"});
   expectLines(cu.hostSource, {"      const int64_t chunks = (hi_k - lo_k + 16) / 16;",
                               "tessel_launch(rt, 0, 3, blocks_x, blocks_y, chunks, 32, 8, 1,"});
   // The same kernel in OpenCL: local memory, work-group barriers, the same rotation.
   GpuSources cl7 = generate(*p.prog, GpuApi::OpenCL, c);
-  expectLines(
-      cl7.kernelSource,
-      {"__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void call0_j3d7pt_s0(",
-       "  __local double s_in[340];", "  const long first_k = lo_k + (long)get_group_id(2) * 16;",
-       "  const long last_k = min(first_k + 15, hi_k);",
-       "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
-       "    if ((0 <= k + 1) && (k + 1 < L) && (0 <= j) && (j < M) && (0 <= i) && (i < N)) {\n"
-       "      r_in_p1 = in[((k + 1) * M + j) * N + i];",
-       "      s_in[(j - t0_j + 1) * 34 + (i - t0_i + 1)] = r_in_0;",
-       "    r_in_m1 = r_in_0;\n    r_in_0 = r_in_p1;\n  }"});
-  // j3d27pt: every plane read off centre: a ring of three shared planes, slot = plane mod 3.
+  expectLines(cl7.kernelSource,
+              {"__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void call0_j3d7pt_s0(",
+               "  __local double s_in_0[340];", "  __local double s_in_1[340];",
+               "  const int first_k = lo_k + (int)get_group_id(2) * 16;",
+               "  const int last_k = min(first_k + 15, hi_k);",
+               "      barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
+               "      if ((i <= hi_i) && (j <= hi_j)) {",
+               "      r_in_m1 = r_in_0;\n      r_in_0 = r_in_p1;\n    }"});
+  // j3d27pt: every plane read off centre: a ring of four slots for three planes, the sweep
+  // unrolled by four; the first two planes loaded before it into slots 0 and 1.
   Parsed q = parseFile(bench("j3d27pt"));
   ASSERT_TRUE(q.prog);
   c.chunk = 0;  // serial streaming
   GpuSources cl = generate(*q.prog, GpuApi::OpenCL, c);
-  expectLines(cl.kernelSource,
-              {"  __local double s_in[1020];", "  const long first_k = lo_k;",
-               "  const long last_k = hi_k;",
-               "      s_in[(first_k - 1) % 3 * 340 + e] = in[((first_k - 1) * M + x_j) * N + x_i];",
-               "      s_in[first_k % 3 * 340 + e] = in[(first_k * M + x_j) * N + x_i];",
-               "  for (long k = first_k; k <= last_k; ++k) {",
-               "        s_in[(k + 1) % 3 * 340 + e] = in[((k + 1) * M + x_j) * N + x_i];",
-               "c1 * (s_in[(k - 1) % 3 * 340 + ((j - t0_j + 1) * 34 + (i - t0_i + 1))]"});
+  expectLines(
+      cl.kernelSource,
+      {"  __local double s_in_3[340];", "  const int first_k = lo_k;", "  const int last_k = hi_k;",
+       "        s_in_0[e] = in[((first_k - 1) * M + x_j) * N + x_i];",
+       "        s_in_1[e] = in[(first_k * M + x_j) * N + x_i];",
+       "  const int rounds = (last_k - first_k + 1) / 4;", "      k = base_k + 3;",
+       // copy 0 loads plane k+1 into slot 2 and reads slots 0, 1, 2 (k-1, k, k+1)
+       "            s_in_2[e] = in[((k + 1) * M + x_j) * N + x_i];",
+       "c0 * s_in_1[(j - t0_j + 1) * 34 + (i - t0_i + 1)] + c1\n"
+       "            * (s_in_0[(j - t0_j + 1) * 34 + (i - t0_i + 1)]",
+       // copy 3 loads plane k+1 into slot 1 (= 3 + 2 mod 4)
+       "            s_in_1[e] = in[((k + 1) * M + x_j) * N + x_i];"});
   EXPECT_FALSE(contains(cl.kernelSource, "r_in_")) << "no register planes";
+  EXPECT_FALSE(contains(cl.kernelSource, " % 3 * 340")) << "ring slots are constants";
   expectLines(cl.hostSource, {"      const int64_t chunks = 1;",
                               "tessel_launch(rt, 0, 3, blocks_x, blocks_y, chunks, 32, 8, 1,"});
 }
@@ -549,7 +567,7 @@ TEST(GpuLowering, PlanFromSchedules) {
   EXPECT_EQ(g.kernels.at(0).chunk, 16);
   // Statement 1 stages `in` (plane k in shared memory, k-1 and k+1 in registers); statement 2
   // reads only centres.
-  EXPECT_EQ(g.kernels.at(0).sharedBytes, 34 * 18 * 8);
+  EXPECT_EQ(g.kernels.at(0).sharedBytes, 2 * 34 * 18 * 8);  // a plane in two slots
   EXPECT_EQ(g.kernels.at(1).sharedBytes, 0);
   // Only heat's `#assign shmem (in)` is noted: placements are not applied (the staging
   // analysis decides what lives in shared memory).

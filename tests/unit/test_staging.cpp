@@ -53,7 +53,7 @@ TEST(Staging, J2d5ptSharedTileAndStreamPlanes) {
   EXPECT_EQ(h.sharedHi, 0);
   EXPECT_EQ(h.sharedPlanes(), 1);
   EXPECT_EQ(h.extent, (std::vector<int64_t>{1, 34}));
-  EXPECT_EQ(t.sharedBytes, 34 * 8);
+  EXPECT_EQ(t.sharedBytes, 2 * 34 * 8);  // one plane in a ring of two slots
   EXPECT_EQ(t.registerPlanes, 3);
 }
 
@@ -68,9 +68,9 @@ TEST(Staging, J3d7ptCentrePlanesInRegistersMiddlePlaneShared) {
   EXPECT_EQ(h.registerPlanes(), 3);  // the shift register k-1..k+1 (k carries k-1's value)
   EXPECT_EQ(h.sharedPlanes(), 1);
   EXPECT_EQ(h.extent, (std::vector<int64_t>{1, 10, 34}));
-  EXPECT_EQ(t.sharedBytes, 10 * 34 * 8);
+  EXPECT_EQ(t.sharedBytes, 2 * 10 * 34 * 8);  // one plane, two slots
   // The schedule's block (32, 16) streamed along k.
-  EXPECT_EQ(plan(*p.prog, 0, {1, 16, 32}, 0).sharedBytes, 18 * 34 * 8);
+  EXPECT_EQ(plan(*p.prog, 0, {1, 16, 32}, 0).sharedBytes, 2 * 18 * 34 * 8);
   // shared, 32x4x4: a 6x6x34 tile.
   StmtStaging s = plan(*p.prog, 0, {4, 4, 32}, -1);
   EXPECT_EQ(s.groups[0].kind, StageKind::Tile);
@@ -94,8 +94,8 @@ TEST(Staging, J3d27ptReadsDiagonalsSoEveryPlaneIsShared) {
   EXPECT_EQ(h.registerPlanes(), 0);
   EXPECT_EQ(h.sharedLo, -1);
   EXPECT_EQ(h.sharedHi, 1);
-  EXPECT_EQ(h.sharedPlanes(), 3);  // 2r+1 rotating shared planes
-  EXPECT_EQ(t.sharedBytes, 3 * 10 * 34 * 8);
+  EXPECT_EQ(h.sharedPlanes(), 3);             // 2r+1 rotating shared planes
+  EXPECT_EQ(t.sharedBytes, 4 * 10 * 34 * 8);  // three planes, four slots
   EXPECT_EQ(t.registerPlanes, 0);
 }
 
@@ -107,7 +107,7 @@ TEST(Staging, HeatStagesTheLaplacianInputOnlyAndReadsCentresFromGlobal) {
   ASSERT_EQ(a.groups.size(), 1u);
   EXPECT_EQ(a.groups[0].group.name, "u0");  // the actual array of call 0's `in`
   EXPECT_EQ(a.groups[0].kind, StageKind::Planes);
-  EXPECT_EQ(a.sharedBytes, 18 * 34 * 8);
+  EXPECT_EQ(a.sharedBytes, 2 * 18 * 34 * 8);
   // Statement 2: out = in + r*lap, both at their centre: nothing staged, under either family.
   for (int stream : {0, -1}) {
     StmtStaging b = plan(*p.prog, 1, {4, 4, 32}, stream);
