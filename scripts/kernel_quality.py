@@ -5,7 +5,8 @@ For every benchmark and each of the schedules given, the main kernel of the vari
 kernel of a time-tiled one, else the first) as two tessel binaries generate it: ptxas registers
 (sm_90, when nvcc is present), shared memory per block, barriers per plane (or once), global
 elements moved per output point (loads + stores), the performance model's prediction
-(GStencil/s on --machine, calibrated; a prediction, not a measurement) and, where bench.py CSVs
+(GStencil/s on --machine, calibrated, with ptxas's registers where nvcc is present; a
+prediction, not a measurement) and, where bench.py CSVs
 are given, the measured times. Prints a Markdown table.
 
     python3 scripts/kernel_quality.py --before .gpu/tessel-before --after build/tessel \\
@@ -40,8 +41,8 @@ def figures(tessel, bench, schedule, machine, ptxas):
     program = os.path.join(ROOT, "benchmarks", bench + ".sten")
     info = run_json([tessel, "info", program, "--json"] + flags(schedule) +
                     ([] if ptxas else ["--no-ptxas"]))
-    pred = run_json([tessel, "analyze", program, "--json", "--machine", machine, "--no-ptxas"] +
-                    flags(schedule))
+    pred = run_json([tessel, "analyze", program, "--json", "--machine", machine] +
+                    flags(schedule) + ([] if ptxas else ["--no-ptxas"]))
     if not info or not info.get("kernels"):
         return None
     ks = info["kernels"]

@@ -73,6 +73,10 @@ const char* scheduleHelp(const std::string& flag) {
   if (flag == "--index-bits")
     return "width of the kernels' index arithmetic: auto (the default: 32 bits where the sizes "
            "of a run allow it, else a 64-bit copy of the kernel runs), 32 or 64";
+  if (flag == "--fma")
+    return "contract a*b+c in the GPU kernels into fused multiply-adds (fma: one rounding, "
+           "faster; results differ from the reference in the last bits, so --verify uses a "
+           "tolerance of 1e-10 (double), 1e-4 (float)); default: the exact operations";
   if (flag == "--machine") return "machine description (machines/*.json), default h100";
   return "";
 }
@@ -210,8 +214,14 @@ int main(int argc, char** argv) {
   // Schedule flags (language.md section 8; the command line overrides the file's #pragma).
   std::map<std::string, std::string> scheduleValues;
   for (CLI::App* sub : {check, info, emit, run, res, analyze})
-    for (const std::string& flag : scheduleFlags())
+    for (const std::string& flag : scheduleFlags()) {
+      if (flag == "--fma") {  // a flag: on when given
+        sub->add_flag_callback(
+            flag, [&scheduleValues] { scheduleValues["--fma"] = "on"; }, scheduleHelp(flag));
+        continue;
+      }
       sub->add_option(flag, scheduleValues[flag], scheduleHelp(flag));
+    }
 
   // The lowering pipeline's pass log (lower/lower.h), in the style of MLIR's pass manager.
   PassOptions passOpts;
@@ -387,6 +397,8 @@ int main(int argc, char** argv) {
     }
     bo.schedule = setup->resolved;
     bo.passLog = &passLog;
+    ro.contracted = std::any_of(bo.schedule.grids.begin(), bo.schedule.grids.end(),
+                                [](const GridShape& g) { return g.fma; });
     if (!parsePairs(runParams, "--param", ro.params, i64, diags) ||
         !parsePairs(runScalars, "--scalar", ro.scalars, f64, diags) ||
         !parsePairs(runInputs, "--input", ro.inputs, str, diags))

@@ -77,7 +77,7 @@ Dialect cppDialect() {
       // library names and macros the generated code relies on
       "std", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
       "uint64_t", "size_t", "ptrdiff_t", "NULL", "INFINITY", "NAN", "HUGE_VAL", "errno", "assert",
-      "memcpy", "main", "min", "max", "abs", "fmod", "pow",
+      "memcpy", "main", "min", "max", "abs", "fmod", "pow", "fma", "fmaf",
   };
   // clang-format on
   return d;

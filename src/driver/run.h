@@ -21,7 +21,14 @@ struct RunOptions {
   uint64_t seed = 1;
   bool json = false;      // print the report as JSON (time_s, gstencils_per_s, verification, ...)
   double tolerance = -1;  // < 0: the default for each array's type (1e-12 double, 1e-5 float)
+  /// The kernels contract multiply-adds (--fma): the default tolerance is contractedTolerance.
+  bool contracted = false;
 };
+
+/// --verify's default tolerance for results computed with fused multiply-adds (--fma): 1e-10
+/// (double), 1e-4 (float); one rounding fewer per a*b+c moves results by about an ulp per
+/// operation, which a stencil's cancellations (a Laplacian's a - 2b + c) magnify.
+double contractedTolerance(ScalarType t);
 
 /// Exit statuses of the command line.
 enum ExitCode { kExitOk = 0, kExitUserError = 1, kExitVerifyFailed = 2, kExitInternal = 3 };

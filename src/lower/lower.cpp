@@ -1,11 +1,13 @@
 #include "lower/lower.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "codegen/dialect.h"
 #include "codegen/emitter.h"
 #include "ir/loop_ir_verify.h"
 #include "lower/lower_cpp.h"
+#include "transforms/contract_fma.h"
 #include "transforms/insert_barriers.h"
 #include "transforms/narrow_indices.h"
 #include "transforms/unroll_loops.h"
@@ -15,7 +17,7 @@ namespace tessel {
 
 const std::vector<std::string>& passNames() {
   static const std::vector<std::string> names = {
-      "resolve-schedule", "build-kernels",  "unroll-loops",    "insert-barriers",
+      "resolve-schedule", "build-kernels",  "unroll-loops",    "contract-fma", "insert-barriers",
       "verify-kernels",   "narrow-indices", "work-item-loops", "naive-loops"};
   return names;
 }
@@ -41,6 +43,11 @@ GpuProgram lower(const Program& prog, const ResolvedSchedule& resolved, GpuApi a
   };
   // The loops a builder marked Unrolled (a thread's points) become straight-line copies.
   devicePass("unroll-loops", transforms::unrollLoops);
+  // --fma: a*b+c as fused multiply-adds in the kernels of the stencils that ask for them.
+  if (std::any_of(resolved.grids.begin(), resolved.grids.end(),
+                  [](const GridShape& g) { return g.fma; }))
+    p = log.run(
+        "contract-fma", [&] { return transforms::contractFma(p, prog, resolved); }, show);
   // Barriers between the phases that share memory, from the shared arrays each phase reads
   // and writes (no builder places one).
   devicePass("insert-barriers", transforms::insertBarriers);

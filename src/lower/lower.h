@@ -15,6 +15,8 @@
 //                     code that launches them; no barriers
 //   unroll-loops      loops marked Unrolled (a thread's points under --unroll) become one copy
 //                     of their body per iteration (transforms/unroll_loops.h)
+//   contract-fma      --fma: a*b+c in the kernels as fused multiply-adds
+//                     (transforms/contract_fma.h); runs only where a stencil asks for it
 //   insert-barriers   barriers from the shared arrays each phase of a kernel reads and writes
 //                     (transforms/insert_barriers.h)
 //   verify-kernels    the kernel verifier (ir/loop_ir_verify.h): barriers every thread reaches,

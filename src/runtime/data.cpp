@@ -89,7 +89,8 @@ ProgramState makeState(const Program& prog, const ParamValues& params, uint64_t 
   return st;
 }
 
-CompareResult compareArrays(const ArrayData& got, const ArrayData& ref, double relTol) {
+CompareResult compareArrays(const ArrayData& got, const ArrayData& ref, double relTol,
+                            bool normwise) {
   CompareResult r;
   if (got.shape != ref.shape || got.values.size() != ref.values.size()) {
     r.ok = false;
@@ -98,6 +99,10 @@ CompareResult compareArrays(const ArrayData& got, const ArrayData& ref, double r
     return r;
   }
   const double inf = std::numeric_limits<double>::infinity();
+  double scale = 1e-300;  // the smallest magnitude an error is relative to
+  if (normwise)
+    for (double e : ref.values)
+      if (std::isfinite(e)) scale = std::max(scale, std::fabs(e));
   size_t worst = 0;
   bool any = false;
   for (size_t k = 0; k < ref.values.size(); ++k) {
@@ -107,7 +112,7 @@ CompareResult compareArrays(const ArrayData& got, const ArrayData& ref, double r
       if (std::isnan(g) != std::isnan(e)) rel = abs = inf;
     } else if (g != e) {
       abs = std::fabs(g - e);
-      rel = abs / std::max(std::fabs(e), 1e-300);
+      rel = abs / std::max(std::fabs(e), scale);
     }
     if (rel > relTol) ++r.mismatches;
     r.maxAbsErr = std::max(r.maxAbsErr, abs);

@@ -28,8 +28,12 @@ struct CompareResult {
 };
 
 /// Compares element by element. Two NaNs are equal; a NaN against a number is an infinite
-/// error. ok = shapes agree and maxRelErr <= relTol.
-CompareResult compareArrays(const ArrayData& got, const ArrayData& ref, double relTol);
+/// error. ok = shapes agree and maxRelErr <= relTol. `normwise`: an element's error is relative
+/// to the larger of its own magnitude and the array's largest (for results computed with
+/// another rounding, such as fused multiply-adds, where a value that cancels to near zero
+/// carries the rounding of its large terms).
+CompareResult compareArrays(const ArrayData& got, const ArrayData& ref, double relTol,
+                            bool normwise = false);
 
 /// 1e-12 for double, 1e-5 for float, 0 for int and bool.
 double defaultTolerance(ScalarType t);

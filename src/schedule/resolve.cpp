@@ -245,6 +245,7 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   g.timeTile = clampInt(s.timeTile.value);
   g.keepDeadStores = s.keepDeadStores.value;
   g.indexBits = s.indexBits.value;
+  g.fma = s.fma.value;
   if (streams(g.family) && n == 1) {
     // Nothing is left to stream over: stream runs as shared, global-stream as global.
     ScheduleFamily to =

@@ -40,6 +40,7 @@ struct GridShape {
   int timeTile = 1;                       // overlapped, stream: time steps fused per kernel
   bool keepDeadStores = false;            // fused kernels write back dead arrays too
   int indexBits = 0;                      // Schedule::indexBits: 0 auto, 32 or 64
+  bool fma = false;                       // Schedule::fma: contracted multiply-adds
 
   bool staged() const {
     return family == ScheduleFamily::Shared || family == ScheduleFamily::Stream;

@@ -58,8 +58,8 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog) {
 
 const std::vector<std::string>& scheduleFlags() {
   static const std::vector<std::string> f = {
-      "--schedule",  "--block", "--stream",      "--full-stream", "--unroll",
-      "--time-tile", "--chunk", "--dead-stores", "--index-bits",  "--machine"};
+      "--schedule", "--block",       "--stream",     "--full-stream", "--unroll", "--time-tile",
+      "--chunk",    "--dead-stores", "--index-bits", "--fma",         "--machine"};
   return f;
 }
 
@@ -171,6 +171,12 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
                  "--index-bits auto (the default) uses 32-bit index arithmetic where the sizes "
                  "of a run allow it; 32 insists on it; 64 never narrows");
     opts.indexBits = value == "auto" ? 0 : value == "32" ? 32 : 64;
+  } else if (flag == "--fma") {
+    if (value != "on" && value != "off")
+      return bad(fmt::format("'{}' is neither on nor off", value),
+                 "--fma (on) contracts a*b+c into fused multiply-adds; without it (off) the "
+                 "kernels keep the exact operations");
+    opts.fma = value == "on";
   } else if (flag == "--machine") {
     if (value.empty()) return bad("expected a machine name or a machine file");
     opts.machine = std::string(value);
@@ -304,6 +310,7 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
                    Origin::commandLine(fmt::format(
                        "--index-bits {}", *opts.indexBits == 0 ? std::string("auto")
                                                                : std::to_string(*opts.indexBits)))};
+  if (opts.fma) s.fma = {*opts.fma, Origin::commandLine(*opts.fma ? "--fma" : "--fma off")};
   if (opts.timeTile)
     s.timeTile = {*opts.timeTile,
                   Origin::commandLine(fmt::format("--time-tile {}", *opts.timeTile))};
@@ -353,6 +360,7 @@ std::string toString(const Schedule& s, bool origins) {
     add("unroll " + unrollText(s.unroll.value, ", "), s.unroll.origin);
   if (s.timeTile.value != 1) add(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
   if (s.keepDeadStores.value) add("dead_stores keep", s.keepDeadStores.origin);
+  if (s.fma.value) add("fma", s.fma.origin);
   if (s.indexBits.value != 0)
     add(fmt::format("index_bits {}", s.indexBits.value), s.indexBits.origin);
   if (s.prefetch.value) add("prefetch", s.prefetch.origin);

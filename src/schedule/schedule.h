@@ -108,6 +108,10 @@ struct Schedule {
   /// a 64-bit copy the host launches when the sizes of a run do not fit; 32 narrows without the
   /// copy (a run whose sizes do not fit stops with an error); 64 keeps 64-bit arithmetic.
   Setting<int> indexBits;
+  /// Contracted multiply-adds (`--fma`): pass contract-fma turns a*b+c in the kernels into
+  /// fma(a, b, c) (one rounding instead of two); default false: the exact IEEE operations of
+  /// the language, which agree with the reference interpreter bit for bit.
+  Setting<bool> fma;
   Setting<bool> prefetch, retime, fold, noShmem;
   std::optional<Setting<double>> occupancy;  // 0 < t <= 1
   std::optional<Setting<Perspective>> perspective;
@@ -139,6 +143,7 @@ struct ScheduleOptions {
   std::optional<int64_t> chunk;               // --chunk SB
   std::optional<bool> keepDeadStores;         // --dead-stores keep|drop
   std::optional<int> indexBits;               // --index-bits auto|32|64 (auto: 0)
+  std::optional<bool> fma;                    // --fma
   std::optional<std::string> machine;         // --machine NAME|FILE.json (not part of a Schedule)
 };
 

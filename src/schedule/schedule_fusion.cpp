@@ -58,8 +58,8 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
           fmt::format("stencil '{}', {}: the fused kernel of calls {} "
                       "(tile {}) needs {} bytes of shared memory per block, more than the {} "
                       "bytes that {} ({}) allows",
-                      who, family, fmt::join(v.seq.calls, ", "), tile, bytes,
-                      m.sharedPerBlockMax(), m.name, m.id),
+                      who, family, fmt::join(v.seq.calls, ", "), tile, bytes, m.sharedPerBlockMax(),
+                      m.name, m.id),
           "give a smaller block (--block) or a smaller time tile (--time-tile)");
       ok = false;
       break;

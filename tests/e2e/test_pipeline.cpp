@@ -236,7 +236,8 @@ TEST(PassLog, EveryPassNameIsKnownToTheCommandLine) {
   LoadedProgram lp = loadProgram(sourceDir() + "/benchmarks/j2d5pt.sten", diags);
   ASSERT_TRUE(lp.program.has_value());
   PassLog log;
-  std::map<std::string, std::string> flags = {{"--schedule", "overlapped"}, {"--time-tile", "2"}};
+  std::map<std::string, std::string> flags = {
+      {"--schedule", "overlapped"}, {"--time-tile", "2"}, {"--fma", "on"}};  // every pass runs
   auto setup = setUpSchedules(*lp.program, flags, diags, false, &log);
   ASSERT_TRUE(setup.has_value());
   lower(*lp.program, setup->resolved, GpuApi::Cpu, log);     // work-item-loops
