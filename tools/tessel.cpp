@@ -73,6 +73,9 @@ const char* scheduleHelp(const std::string& flag) {
   if (flag == "--index-bits")
     return "width of the kernels' index arithmetic: auto (the default: 32 bits where the sizes "
            "of a run allow it, else a 64-bit copy of the kernel runs), 32 or 64";
+  if (flag == "--max-registers")
+    return "register cap per thread of the CUDA kernels (__maxnreg__ N instead of the launch "
+           "bounds; 16 to the machine's 255, N x threads within a block's registers)";
   if (flag == "--fma")
     return "contract a*b+c in the GPU kernels into fused multiply-adds (fma: one rounding, "
            "faster; results differ from the reference in the last bits, so --verify uses a "

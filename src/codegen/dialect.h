@@ -125,6 +125,9 @@ struct Dialect {
     /// The same with lir::Function::minBlocksPerSm ({minBlocks}) given.
     std::string launchBoundsMinBlocksPattern;
     bool launchBoundsAfterResult = false;
+    /// A kernel's register cap (lir::Function::maxRegisters): {n}; printed where the launch
+    /// bounds go, instead of them. Empty: the dialect has none (OpenCL), the cap is not printed.
+    std::string maxRegistersPattern;
     /// Kernels whose ints are 32-bit (lir::Function::intBits == 32; index32Dialect()): the
     /// intrinsics' spellings, and the int-argument names of math functions (abs, min, max).
     std::array<std::string, 6> intrinsicPatterns32;

@@ -113,6 +113,7 @@ Dialect cudaDialect() {
   // With Function::minBlocksPerSm (the staged families: half a multiprocessor's threads).
   d.kernels.launchBoundsMinBlocksPattern = "__launch_bounds__({threads}, {minBlocks})";
   d.kernels.launchBoundsAfterResult = true;
+  d.kernels.maxRegistersPattern = "__maxnreg__({n})";
   d.statusName = "tessel_device_status";
   d.status.param = "int* {name}";
   d.status.record = "atomicCAS({name}, 0, {code});";

@@ -543,6 +543,9 @@ std::string Printer::function(const lir::Function& f) {
     std::string lb = fmt::format(fmt::runtime(pattern), fmt::arg("x", b[0]), fmt::arg("y", b[1]),
                                  fmt::arg("z", b[2]), fmt::arg("threads", b[0] * b[1] * b[2]),
                                  fmt::arg("minBlocks", f.minBlocksPerSm));
+    // A register cap replaces the launch bounds where the dialect has one (CUDA).
+    if (f.maxRegisters > 0 && !d_.kernels.maxRegistersPattern.empty())
+      lb = fmt::format(fmt::runtime(d_.kernels.maxRegistersPattern), fmt::arg("n", f.maxRegisters));
     if (d_.kernels.launchBoundsAfterResult)
       result += " " + lb;
     else

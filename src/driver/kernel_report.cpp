@@ -104,6 +104,9 @@ std::string appliedText(const KernelReport& r) {
   else
     parts.push_back(k.wideReason.empty() ? "64-bit indices (index_bits 64)"
                                          : "64-bit indices: " + k.wideReason);
+  if (k.maxRegisters > 0)
+    parts.push_back(
+        fmt::format("a cap of {} registers per thread (CUDA __maxnreg__)", k.maxRegisters));
   if (r.sharedBytes > 48 * 1024)
     parts.push_back("dynamic shared memory (CUDA: beyond the 48 KiB a kernel declares statically)");
   return fmt::format("{}", fmt::join(parts, "; "));

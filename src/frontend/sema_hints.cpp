@@ -9,9 +9,9 @@ namespace tessel::sema {
 namespace {
 
 const std::vector<std::string>& pragmaClauses() {
-  static const std::vector<std::string> c = {"stream",    "full_stream", "block",    "unroll",
-                                             "time_tile", "prefetch",    "retime",   "fold",
-                                             "occupancy", "perspective", "no_shmem", "index_bits"};
+  static const std::vector<std::string> c = {
+      "stream", "full_stream", "block",       "unroll",   "time_tile",  "prefetch",     "retime",
+      "fold",   "occupancy",   "perspective", "no_shmem", "index_bits", "max_registers"};
   return c;
 }
 
@@ -40,7 +40,7 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
       if (std::find(pragmaClauses().begin(), pragmaClauses().end(), n) == pragmaClauses().end()) {
         std::string hint =
             "known clauses: stream, full_stream, block, unroll, time_tile, "
-            "prefetch, retime, fold, occupancy, perspective, no_shmem, index_bits";
+            "prefetch, retime, fold, occupancy, perspective, no_shmem, index_bits, max_registers";
         if (auto best = closestName(n, pragmaClauses()))
           hint = fmt::format("did you mean '{}'?", *best);
         bad(c.name.loc, fmt::format("unknown #pragma clause '{}'", n), hint);
@@ -96,6 +96,13 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
         if (c.numbers.size() != 1 || !positiveInt(c.numbers[0].first)) {
           bad(c.numbers.empty() ? c.name.loc : c.numbers[0].second,
               "'time_tile' takes one positive integer, e.g. 'time_tile 2'");
+          continue;
+        }
+        out.numbers.push_back(c.numbers[0].first);
+      } else if (n == "max_registers") {
+        if (c.numbers.size() != 1 || !positiveInt(c.numbers[0].first)) {
+          bad(c.numbers.empty() ? c.name.loc : c.numbers[0].second,
+              "'max_registers' takes one positive integer, e.g. 'max_registers 64'");
           continue;
         }
         out.numbers.push_back(c.numbers[0].first);

@@ -225,6 +225,9 @@ struct Function {
   /// Kernels with a required block: the blocks that should fit on one multiprocessor at once
   /// (CUDA's second __launch_bounds__ argument, which caps registers per thread); 0: unsaid.
   int minBlocksPerSm = 0;
+  /// Kernels: a register cap per thread (CUDA `__maxnreg__`, which replaces the launch bounds:
+  /// CUDA takes one or the other); 0: none.
+  int maxRegisters = 0;
   /// Kernels: the width of the language's int values in this kernel, 64 (see "Integers" above)
   /// or 32 where pass narrow-indices (transforms/narrow_indices.h) proved that every int value
   /// it computes is an index that fits: then its loop indices, int locals, thread indices and

@@ -29,7 +29,18 @@ GpuProgram lower(const Program& prog, const ResolvedSchedule& resolved, GpuApi a
   // Points to threads or tiles, time steps fused, inputs staged on chip, stream planes rotated:
   // today one builder per family does these.
   GpuProgram p = log.run(
-      "build-kernels", [&] { return buildKernels(prog, resolved); }, show);
+      "build-kernels",
+      [&] {
+        GpuProgram q = buildKernels(prog, resolved);
+        // Each kernel takes its stencil's register cap (Schedule::maxRegisters), if any.
+        for (size_t k = 0; k < q.kernels.size() && k < q.device.functions.size(); ++k) {
+          const int stencil = prog.calls.at(static_cast<size_t>(q.kernels[k].call)).stencil;
+          q.kernels[k].maxRegisters = q.device.functions[k].maxRegisters =
+              resolved.grids.at(static_cast<size_t>(stencil)).maxRegisters;
+        }
+        return q;
+      },
+      show);
   // A pass from kernels to kernels: the device module changes, the host code stays.
   auto devicePass = [&](const char* name, lir::Module (*pass)(const lir::Module&)) {
     p = log.run(

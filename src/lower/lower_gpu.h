@@ -76,6 +76,7 @@ struct GpuKernelInfo {
   // --index-bits auto the launch id of its 64-bit copy (-1: none).
   int indexBits = 64;
   std::string wideReason;
+  int maxRegisters = 0;  // the register cap it was generated with (Schedule::maxRegisters); 0 none
   int fallback = -1;
 };
 

@@ -246,6 +246,7 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   g.keepDeadStores = s.keepDeadStores.value;
   g.indexBits = s.indexBits.value;
   g.fma = s.fma.value;
+  g.maxRegisters = s.maxRegisters.value;
   if (streams(g.family) && n == 1) {
     // Nothing is left to stream over: stream runs as shared, global-stream as global.
     ScheduleFamily to =

@@ -41,6 +41,7 @@ struct GridShape {
   bool keepDeadStores = false;            // fused kernels write back dead arrays too
   int indexBits = 0;                      // Schedule::indexBits: 0 auto, 32 or 64
   bool fma = false;                       // Schedule::fma: contracted multiply-adds
+  int maxRegisters = 0;                   // Schedule::maxRegisters: a register cap; 0 none
 
   bool staged() const {
     return family == ScheduleFamily::Shared || family == ScheduleFamily::Stream;

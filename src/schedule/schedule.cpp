@@ -57,9 +57,10 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog) {
 }
 
 const std::vector<std::string>& scheduleFlags() {
-  static const std::vector<std::string> f = {
-      "--schedule", "--block",       "--stream",     "--full-stream", "--unroll", "--time-tile",
-      "--chunk",    "--dead-stores", "--index-bits", "--fma",         "--machine"};
+  static const std::vector<std::string> f = {"--schedule",    "--block",         "--stream",
+                                             "--full-stream", "--unroll",        "--time-tile",
+                                             "--chunk",       "--dead-stores",   "--index-bits",
+                                             "--fma",         "--max-registers", "--machine"};
   return f;
 }
 
@@ -171,6 +172,10 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
                  "--index-bits auto (the default) uses 32-bit index arithmetic where the sizes "
                  "of a run allow it; 32 insists on it; 64 never narrows");
     opts.indexBits = value == "auto" ? 0 : value == "32" ? 32 : 64;
+  } else if (flag == "--max-registers") {
+    auto v = parseInt(value);
+    if (!v) return bad("expected an integer (registers per thread)", "e.g. --max-registers 64");
+    opts.maxRegisters = static_cast<int>(std::clamp<int64_t>(*v, -1, 1 << 20));
   } else if (flag == "--fma") {
     if (value != "on" && value != "off")
       return bad(fmt::format("'{}' is neither on nor off", value),
@@ -230,6 +235,8 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
       s.unroll = {u, here};
     } else if (c.name == "time_tile" && !c.numbers.empty()) {
       s.timeTile = {static_cast<int64_t>(c.numbers[0]), here};
+    } else if (c.name == "max_registers" && !c.numbers.empty()) {
+      s.maxRegisters = {static_cast<int>(c.numbers[0]), here};
     } else if (c.name == "index_bits" && !c.numbers.empty()) {
       s.indexBits = {static_cast<int>(c.numbers[0]), here};
     } else if (c.name == "occupancy" && !c.numbers.empty()) {
@@ -310,6 +317,9 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
                    Origin::commandLine(fmt::format(
                        "--index-bits {}", *opts.indexBits == 0 ? std::string("auto")
                                                                : std::to_string(*opts.indexBits)))};
+  if (opts.maxRegisters)
+    s.maxRegisters = {*opts.maxRegisters,
+                      Origin::commandLine(fmt::format("--max-registers {}", *opts.maxRegisters))};
   if (opts.fma) s.fma = {*opts.fma, Origin::commandLine(*opts.fma ? "--fma" : "--fma off")};
   if (opts.timeTile)
     s.timeTile = {*opts.timeTile,
@@ -361,6 +371,8 @@ std::string toString(const Schedule& s, bool origins) {
   if (s.timeTile.value != 1) add(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
   if (s.keepDeadStores.value) add("dead_stores keep", s.keepDeadStores.origin);
   if (s.fma.value) add("fma", s.fma.origin);
+  if (s.maxRegisters.value != 0)
+    add(fmt::format("max_registers {}", s.maxRegisters.value), s.maxRegisters.origin);
   if (s.indexBits.value != 0)
     add(fmt::format("index_bits {}", s.indexBits.value), s.indexBits.origin);
   if (s.prefetch.value) add("prefetch", s.prefetch.origin);

@@ -112,6 +112,10 @@ struct Schedule {
   /// fma(a, b, c) (one rounding instead of two); default false: the exact IEEE operations of
   /// the language, which agree with the reference interpreter bit for bit.
   Setting<bool> fma;
+  /// A register cap per thread for the kernels' CUDA code (`max_registers N`,
+  /// `--max-registers N`): `__maxnreg__(N)` instead of the launch bounds (ptxas spills what does
+  /// not fit); 0, the default: the launch bounds of each family (docs/gpu.md section 5).
+  Setting<int> maxRegisters;
   Setting<bool> prefetch, retime, fold, noShmem;
   std::optional<Setting<double>> occupancy;  // 0 < t <= 1
   std::optional<Setting<Perspective>> perspective;
@@ -144,6 +148,7 @@ struct ScheduleOptions {
   std::optional<bool> keepDeadStores;         // --dead-stores keep|drop
   std::optional<int> indexBits;               // --index-bits auto|32|64 (auto: 0)
   std::optional<bool> fma;                    // --fma
+  std::optional<int> maxRegisters;            // --max-registers N
   std::optional<std::string> machine;         // --machine NAME|FILE.json (not part of a Schedule)
 };
 

@@ -229,6 +229,25 @@ struct Checker {
                       settingName(s.timeTile.origin, fmt::format("time_tile {}", s.timeTile.value)),
                       familyName(s.family.value), s.timeTile.value),
           "the halo and the shared memory grow with every fused step; use 1 to 8");
+    if (int n = s.maxRegisters.value; n != 0) {
+      const std::string what =
+          settingName(s.maxRegisters.origin, fmt::format("max_registers {}", n));
+      const int64_t most =
+          m.limits.maxRegistersPerThread > 0 ? m.limits.maxRegistersPerThread : 255;
+      const int64_t block = s.blockThreads();
+      if (n < 16 || n > most)
+        error(s.maxRegisters.origin,
+              fmt::format("{}: a register cap must be from 16 to {} per thread on {}", what, most,
+                          m.name),
+              "ptxas needs at least 16; without the clause each family keeps its launch bounds");
+      else if (m.limits.maxRegistersPerBlock > 0 && n * block > m.limits.maxRegistersPerBlock)
+        error(s.maxRegisters.origin,
+              fmt::format("{}: {} registers for each of the block's {} threads are {}, more than "
+                          "the {} a block may hold on {}",
+                          what, n, block, n * block, m.limits.maxRegistersPerBlock, m.name),
+              fmt::format("use at most {} registers, or a smaller block",
+                          m.limits.maxRegistersPerBlock / block));
+    }
     if (s.indexBits.value == 32) {
       if (const Stmt* st = intArithmeticIn(prog, s.stencil)) {
         // At the statement: that is what has to change (or the setting, which the hint names).
