@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "support/command.h"
+#include "support/files.h"
 #include "transforms/contract_fma.h"
 
 using namespace tessel;
@@ -16,16 +16,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string bench(const std::string& b) { return sourceDir() + "/benchmarks/" + b + ".sten"; }
-bool has(const std::string& s, const std::string& w) { return s.find(w) != std::string::npos; }
-
 std::string emitCuda(const std::string& name, const std::string& args) {
-  fs::path d = fs::temp_directory_path() / ("tessel-fma-" + std::to_string(getpid())) / name;
-  fs::remove_all(d);
+  fs::path d = freshTempDir("fma", name);
   auto r = runCommand(tesselBinary() + " emit --target cuda -o " + d.string() + " " + args);
   EXPECT_EQ(r.exitCode, 0) << r.output;
-  std::ifstream in(d / "tessel_program.cu");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  return readText(d / "tessel_program.cu");
 }
 
 ExprPtr dv(const char* n) { return var(n, ScalarType::Double); }
@@ -62,14 +57,15 @@ TEST(ContractFma, TheFourFormsAndWhatStays) {
 }
 
 TEST(Fma, KernelsContractOnlyWithTheFlag) {
-  std::string plain = emitCuda("plain", bench("j3d7pt") + " --schedule stream");
-  EXPECT_FALSE(has(plain, "fma(")) << plain;
-  std::string fused = emitCuda("fused", bench("j3d7pt") + " --schedule stream --fma");
+  std::string plain = emitCuda("plain", benchFile("j3d7pt") + " --schedule stream");
+  EXPECT_FALSE(contains(plain, "fma(")) << plain;
+  std::string fused = emitCuda("fused", benchFile("j3d7pt") + " --schedule stream --fma");
   // out = c0 * s + c1 * (...): the sum of two products is one fma.
-  EXPECT_TRUE(has(fused, "= fma(c0, s_in_0[(j - t0_j + 1) * 34 + (i - t0_i + 1)], c1")) << fused;
-  EXPECT_TRUE(has(fused, "-fmad=false")) << "the rest stays exact";
-  auto info = runCommand(tesselBinary() + " info --no-ptxas " + bench("j3d7pt") + " --fma");
-  EXPECT_TRUE(has(info.output, "schedule: stream, stream k, chunk 16, block (32, 16), fma"))
+  EXPECT_TRUE(contains(fused, "= fma(c0, s_in_0[(j - t0_j + 1) * 34 + (i - t0_i + 1)], c1"))
+      << fused;
+  EXPECT_TRUE(contains(fused, "-fmad=false")) << "the rest stays exact";
+  auto info = runCommand(tesselBinary() + " info --no-ptxas " + benchFile("j3d7pt") + " --fma");
+  EXPECT_TRUE(contains(info.output, "schedule: stream, stream k, chunk 16, block (32, 16), fma"))
       << info.output;
 }
 
@@ -80,14 +76,15 @@ TEST(Fma, VerifiesOnPoclWithANormwiseTolerance) {
        {std::pair{"j3d7pt", cube}, std::pair{"heat", cube}, std::pair{"cheby", cube},
         std::pair{"j2d5pt", std::string(" --param M=97 --param N=203")}})
     for (const char* family : {"global", "stream", "overlapped --time-tile 2"}) {
-      auto r = runCommand(tesselBinary() + " run --backend opencl --verify " + bench(b) + size +
+      auto r = runCommand(tesselBinary() + " run --backend opencl --verify " + benchFile(b) + size +
                           " --schedule " + family + " --fma");
       EXPECT_EQ(r.exitCode, 0) << b << " " << family << "\n" << r.output;
-      EXPECT_TRUE(has(r.output, "verification PASSED")) << r.output;
-      EXPECT_TRUE(has(r.output, "--fma: relative to each array's largest magnitude")) << r.output;
+      EXPECT_TRUE(contains(r.output, "verification PASSED")) << r.output;
+      EXPECT_TRUE(contains(r.output, "--fma: relative to each array's largest magnitude"))
+          << r.output;
     }
   // Without --fma the same run agrees exactly.
-  auto exact = runCommand(tesselBinary() + " run --backend opencl --verify " + bench("heat") +
+  auto exact = runCommand(tesselBinary() + " run --backend opencl --verify " + benchFile("heat") +
                           cube + " --schedule stream");
-  EXPECT_TRUE(has(exact.output, "(max relative error 0)")) << exact.output;
+  EXPECT_TRUE(contains(exact.output, "(max relative error 0)")) << exact.output;
 }

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exec/cuda_resources.h"
-#include "support/command.h"
+#include "support/files.h"
 #include "transforms/narrow_indices.h"
 
 using namespace tessel::testing;
@@ -19,27 +19,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string bench(const std::string& b) { return sourceDir() + "/benchmarks/" + b + ".sten"; }
-bool has(const std::string& s, const std::string& w) { return s.find(w) != std::string::npos; }
-
-fs::path freshDir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("tessel-narrow-" + std::to_string(getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 /// The CUDA file `tessel emit` writes for `args`.
 std::string emitCuda(const std::string& name, const std::string& args) {
-  fs::path d = freshDir(name);
+  fs::path d = freshTempDir("narrow", name);
   auto r = runCommand(tesselBinary() + " emit --target cuda -o " + d.string() + " " + args);
   EXPECT_EQ(r.exitCode, 0) << r.output;
-  return slurp(d / "tessel_program.cu");
+  return readText(d / "tessel_program.cu");
 }
 
 /// The text of kernel `name` in `cu` (from its name to the next kernel or the tables).
@@ -76,7 +61,7 @@ copyout b;
 )";
 
 fs::path writeProgram(const std::string& name, const std::string& text) {
-  fs::path p = freshDir(name) / (name + ".sten");
+  fs::path p = freshTempDir("narrow", name) / (name + ".sten");
   std::ofstream(p) << text;
   return p;
 }
@@ -84,49 +69,50 @@ fs::path writeProgram(const std::string& name, const std::string& text) {
 }  // namespace
 
 TEST(IndexBits, AutoNarrowsAndKeepsA64BitCopy) {
-  std::string cu = emitCuda("auto", bench("j3d7pt") + " --schedule stream");
+  std::string cu = emitCuda("auto", benchFile("j3d7pt") + " --schedule stream");
   std::string k = kernelText(cu, "call0_j3d7pt_s0");
   ASSERT_FALSE(k.empty()) << cu;
-  EXPECT_TRUE(has(k, "const int L,")) << k;
-  EXPECT_TRUE(has(k, "for (int round = 0; round <= rounds - 1; ++round)")) << k;
-  EXPECT_TRUE(has(k, "(int)threadIdx.x")) << k;
-  EXPECT_TRUE(has(k, "min(first_k + 15, hi_k)")) << k;
-  EXPECT_FALSE(has(k, "long long")) << k;
+  EXPECT_TRUE(contains(k, "const int L,")) << k;
+  EXPECT_TRUE(contains(k, "for (int round = 0; round <= rounds - 1; ++round)")) << k;
+  EXPECT_TRUE(contains(k, "(int)threadIdx.x")) << k;
+  EXPECT_TRUE(contains(k, "min(first_k + 15, hi_k)")) << k;
+  EXPECT_FALSE(contains(k, "long long")) << k;
   std::string wide = kernelText(cu, "call0_j3d7pt_s0_i64");
   ASSERT_FALSE(wide.empty()) << cu;
-  EXPECT_TRUE(has(wide, "const long long L,")) << wide;
-  EXPECT_TRUE(has(wide, "llmin(first_k + 15, hi_k)")) << wide;
+  EXPECT_TRUE(contains(wide, "const long long L,")) << wide;
+  EXPECT_TRUE(contains(wide, "llmin(first_k + 15, hi_k)")) << wide;
   // The host tests the sizes once a run and picks the kernel per launch.
-  EXPECT_TRUE(has(cu, "const bool tessel_index32 = ")) << cu;
-  EXPECT_TRUE(has(cu, "&& (L * M * N <= 2147")) << cu;
-  EXPECT_TRUE(has(cu, "if (tessel_fits32) {")) << cu;
-  EXPECT_TRUE(has(cu, "(int32_t)L, (int32_t)M, (int32_t)N")) << cu;
-  EXPECT_TRUE(has(cu, "// call0_j3d7pt_s0_i64")) << cu;
-  EXPECT_TRUE(has(cu, "\"call0_j3d7pt_s0_i64\",")) << "the launch tables name the copy\n" << cu;
+  EXPECT_TRUE(contains(cu, "const bool tessel_index32 = ")) << cu;
+  EXPECT_TRUE(contains(cu, "&& (L * M * N <= 2147")) << cu;
+  EXPECT_TRUE(contains(cu, "if (tessel_fits32) {")) << cu;
+  EXPECT_TRUE(contains(cu, "(int32_t)L, (int32_t)M, (int32_t)N")) << cu;
+  EXPECT_TRUE(contains(cu, "// call0_j3d7pt_s0_i64")) << cu;
+  EXPECT_TRUE(contains(cu, "\"call0_j3d7pt_s0_i64\",")) << "the launch tables name the copy\n"
+                                                        << cu;
 }
 
 TEST(IndexBits, SixtyFourAndThirtyTwo) {
-  std::string wide = emitCuda("64", bench("j3d7pt") + " --schedule stream --index-bits 64");
-  EXPECT_TRUE(has(kernelText(wide, "call0_j3d7pt_s0"), "const long long L,")) << wide;
-  EXPECT_FALSE(has(wide, "_i64")) << wide;
-  EXPECT_FALSE(has(wide, "tessel_index32")) << wide;
-  std::string narrow = emitCuda("32", bench("j3d7pt") + " --schedule stream --index-bits 32");
-  EXPECT_TRUE(has(kernelText(narrow, "call0_j3d7pt_s0"), "const int L,")) << narrow;
-  EXPECT_FALSE(has(narrow, "_i64")) << narrow;
-  EXPECT_TRUE(has(narrow, "tessel_index_range(rt, 0);")) << narrow;
+  std::string wide = emitCuda("64", benchFile("j3d7pt") + " --schedule stream --index-bits 64");
+  EXPECT_TRUE(contains(kernelText(wide, "call0_j3d7pt_s0"), "const long long L,")) << wide;
+  EXPECT_FALSE(contains(wide, "_i64")) << wide;
+  EXPECT_FALSE(contains(wide, "tessel_index32")) << wide;
+  std::string narrow = emitCuda("32", benchFile("j3d7pt") + " --schedule stream --index-bits 32");
+  EXPECT_TRUE(contains(kernelText(narrow, "call0_j3d7pt_s0"), "const int L,")) << narrow;
+  EXPECT_FALSE(contains(narrow, "_i64")) << narrow;
+  EXPECT_TRUE(contains(narrow, "tessel_index_range(rt, 0);")) << narrow;
   // The OpenCL dialect spells the same.
-  fs::path d = freshDir("opencl");
+  fs::path d = freshTempDir("narrow", "opencl");
   auto r = runCommand(tesselBinary() + " emit --target opencl -o " + d.string() + " " +
-                      bench("j3d7pt") + " --schedule stream");
+                      benchFile("j3d7pt") + " --schedule stream");
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  std::string cl = slurp(d / "tessel_kernels.cl");
-  EXPECT_TRUE(has(cl, "const int L,")) << cl;
-  EXPECT_TRUE(has(cl, "(int)get_local_id(0)")) << cl;
-  EXPECT_TRUE(has(cl, "call0_j3d7pt_s0_i64(")) << cl;
+  std::string cl = readText(d / "tessel_kernels.cl");
+  EXPECT_TRUE(contains(cl, "const int L,")) << cl;
+  EXPECT_TRUE(contains(cl, "(int)get_local_id(0)")) << cl;
+  EXPECT_TRUE(contains(cl, "call0_j3d7pt_s0_i64(")) << cl;
   auto bad = runCommand(tesselBinary() + " emit --target cuda -o " + d.string() + " " +
-                        bench("j3d7pt") + " --index-bits 16");
+                        benchFile("j3d7pt") + " --index-bits 16");
   EXPECT_EQ(bad.exitCode, 1) << bad.output;
-  EXPECT_TRUE(has(bad.output, "--index-bits '16': '16' is not auto, 32 or 64")) << bad.output;
+  EXPECT_TRUE(contains(bad.output, "--index-bits '16': '16' is not auto, 32 or 64")) << bad.output;
 }
 
 TEST(IndexBits, EveryFamilyAgreesOnPoclAtEachWidth) {
@@ -134,11 +120,11 @@ TEST(IndexBits, EveryFamilyAgreesOnPoclAtEachWidth) {
   for (const char* family : {"global", "global-stream", "shared", "stream", "stream --time-tile 2",
                              "overlapped --time-tile 2"})
     for (const char* bits : {"32", "64"}) {
-      auto r = runCommand(tesselBinary() + " run --backend opencl --verify " + bench("j3d7pt") +
+      auto r = runCommand(tesselBinary() + " run --backend opencl --verify " + benchFile("j3d7pt") +
                           " --param L=13 --param M=21 --param N=37 --param T=2 --schedule " +
                           family + " --index-bits " + bits);
       EXPECT_EQ(r.exitCode, 0) << family << " " << bits << ":\n" << r.output;
-      EXPECT_TRUE(has(r.output, "verification PASSED")) << family << " " << bits << r.output;
+      EXPECT_TRUE(contains(r.output, "verification PASSED")) << family << " " << bits << r.output;
     }
 }
 
@@ -148,12 +134,12 @@ TEST(IndexBits, SizesBeyondThe32BitTestRunTheCopyOrStop) {
     auto r = runCommand(tesselBinary() + " run --backend opencl --verify " + p.string() +
                         " --schedule " + family);
     EXPECT_EQ(r.exitCode, 0) << r.output;
-    EXPECT_TRUE(has(r.output, "verification PASSED")) << r.output;
+    EXPECT_TRUE(contains(r.output, "verification PASSED")) << r.output;
     auto strict = runCommand(tesselBinary() + " run --backend opencl " + p.string() +
                              " --schedule " + family + " --index-bits 32");
     EXPECT_NE(strict.exitCode, 0) << strict.output;
-    EXPECT_TRUE(
-        has(strict.output, "kernel call0_s_s0: the sizes of this run need 64-bit index arithmetic"))
+    EXPECT_TRUE(contains(strict.output,
+                         "kernel call0_s_s0: the sizes of this run need 64-bit index arithmetic"))
         << strict.output;
   }
   // With BIG small, --index-bits 32 runs.
@@ -166,17 +152,17 @@ TEST(IndexBits, IntArithmeticKeeps64Bits) {
   fs::path p = writeProgram("ints", kIntArithmetic);
   auto info = runCommand(tesselBinary() + " info --kernels --no-ptxas " + p.string());
   ASSERT_EQ(info.exitCode, 0) << info.output;
-  EXPECT_TRUE(
-      has(info.output, "applied    64-bit indices: the statement at line 6 computes with ints"))
+  EXPECT_TRUE(contains(info.output,
+                       "applied    64-bit indices: the statement at line 6 computes with ints"))
       << info.output;
   auto run = runCommand(tesselBinary() + " run --backend opencl --verify " + p.string());
   EXPECT_EQ(run.exitCode, 0) << run.output;
   auto strict =
       runCommand(tesselBinary() + " check " + p.string() + " --schedule shared --index-bits 32");
   EXPECT_EQ(strict.exitCode, 1) << strict.output;
-  EXPECT_TRUE(has(strict.output, ":6:")) << strict.output;
-  EXPECT_TRUE(has(strict.output, "this statement computes with ints")) << strict.output;
-  EXPECT_TRUE(has(strict.output, "^")) << strict.output;
+  EXPECT_TRUE(contains(strict.output, ":6:")) << strict.output;
+  EXPECT_TRUE(contains(strict.output, "this statement computes with ints")) << strict.output;
+  EXPECT_TRUE(contains(strict.output, "^")) << strict.output;
 }
 
 TEST(IndexBits, PragmaClause) {
@@ -185,12 +171,12 @@ TEST(IndexBits, PragmaClause) {
   fs::path p = writeProgram("pragma", text);
   auto info = runCommand(tesselBinary() + " info --kernels --no-ptxas " + p.string());
   ASSERT_EQ(info.exitCode, 0) << info.output;
-  EXPECT_TRUE(has(info.output, "applied    64-bit indices (index_bits 64)")) << info.output;
+  EXPECT_TRUE(contains(info.output, "applied    64-bit indices (index_bits 64)")) << info.output;
   std::string bad = std::string(kBigParameter);
   bad.replace(bad.find("stencil s"), 0, "#pragma index_bits 16\n");
   auto r = runCommand(tesselBinary() + " check " + writeProgram("bad", bad).string());
   EXPECT_EQ(r.exitCode, 1) << r.output;
-  EXPECT_TRUE(has(r.output, "'index_bits' takes 32 or 64")) << r.output;
+  EXPECT_TRUE(contains(r.output, "'index_bits' takes 32 or 64")) << r.output;
 }
 
 TEST(IndexBits, Sm90RegistersOfJ3d7pt) {
@@ -205,7 +191,8 @@ TEST(IndexBits, Sm90RegistersOfJ3d7pt) {
   for (const Case& c : {Case{"--schedule stream", "call0_j3d7pt_s0", 48},
                         Case{"--schedule stream --time-tile 2", "fused0_p0_j3d7pt", 56},
                         Case{"--schedule overlapped --time-tile 2", "fused0_p0_j3d7pt", 56}}) {
-    auto r = runCommand(tesselBinary() + " resources --json " + bench("j3d7pt") + " " + c.flags);
+    auto r =
+        runCommand(tesselBinary() + " resources --json " + benchFile("j3d7pt") + " " + c.flags);
     ASSERT_EQ(r.exitCode, 0) << r.output;
     auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
     bool found = false;

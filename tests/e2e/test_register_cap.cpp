@@ -9,71 +9,55 @@
 #include <nlohmann/json.hpp>
 
 #include "exec/cuda_resources.h"
-#include "support/command.h"
+#include "support/files.h"
 
 using namespace tessel::testing;
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string bench(const std::string& b) { return sourceDir() + "/benchmarks/" + b + ".sten"; }
-bool has(const std::string& s, const std::string& w) { return s.find(w) != std::string::npos; }
-
-fs::path dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("tessel-cap-" + std::to_string(getpid())) / name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST(RegisterCap, CudaKernelsTakeMaxnregOpenclIsUnchanged) {
-  fs::path d = dir("emit");
+  fs::path d = freshTempDir("cap", "emit");
   auto r = runCommand(tesselBinary() + " emit --target cuda -o " + d.string() + " " +
-                      bench("j3d7pt") + " --schedule stream --max-registers 32");
+                      benchFile("j3d7pt") + " --schedule stream --max-registers 32");
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  std::string cu = slurp(d / "tessel_program.cu");
-  EXPECT_TRUE(has(cu, "extern \"C\" __global__ void __maxnreg__(32) call0_j3d7pt_s0(")) << cu;
-  EXPECT_FALSE(has(cu, "__launch_bounds__")) << "CUDA takes one or the other";
+  std::string cu = readText(d / "tessel_program.cu");
+  EXPECT_TRUE(contains(cu, "extern \"C\" __global__ void __maxnreg__(32) call0_j3d7pt_s0(")) << cu;
+  EXPECT_FALSE(contains(cu, "__launch_bounds__")) << "CUDA takes one or the other";
   auto cl = runCommand(tesselBinary() + " emit --target opencl -o " + d.string() + " " +
-                       bench("j3d7pt") + " --schedule stream --max-registers 32");
+                       benchFile("j3d7pt") + " --schedule stream --max-registers 32");
   ASSERT_EQ(cl.exitCode, 0) << cl.output;
-  EXPECT_TRUE(has(slurp(d / "tessel_kernels.cl"), "reqd_work_group_size(32, 16, 1)"));
-  auto info = runCommand(tesselBinary() + " info --kernels --no-ptxas " + bench("j3d7pt") +
+  EXPECT_TRUE(contains(readText(d / "tessel_kernels.cl"), "reqd_work_group_size(32, 16, 1)"));
+  auto info = runCommand(tesselBinary() + " info --kernels --no-ptxas " + benchFile("j3d7pt") +
                          " --max-registers 40");
-  EXPECT_TRUE(has(info.output, "a cap of 40 registers per thread (CUDA __maxnreg__)"))
+  EXPECT_TRUE(contains(info.output, "a cap of 40 registers per thread (CUDA __maxnreg__)"))
       << info.output;
   // The cap changes nothing the OpenCL run computes.
-  auto run = runCommand(tesselBinary() + " run --backend opencl --verify " + bench("j3d7pt") +
+  auto run = runCommand(tesselBinary() + " run --backend opencl --verify " + benchFile("j3d7pt") +
                         " --param L=13 --param M=21 --param N=37 --param T=2 --schedule stream "
                         "--max-registers 32");
   EXPECT_EQ(run.exitCode, 0) << run.output;
 }
 
 TEST(RegisterCap, ValidatedAgainstTheMachine) {
-  auto low = runCommand(tesselBinary() + " check " + bench("j3d7pt") + " --max-registers 8");
+  auto low = runCommand(tesselBinary() + " check " + benchFile("j3d7pt") + " --max-registers 8");
   EXPECT_EQ(low.exitCode, 1) << low.output;
-  EXPECT_TRUE(has(low.output, "--max-registers 8: a register cap must be from 16 to 255"))
+  EXPECT_TRUE(contains(low.output, "--max-registers 8: a register cap must be from 16 to 255"))
       << low.output;
   // 200 x 512 threads (the stencil's block (32, 16)) = 102,400 > 65,536.
-  auto high = runCommand(tesselBinary() + " check " + bench("j3d7pt") + " --max-registers 200");
+  auto high = runCommand(tesselBinary() + " check " + benchFile("j3d7pt") + " --max-registers 200");
   EXPECT_EQ(high.exitCode, 1) << high.output;
-  EXPECT_TRUE(has(high.output, "are 102400, more than the 65536 a block may hold")) << high.output;
-  EXPECT_TRUE(has(high.output, "hint: use at most 128 registers")) << high.output;
+  EXPECT_TRUE(contains(high.output, "are 102400, more than the 65536 a block may hold"))
+      << high.output;
+  EXPECT_TRUE(contains(high.output, "hint: use at most 128 registers")) << high.output;
   // The clause, and a bad one.
-  fs::path d = dir("pragma");
-  std::string text = slurp(bench("j3d7pt"));
+  fs::path d = freshTempDir("cap", "pragma");
+  std::string text = readText(benchFile("j3d7pt"));
   std::string bad = text;
   text.replace(text.find("#pragma stream k"), 0, "#pragma max_registers 48\n");
   std::ofstream(d / "cap.sten") << text;
   auto ok = runCommand(tesselBinary() + " info --no-ptxas " + (d / "cap.sten").string());
-  EXPECT_TRUE(has(ok.output, "max_registers 48")) << ok.output;
+  EXPECT_TRUE(contains(ok.output, "max_registers 48")) << ok.output;
   bad.replace(bad.find("#pragma stream k"), 0, "#pragma max_registers x\n");
   std::ofstream(d / "bad.sten") << bad;
   auto b = runCommand(tesselBinary() + " check " + (d / "bad.sten").string());
@@ -84,7 +68,7 @@ TEST(RegisterCap, PtxasKeepsTheKernelsWithinIt) {
   if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
   // overlapped T = 2 of j3d7pt: 47 registers under its launch bounds; a cap of 40 holds it,
   // without spills in the 32-bit kernel.
-  auto r = runCommand(tesselBinary() + " resources --json " + bench("j3d7pt") +
+  auto r = runCommand(tesselBinary() + " resources --json " + benchFile("j3d7pt") +
                       " --schedule overlapped --time-tile 2 --max-registers 40");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
