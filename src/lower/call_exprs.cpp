@@ -164,8 +164,10 @@ std::vector<StmtPtr> declareLocals(const Program& prog, const CallInst& call, co
     if (la.scratchOf >= 0) {
       body.push_back(comment(fmt::format("Local array '{}': a private copy of '{}' for this call.",
                                          la.name, prog.arrays[la.scratchOf].name)));
-      body.push_back(alloc(ctypeOf(la.type), n, cnt));
+      if (!style.preallocated) body.push_back(alloc(ctypeOf(la.type), n, cnt));
       body.push_back(copy(ctypeOf(la.type), n, g.arrays[la.scratchOf], cnt));
+    } else if (style.preallocated) {
+      // The caller clears it (the language's local array starts as a fresh one).
     } else {
       body.push_back(comment(fmt::format("Local array '{}', fresh for this call.", la.name)));
       body.push_back(alloc(ctypeOf(la.type), n, cnt));

@@ -103,6 +103,9 @@ struct LocalsStyle {
   std::string initsNote;  // the comment before the initialised locals
   std::string boxPrefix;  // before "lo_<iter>" and "n_<iter>"
   bool storageNames;      // buffers also declare `<name>_storage` (Namer::takeBuffer)
+  /// The local arrays' buffers exist already (the GPU host allocates them once per run and
+  /// passes them in): a scratch copy is copied into its buffer, nothing is allocated.
+  bool preallocated = false;
 };
 
 /// Declares the call's initialised locals, local arrays (a scratch copy starts as a copy of its

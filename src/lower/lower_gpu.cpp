@@ -188,6 +188,8 @@ void CallGpu::uses(const Expr& ref) {
 std::vector<ExprPtr> CallGpu::callArgs() const {
   std::vector<ExprPtr> args = {var(kRuntimeVar, ScalarType::Int)};
   for (auto& a : uses_.args(prog_, g_)) args.push_back(a);
+  const std::vector<std::string>& bufs = g_.localBuffers.at(static_cast<size_t>(index_));
+  for (size_t k = 0; k < bufs.size(); ++k) args.push_back(var(bufs[k], call_.localArrays[k].type));
   return args;
 }
 
@@ -252,8 +254,15 @@ Function CallGpu::build() {
   for (auto& la : call_.localArrays)
     if (la.scratchOf >= 0) uses_.arrays.insert(la.scratchOf);
   static const LocalsStyle kStyle{"Initialised locals: evaluated once per call, on the host.",
-                                  "box_", false};
+                                  "box_", false, true};
   std::vector<StmtPtr> body = declareLocals(prog_, call_, g_, kStyle, names_, locals_, x_);
+  // The local arrays' buffers come from tessel_program (allocated once per run); a fresh one is
+  // cleared here, as a new allocation would be.
+  for (size_t k = 0; k < call_.localArrays.size(); ++k)
+    if (call_.localArrays[k].scratchOf < 0)
+      body.push_back(
+          callFn("tessel_zero", {var(kRuntimeVar, ScalarType::Int),
+                                 var(locals_.localArrays[k], call_.localArrays[k].type)}));
   CallRegions regions = analyzeRegions(prog_, call_);
   size_t kernelsBefore = out_.kernels.size();
   for (size_t k = 0; k < call_.stmts.size(); ++k) {
@@ -271,6 +280,8 @@ Function CallGpu::build() {
   for (int s : uses_.scalars)
     f.params.push_back({g_.scalars[s], valueType(prog_.scalars[s].type), false});
   for (int p : uses_.params) f.params.push_back({g_.params[p], CType::Int64, false});
+  // Last, as callArgs passes them: the local arrays' buffers (GlobalNames::localBuffers).
+  for (const std::string& n : locals_.localArrays) f.params.push_back(bufferParam(n));
   return f;
 }
 

@@ -28,12 +28,13 @@
 //     Region bounds are kernel arguments, computed by the host from the symbolic regions. The
 //     last parameter of every kernel is the device error status (an int; lir::Status).
 //   - host code (target-neutral C++ over the generated host runtime, gpu_host_runtime.h): one
-//     function per call, `call<N>_<stencil>`, that evaluates the initialised locals, allocates
-//     the call's local arrays and local-scalar buffers on the device (a scratch copy starts as a
-//     device-to-device copy), computes each statement's region and launches its kernel when the
-//     region is not empty; and `tessel_program(rt, arrays, scalars, params)`, which allocates
-//     every global array on the device (copyin and constant arrays copied in, the others
-//     zero-filled), runs Program::body (iterate loops are host loops) and copies the results
+//     function per call, `call<N>_<stencil>`, that evaluates the initialised locals, clears the
+//     call's local arrays (their buffers come from tessel_program, allocated once per run and
+//     shared between calls; a scratch copy starts as a device-to-device copy instead), allocates
+//     its local-scalar buffers on the device, computes each statement's region and launches its
+//     kernel when the region is not empty; and `tessel_program(rt, arrays, scalars, params)`,
+//     which allocates every global array on the device (copyin and constant arrays copied in,
+//     the others zero-filled) and the calls' local arrays, runs Program::body (iterate loops are host loops) and copies the results
 //     out: the copyout arrays, or, when the program has no copyout list, every global array a
 //     call writes. It returns the host's error status (an initialised local can divide by zero).
 #pragma once

@@ -29,6 +29,17 @@ struct GlobalNames : ProgramNames {
   /// overlapped: the second device buffer of each global array a fused kernel writes (its
   /// results go there and the host swaps the two, paper 001 Algorithm 5); "" for the others.
   std::vector<std::string> shadows;
+  /// The device buffers of the calls' local arrays, allocated once per run by tessel_program
+  /// (a cudaMalloc and a synchronising cudaFree per call before, issue 11) and shared between
+  /// calls, which run one after the other: per call that runs per statement, one buffer per
+  /// local array (two arrays of one call never share); [c] is empty for the other calls.
+  std::vector<std::vector<std::string>> localBuffers;
+  struct LocalBuffer {
+    std::string name;
+    lir::CType type = lir::CType::Double;
+    ExprPtr count;  // elements, over parameters (ParamRef)
+  };
+  std::vector<LocalBuffer> localBufferPool;
 };
 
 /// What a staged kernel's builder needs from the call being lowered.

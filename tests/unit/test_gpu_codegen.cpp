@@ -380,11 +380,15 @@ TEST(GpuLowering, OneKernelPerStatementWithHostBoundsAndLocals) {
   EXPECT_EQ(g.kernels[1].block, (std::array<int, 3>{32, 8, 1}));
   EXPECT_TRUE(g.notes.empty());
   GpuSources s = generate(*p.prog, GpuApi::OpenCL);
-  expectLines(s.hostSource,
-              {"  const double r = alpha * dt / pow(h, (double)2);",  // an initialised local
-               "  tessel_device_buffer lap(rt, sizeof(double) * (L * M * N), \"lap\");",
-               "  for (int64_t t = 1; t <= T; ++t) {",
-               "    call0_heat(rt, u0, u1, alpha, dt, h, L, M, N, tessel_index32);"});
+  expectLines(
+      s.hostSource,
+      {"  const double r = alpha * dt / pow(h, (double)2);",  // an initialised local
+                                                              // a local array: allocated once per
+                                                              // run, cleared at each call
+       "  tessel_device_buffer local_lap(rt, sizeof(double) * (L * M * N), \"local_lap\");",
+       "  tessel_zero(rt, lap);", "  for (int64_t t = 1; t <= T; ++t) {",
+       "    call0_heat(rt, u0, u1, alpha, dt, h, L, M, N, local_lap, tessel_index32);",
+       "    call1_heat(rt, u0, u1, alpha, dt, h, L, M, N, local_lap, tessel_index32);"});
   expectLines(s.kernelSource, {"    const double r,"});
 }
 
