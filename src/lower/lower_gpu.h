@@ -34,9 +34,10 @@
 //     its local-scalar buffers on the device, computes each statement's region and launches its
 //     kernel when the region is not empty; and `tessel_program(rt, arrays, scalars, params)`,
 //     which allocates every global array on the device (copyin and constant arrays copied in,
-//     the others zero-filled) and the calls' local arrays, runs Program::body (iterate loops are host loops) and copies the results
-//     out: the copyout arrays, or, when the program has no copyout list, every global array a
-//     call writes. It returns the host's error status (an initialised local can divide by zero).
+//     the others zero-filled) and the calls' local arrays, runs Program::body (iterate loops are
+//     host loops) and copies the results out: the copyout arrays, or, when the program has no
+//     copyout list, every global array a call writes. It returns the host's error status (an
+//     initialised local can divide by zero).
 #pragma once
 
 #include <array>
