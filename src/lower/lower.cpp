@@ -34,9 +34,8 @@ GpuProgram lower(const Program& prog, const ResolvedSchedule& resolved, GpuApi a
         GpuProgram q = buildKernels(prog, resolved);
         // Each kernel takes its stencil's register cap (Schedule::maxRegisters), if any.
         for (size_t k = 0; k < q.kernels.size() && k < q.device.functions.size(); ++k) {
-          const int stencil = prog.calls.at(static_cast<size_t>(q.kernels[k].call)).stencil;
           q.kernels[k].maxRegisters = q.device.functions[k].maxRegisters =
-              resolved.grids.at(static_cast<size_t>(stencil)).maxRegisters;
+              resolved.gridOfCall(prog, q.kernels[k].call).maxRegisters;
         }
         return q;
       },

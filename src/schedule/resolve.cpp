@@ -230,6 +230,10 @@ GridShape GridShape::perStatement() const {
   return g;
 }
 
+const GridShape& ResolvedSchedule::gridOfCall(const Program& prog, int call) const {
+  return grids.at(static_cast<size_t>(prog.calls.at(static_cast<size_t>(call)).stencil));
+}
+
 bool ResolvedSchedule::runsKernels() const {
   return std::any_of(grids.begin(), grids.end(),
                      [](const GridShape& g) { return g.family != ScheduleFamily::Global; });

@@ -121,6 +121,9 @@ struct ResolvedSchedule {
   /// Whether some stencil runs kernels other than `global` ones (the C++ target then runs the
   /// GPU kernels on the CPU, pass work-item-loops; under `global` it runs plain loop nests).
   bool runsKernels() const;
+  /// The grid of call `call`'s stencil (whose settings a kernel of that call follows; a fused
+  /// kernel follows its first call's).
+  const GridShape& gridOfCall(const Program& prog, int call) const;
   /// The staging of statement `stmt` of call `call`; throws std::logic_error ("internal
   /// error") where it has none.
   const StmtStaging& stagingOf(int call, int stmt) const;

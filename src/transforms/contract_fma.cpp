@@ -47,8 +47,7 @@ GpuProgram contractFma(const GpuProgram& p, const Program& prog, const ResolvedS
   GpuProgram out = p;
   for (size_t k = 0; k < p.kernels.size() && k < p.device.functions.size(); ++k) {
     const GpuKernelInfo& info = p.kernels[k];
-    const int stencil = prog.calls.at(static_cast<size_t>(info.call)).stencil;
-    if (!r.grids.at(static_cast<size_t>(stencil)).fma) continue;
+    if (!r.gridOfCall(prog, info.call).fma) continue;
     lir::Function& f = out.device.functions[k];
     bool changed = false;
     f.body = lir::block(Contract().mutateAll(f.body->body, changed));

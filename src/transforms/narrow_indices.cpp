@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "analysis/int_arithmetic.h"
+#include "ir/loop_ir_walk.h"
 
 namespace tessel::transforms {
 
@@ -26,25 +27,27 @@ constexpr int64_t kThreadsMargin = 2048;
 /// The host's Bool that says one launch's int arguments fit.
 constexpr const char* kLaunchFitVar = "tessel_fits32";
 
-int64_t maxLiteral(const ExprPtr& e) {
-  if (!e) return 0;
-  int64_t m = 0;
-  if (e->kind == ExprKind::IntLit)
-    m = e->ival == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max()
-                                                       : (e->ival < 0 ? -e->ival : e->ival);
-  for (const ExprPtr& a : e->args) m = std::max(m, maxLiteral(a));
-  return m;
-}
+/// The largest int literal of a kernel's expressions, in magnitude.
+class LargestLiteral : public lir::StmtVisitor {
+ public:
+  int64_t most = 0;
+
+ protected:
+  void visitExpr(const ExprPtr& e) override {
+    if (!e) return;
+    tessel::visitExpr(e, [&](const ExprPtr& x) {
+      if (x->kind != ExprKind::IntLit) return;
+      most = std::max(most, x->ival == std::numeric_limits<int64_t>::min()
+                                ? std::numeric_limits<int64_t>::max()
+                                : (x->ival < 0 ? -x->ival : x->ival));
+    });
+  }
+};
 
 int64_t maxLiteral(const std::vector<StmtPtr>& body) {
-  int64_t m = 0;
-  for (const StmtPtr& s : body) {
-    for (const ExprPtr& e : {s->lo, s->hi, s->step, s->index, s->value})
-      m = std::max(m, maxLiteral(e));
-    for (const ExprPtr& e : s->args) m = std::max(m, maxLiteral(e));
-    m = std::max({m, maxLiteral(s->body), maxLiteral(s->orElse)});
-  }
-  return m;
+  LargestLiteral v;
+  v.visitAll(body);
+  return v.most;
 }
 
 CType narrowType(CType t) { return t == CType::Int64 ? CType::Int32 : t; }
@@ -55,17 +58,16 @@ std::vector<lir::Param> narrowParams(std::vector<lir::Param> ps) {
   return ps;
 }
 
-std::vector<StmtPtr> narrowBody(const std::vector<StmtPtr>& body) {
-  std::vector<StmtPtr> out;
-  for (const StmtPtr& s : body) {
+/// Int64 locals as Int32 (the kernel's other ints follow Function::intBits).
+class NarrowLocals : public lir::StmtMutator {
+ protected:
+  StmtPtr mutateLeaf(const StmtPtr& s) override {
+    if (s->kind != StmtKind::LocalDecl || s->pointer || s->type != CType::Int64) return s;
     auto c = std::make_shared<lir::Stmt>(*s);
-    if (c->kind == StmtKind::LocalDecl && !c->pointer) c->type = narrowType(c->type);
-    c->body = narrowBody(s->body);
-    c->orElse = narrowBody(s->orElse);
-    out.push_back(c);
+    c->type = CType::Int32;
+    return c;
   }
-  return out;
-}
+};
 
 ExprPtr allOf(const std::vector<ExprPtr>& conditions) {
   ExprPtr out;
@@ -110,12 +112,18 @@ struct HostRewrite {
   }
 
   bool needs(const std::vector<StmtPtr>& body) const {
-    for (const StmtPtr& s : body) {
-      if (s->kind == StmtKind::Launch && narrowed(static_cast<int>(s->value->ival))) return true;
-      if (s->kind == StmtKind::Call && needy.count(s->name)) return true;
-      if (needs(s->body) || needs(s->orElse)) return true;
-    }
-    return false;
+    struct Finds : lir::StmtVisitor {
+      const HostRewrite& h;
+      bool found = false;
+      explicit Finds(const HostRewrite& owner) : h(owner) {}
+      void visitLeaf(const lir::Stmt& s) override {
+        found = found ||
+                (s.kind == StmtKind::Launch && h.narrowed(static_cast<int>(s.value->ival))) ||
+                (s.kind == StmtKind::Call && h.needy.count(s.name) > 0);
+      }
+    } f(*this);
+    f.visitAll(body);
+    return f.found;
   }
 
   StmtPtr launchOf(const lir::Stmt& s) const {
@@ -146,20 +154,21 @@ struct HostRewrite {
   }
 
   std::vector<StmtPtr> body(const std::vector<StmtPtr>& b) const {
-    std::vector<StmtPtr> out;
-    for (const StmtPtr& s : b) {
-      if (s->kind == StmtKind::Launch && narrowed(static_cast<int>(s->value->ival))) {
-        out.push_back(launchOf(*s));
-        continue;
-      }
-      auto c = std::make_shared<lir::Stmt>(*s);
-      if (c->kind == StmtKind::Call && needy.count(c->name))
+    // Launches of narrowed kernels choose their kernel; calls of needy functions pass the test.
+    struct Rewrite : lir::StmtMutator {
+      const HostRewrite& h;
+      explicit Rewrite(const HostRewrite& owner) : h(owner) {}
+      StmtPtr mutateLeaf(const StmtPtr& s) override {
+        if (s->kind == StmtKind::Launch && h.narrowed(static_cast<int>(s->value->ival)))
+          return h.launchOf(*s);
+        if (s->kind != StmtKind::Call || !h.needy.count(s->name)) return s;
+        auto c = std::make_shared<lir::Stmt>(*s);
         c->args.push_back(var(kIndexFitVar, ScalarType::Bool));
-      c->body = body(s->body);
-      c->orElse = body(s->orElse);
-      out.push_back(c);
-    }
-    return out;
+        return c;
+      }
+    } r(*this);
+    bool changed = false;
+    return r.mutateAll(b, changed);
   }
 };
 
@@ -238,8 +247,7 @@ GpuProgram narrowIndices(const GpuProgram& p, const Program& prog, const Resolve
   for (size_t k = 0; k < p.kernels.size(); ++k) {
     GpuKernelInfo& info = out.kernels[k];
     const lir::Function& f = p.device.functions.at(k);
-    const int stencil = prog.calls.at(static_cast<size_t>(info.call)).stencil;
-    const int setting = r.grids.at(static_cast<size_t>(stencil)).indexBits;
+    const int setting = r.gridOfCall(prog, info.call).indexBits;
     info.indexBits = 64;
     if (setting == 64) continue;
     info.wideReason = wideReason(info, f, prog);
@@ -247,7 +255,8 @@ GpuProgram narrowIndices(const GpuProgram& p, const Program& prog, const Resolve
     lir::Function narrow = f;
     narrow.intBits = 32;
     narrow.params = narrowParams(f.params);
-    narrow.body = lir::block(narrowBody(f.body->body));
+    bool changed = false;
+    narrow.body = lir::block(NarrowLocals().mutateAll(f.body->body, changed));
     out.device.functions[k] = narrow;
     info.indexBits = 32;
     margin = std::max(margin, maxLiteral(f.body->body) + kThreadsMargin);
