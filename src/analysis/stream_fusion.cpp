@@ -63,6 +63,45 @@ StreamSource streamSource(const TileAnalysis& a, int stage, const TileValue& v) 
   return src;
 }
 
+namespace {
+
+/// StreamedPlan::stageFrom and loadFrom: a stage is needed from the step at which it computes
+/// the first plane of its region; a producer from the first step at which a needed reader reads
+/// its plane (readers come later in the sequence: stages are walked backwards).
+void firstSteps(const TileAnalysis& a, const std::vector<StreamRead>& reads, StreamedPlan& p) {
+  const int sd = a.spec.streamDim;
+  const size_t k = static_cast<size_t>(sd);
+  p.stageFrom.assign(a.stages.size(), INT64_MAX);
+  p.loadFrom.assign(a.buffers.size(), INT64_MAX);
+  for (size_t s = 0; s < a.stages.size(); ++s)
+    if (!a.stages[s].region.empty) p.stageFrom[s] = a.stages[s].region.lo[k] - a.stages[s].lead;
+  for (size_t s = a.stages.size(); s-- > 0;) {
+    if (p.stageFrom[s] == INT64_MAX) continue;
+    const int64_t from = p.stageFrom[s], lead = a.stages[s].lead;
+    for (const StreamRead& r : reads) {
+      if (r.stage != static_cast<int>(s)) continue;
+      StreamSource src = streamSource(a, r.stage, r.value);
+      if (src.kind == StreamSource::Kind::Global) continue;
+      // The step at which the read plane was produced or loaded.
+      int64_t plane = lead + r.along(sd);
+      if (src.producer >= 0) {
+        size_t w = static_cast<size_t>(src.producer);
+        int64_t at = from + plane - a.stages[w].lead;
+        p.stageFrom[w] = std::min(p.stageFrom[w], at);
+      } else if (src.buffer >= 0) {
+        size_t b = static_cast<size_t>(src.buffer);
+        p.loadFrom[b] = std::min(p.loadFrom[b], from + plane - p.bufferLead[b]);
+      }
+    }
+  }
+  for (int64_t f : p.stageFrom)
+    if (f != INT64_MAX) p.prologue = std::max(p.prologue, -f);
+  for (int64_t f : p.loadFrom)
+    if (f != INT64_MAX) p.prologue = std::max(p.prologue, -f);
+}
+
+}  // namespace
+
 StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
   StreamedPlan p;
   const int sd = a.spec.streamDim;
@@ -176,6 +215,7 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
     if (needSet[b]) p.prologue = std::max(p.prologue, p.bufferLead[b] - needLo[b]);
   for (const TileStage& s : a.stages)
     if (!s.region.empty) p.prologue = std::max(p.prologue, s.lead - s.region.lo[k]);
+  if (p.supported) firstSteps(a, reads, p);
   return p;
 }
 

@@ -48,6 +48,13 @@ struct StreamedPlan {
   /// Steps before the first output plane of a chunk: a block starting at plane p0 runs steps
   /// p0 - prologue, ..., p1 (its last plane).
   int64_t prologue = 0;
+  /// Per stage: the first step, relative to the chunk's first plane (so -prologue or later), at
+  /// which some later step reads its result (INT64_MAX: an empty stage). A kernel leaves the
+  /// stage out of the prologue's earlier steps: it would compute from ring slots not yet loaded.
+  std::vector<int64_t> stageFrom;
+  /// Per TileAnalysis::buffers: for an input ring, the first step whose load some stage reads;
+  /// INT64_MAX for the others.
+  std::vector<int64_t> loadFrom;
 };
 
 /// The source of value `v` for stage `stage` (reads and previous values).

@@ -91,49 +91,51 @@ std::vector<StmtPtr> StreamRings::keep(size_t s, const std::string& val, ScalarT
   return out;
 }
 
-// Cooperative: thread t of n loads elements t, t+n, ... of the ring's newest plane.
+// Cooperative, without a division: per in-plane dimension a loop from the thread's own index
+// in steps of the block's threads, so that every thread loads its own point and the threads at
+// the block's edge the halo beyond it.
 std::vector<StmtPtr> StreamRings::loadRing(int buffer) {
   const TileBuffer& b = c_.a.buffers.at(static_cast<size_t>(buffer));
   const Ring& r = rings_.at(buffer);
+  const int64_t lead = plan_.bufferLead[static_cast<size_t>(buffer)];
   int src = b.value.index;
   u_.array(src);
   Namer scope = c_.names;
-  std::string e = scope.take("e");
   std::vector<int> dims = inPlane(c_);
   std::vector<ExprPtr> at(static_cast<size_t>(c_.dims));
   std::string z = scope.take("z");
-  std::vector<StmtPtr> body;
   at[static_cast<size_t>(c_.sd)] = ivar(z);
   ExprPtr inside = binary(Op::And, binary(Op::Ge, ivar(z), intLit(0)),
                           binary(Op::Lt, ivar(z), x_.extent(src, c_.sd)));
-  ExprPtr rest = ivar(e);
-  for (size_t n = dims.size(); n-- > 0;) {
-    size_t k = static_cast<size_t>(dims[n]);
-    int64_t ext = b.box.hi[k] - b.box.lo[k] + 1;
-    ExprPtr off = n == 0 ? rest : binary(Op::Mod, rest, intLit(ext));
-    if (n > 0) rest = binary(Op::Div, rest, intLit(ext));
+  // In the prologue, not before a stage reads the plane (StreamedPlan::loadFrom).
+  if (int64_t from = plan_.loadFrom.at(static_cast<size_t>(buffer)); from > -plan_.prologue)
+    inside =
+        binary(Op::And, binary(Op::Ge, ivar(n_.q), indexAddConst(ivar(n_.chunkLo), from)), inside);
+  std::vector<std::string> loopVar;
+  std::vector<StmtPtr> body;
+  for (int d : dims) {
+    size_t k = static_cast<size_t>(d);
+    loopVar.push_back(scope.take("y_" + c_.g.iters[k]));
     std::string x = scope.take("x_" + c_.g.iters[k]);
     body.push_back(
-        localDecl(CType::Int64, x, indexAdd(indexAddConst(ivar(n_.t0[k]), b.box.lo[k]), off)));
+        localDecl(CType::Int64, x,
+                  indexAdd(indexAddConst(ivar(n_.t0[k]), b.box.lo[k]), ivar(loopVar.back()))));
     at[k] = ivar(x);
     inside = binary(Op::And, inside,
                     binary(Op::And, binary(Op::Ge, ivar(x), intLit(0)),
-                           binary(Op::Lt, ivar(x), x_.extent(src, dims[n]))));
+                           binary(Op::Lt, ivar(x), x_.extent(src, d))));
   }
   ExprPtr gi = x_.rowMajor(src, at);
   ScalarType t = c_.prog.arrays.at(static_cast<size_t>(src)).type;
   body.push_back(ifThen(inside, {store(r.name, ringIndex(buffer, ivar(z), at),
                                        load(c_.g.arrays.at(static_cast<size_t>(src)), gi, t))}));
-  ExprPtr linear;
-  for (int d : dims)
-    linear = linear ? indexAdd(indexMul(linear, intLit(threads(c_, d))),
-                               ivar(n_.lid[static_cast<size_t>(d)]))
-                    : ivar(n_.lid[static_cast<size_t>(d)]);
-  std::vector<StmtPtr> loop = {
-      localDecl(CType::Int64, z,
-                indexAddConst(ivar(n_.q), plan_.bufferLead[static_cast<size_t>(buffer)])),
-      forStep(e, linear, intLit(r.planeElems - 1), intLit(c_.block[0] * c_.block[1] * c_.block[2]),
-              body)};
+  for (size_t n = dims.size(); n-- > 0;) {
+    size_t k = static_cast<size_t>(dims[n]);
+    body = {cooperativeLoop(loopVar[n], ivar(n_.lid[k]), intLit(b.box.hi[k] - b.box.lo[k]),
+                            intLit(threads(c_, dims[n])), body)};
+  }
+  std::vector<StmtPtr> loop = {localDecl(CType::Int64, z, indexAddConst(ivar(n_.q), lead))};
+  loop.insert(loop.end(), body.begin(), body.end());
   return {comment(fmt::format("The newest plane of {} ({} elements) into its ring.",
                               valueName(c_.prog, c_.v.seq, b.value), r.planeElems)),
           block(loop)};

@@ -10,7 +10,9 @@
 //      goes to the stage's ring (or register) and, for the last writer of a global array, on
 //      the tile and within the chunk, to the array's second buffer. A barrier follows.
 // The block starts `prologue` steps before its chunk so that every ring holds right values
-// when they are first read; planes outside the arrays are skipped. The host swaps the second
+// when they are first read; in those steps a stage or a load runs only from the step whose
+// result a later step reads (StreamedPlan::stageFrom, loadFrom: a condition on q in its guard).
+// Planes outside the arrays are skipped. The host swaps the second
 // buffers after the launch, as for the overlapped family.
 // The rings and registers: lower_gpu_fused_rings.cpp.
 #include "lower/lower_gpu_fused_rings.h"
@@ -149,6 +151,11 @@ std::vector<StmtPtr> StreamedKernel::stage(size_t s) {
                                   indexAddConst(ivar(n_.t0[x]), ts.region.hi[x])));
   }
   body.push_back(localDecl(CType::Int64, iters[k], indexAddConst(ivar(n_.q), ts.lead)));
+  // In the prologue, not before a later step reads the result (StreamedPlan::stageFrom): no
+  // stage computes from ring slots not yet loaded.
+  if (plan_.stageFrom[s] > -plan_.prologue)
+    active = allOf(active,
+                   binary(Op::Ge, ivar(n_.q), indexAddConst(ivar(n_.chunkLo), plan_.stageFrom[s])));
   if (global)
     for (int d = 0; d < c_.dims; ++d)
       active = allOf(

@@ -49,6 +49,12 @@ TEST(StreamFusion, J3d7ptT4LeadsSourcesAndPrologue) {
   EXPECT_EQ(streamSource(a, 0, in).kind, StreamSource::Kind::Ring);
   EXPECT_EQ(streamSource(a, 2, out).producer, 0);
   EXPECT_EQ(sp.finalWriteOf, (std::vector<int>{-1, -1, out.index, in.index}));
+  // Issue 11, no prologue stage computes from ring slots not yet loaded: stage s (lead 3 - s)
+  // computes planes p0 - 3 + s .. at step q = plane - lead, so it is needed from step
+  // p0 - 6 + 2s; the input ring from step p0 - 8 (plane p0 - 4, read by stage 1 at p0 - 6).
+  EXPECT_EQ(sp.stageFrom, (std::vector<int64_t>{-6, -4, -2, 0}));
+  for (size_t b = 0; b < a.buffers.size(); ++b)
+    EXPECT_EQ(sp.loadFrom[b], a.buffers[b].producer < 0 ? -8 : INT64_MAX) << b;
 }
 
 // denoise's run of two calls: its last stage reads 'u' 3 planes behind the newest plane of the
