@@ -21,6 +21,7 @@
 #include "driver/load.h"
 #include "driver/machines.h"
 #include "driver/params.h"
+#include "driver/register_cap.h"
 #include "driver/resources.h"
 #include "driver/roofline_svg.h"
 #include "driver/run.h"
@@ -75,7 +76,8 @@ const char* scheduleHelp(const std::string& flag) {
            "of a run allow it, else a 64-bit copy of the kernel runs), 32 or 64";
   if (flag == "--max-registers")
     return "register cap per thread of the CUDA kernels (__maxnreg__ N instead of the launch "
-           "bounds; 16 to the machine's 255, N x threads within a block's registers)";
+           "bounds; 16 to the machine's 255, N x threads within a block's registers), or auto: "
+           "the cap the performance model chooses from ptxas's figures (needs nvcc)";
   if (flag == "--fma")
     return "contract a*b+c in the GPU kernels into fused multiply-adds (fma: one rounding, "
            "faster; results differ from the reference in the last bits, so --verify uses a "
@@ -315,6 +317,18 @@ int main(int argc, char** argv) {
         scheduleValues = choice->flags;
         std::cerr << choice->line() << "\n";
       }
+    }
+    // --max-registers auto: the model's cap from ptxas's figures replaces it (one line says
+    // which).
+    if (auto mr = scheduleValues.find("--max-registers");
+        mr != scheduleValues.end() && mr->second == "auto") {
+      std::map<std::string, int64_t> given;
+      if (!parsePairs(commandParams, "--param", given, i64, diags))
+        return finish(diags, kExitUserError);
+      auto cap = chooseRegisterCap(prog, scheduleValues, given, diags);
+      if (!cap) return finish(diags, kExitUserError);
+      scheduleValues = cap->flags;
+      std::cerr << cap->line << "\n";
     }
     if (analyze->parsed()) {
       if (!parsePairs(analyzeParams, "--param", ao.params, i64, diags))

@@ -46,18 +46,21 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                   {"seconds", lat.seconds},
                   {"source", lat.source}};
   if (r.occupancy) j["occupancy"] = occupancyJson(r);
-  if (r.ptxas) j["registers"] = r.ptxas->registers;
+  if (r.ptxas) {
+    j["registers"] = r.ptxas->registers;
+    j["spill_bytes"] = r.ptxas->spillStores + r.ptxas->spillLoads;
+  }
   j["calibration"] = p.calibrated ? nlohmann::json(p.calibration) : nlohmann::json();
   return j;
 }
 
-/// The program under the schedule flags `flags`, predicted: nullopt when the schedule is refused
-/// (its first error in `why`).
+}  // namespace
+
 std::optional<nlohmann::json> predictUnder(const Program& prog,
                                            const std::map<std::string, std::string>& flags,
                                            const ParamValues& params, bool ptxas,
                                            DiagnosticEngine& diags, PassLog* log,
-                                           std::string* why = nullptr) {
+                                           std::string* why) {
   DiagnosticEngine scratch;
   DiagnosticEngine& d = why ? scratch : diags;
   auto setup = setUpSchedules(prog, flags, d, false, log);
@@ -95,6 +98,8 @@ std::optional<nlohmann::json> predictUnder(const Program& prog,
   j["notes"] = notes;
   return j;
 }
+
+namespace {
 
 /// The families and time tiles --compare tries.
 const std::vector<std::pair<std::string, std::string>>& candidates() {

@@ -27,6 +27,16 @@ struct AnalyzeOptions {
 std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeOptions& opts,
                                              DiagnosticEngine& diags, PassLog* log = nullptr);
 
+/// The program under the schedule flags `flags`, predicted at parameter values `params` (with
+/// ptxas's registers and spills per kernel when `ptxas` and nvcc is found): the JSON of
+/// `analyze --json` without the ranking. Nullopt when the schedule is refused: its first error
+/// in `why` when given, else reported through `diags`.
+std::optional<nlohmann::json> predictUnder(const Program& prog,
+                                           const std::map<std::string, std::string>& flags,
+                                           const ParamValues& params, bool ptxas,
+                                           DiagnosticEngine& diags, PassLog* log,
+                                           std::string* why = nullptr);
+
 /// The same as text.
 std::string analyzeText(const nlohmann::json& analysis);
 

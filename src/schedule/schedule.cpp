@@ -174,7 +174,9 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
     opts.indexBits = value == "auto" ? 0 : value == "32" ? 32 : 64;
   } else if (flag == "--max-registers") {
     auto v = parseInt(value);
-    if (!v) return bad("expected an integer (registers per thread)", "e.g. --max-registers 64");
+    if (!v)
+      return bad("expected an integer (registers per thread) or auto",
+                 "e.g. --max-registers 64, or --max-registers auto for the model's choice");
     opts.maxRegisters = static_cast<int>(std::clamp<int64_t>(*v, -1, 1 << 20));
   } else if (flag == "--fma") {
     if (value != "on" && value != "off")

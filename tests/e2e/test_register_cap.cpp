@@ -81,3 +81,41 @@ TEST(RegisterCap, PtxasKeepsTheKernelsWithinIt) {
   }
   EXPECT_TRUE(found) << r.output;
 }
+
+// `--max-registers auto`: the model's choice from ptxas's figures. j3d7pt overlapped T = 2 on
+// the H100 has 47 registers under its launch bounds (2 blocks of 512 threads per SM: 50%); the
+// caps that add one or two blocks (40, 32) are compiled, neither spills, and the model predicts
+// the one with the most blocks fastest. The line says what was chosen against what; the
+// kernels then carry the cap. Without nvcc the launch bounds stay, and the line says why.
+TEST(RegisterCap, AutoIsTheModelsChoiceFromPtxas) {
+  const std::string flags = " --schedule overlapped --time-tile 2 --max-registers auto";
+  if (tessel::findNvcc().empty()) {
+    auto r = runCommand(tesselBinary() + " info --kernels " + benchFile("j3d7pt") + flags);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "nvcc not found, so no ptxas figures")) << r.output;
+    return;
+  }
+  auto r = runCommand(tesselBinary() + " info --kernels " + benchFile("j3d7pt") + flags);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(contains(r.output,
+                       "--max-registers auto: the model chose 32 (ptxas: 32 registers, "
+                       "0 B spilled, occupancy 100%"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "with the launch bounds: 47 registers, occupancy 50%"))
+      << r.output;
+  EXPECT_TRUE(contains(r.output, "2 caps tried (32, 40)")) << r.output;
+  EXPECT_TRUE(contains(r.output, "a cap of 32 registers per thread (CUDA __maxnreg__)"))
+      << r.output;
+  // A kernel whose occupancy no cap above 24 registers can raise keeps its launch bounds.
+  auto g = runCommand(tesselBinary() + " info --kernels " + benchFile("j3d7pt") +
+                      " --schedule global --max-registers auto");
+  ASSERT_EQ(g.exitCode, 0) << g.output;
+  EXPECT_TRUE(contains(g.output, "--max-registers auto: the launch bounds stay")) << g.output;
+  // Without nvcc (NVCC naming nothing that runs) the launch bounds stay and the line says why.
+  auto none = runCommand("NVCC= PATH=/usr/bin:/bin " + tesselBinary() + " info --kernels " +
+                         benchFile("j3d7pt") + flags);
+  EXPECT_EQ(none.exitCode, 0) << none.output;
+  if (access("/usr/local/cuda/bin/nvcc", X_OK) != 0) {
+    EXPECT_TRUE(contains(none.output, "nvcc not found, so no ptxas figures")) << none.output;
+  }
+}
