@@ -31,6 +31,7 @@ StagedNames nameStaging(const StmtStaging& staging, const GlobalNames& g, const 
   nm.tid = scope.take("tid");
   nm.elem = scope.take("e");
   for (int d = 0; d < dims; ++d) nm.coord.push_back(scope.take("x_" + g.iters[d]));
+  for (int d = 0; d < dims; ++d) nm.along.push_back(scope.take("y_" + g.iters[d]));
   for (size_t gd = 0; gd < grid.iters.size(); ++gd)
     nm.unroll.push_back(grid.unroll[gd] > 1 ? scope.take("u_" + g.iters[grid.iters[gd]]) : "");
   if (grid.stream >= 0) {
@@ -79,7 +80,7 @@ std::vector<StmtPtr> sharedBody(const StagedContext& c, const std::vector<StmtPt
   bool any = false;
   for (size_t gi = 0; gi < c.staging.groups.size(); ++gi) {
     if (c.staging.groups[gi].kind != StageKind::Tile) continue;
-    if (!any) {
+    if (!any && flatLoads(c, gi)) {
       b.push_back(localDecl(CType::Int64, nm.tid, flatThreadId(grid)));
       any = true;
     }

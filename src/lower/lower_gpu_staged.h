@@ -30,6 +30,7 @@ struct StagedNames {
   std::string first, last;          // stream: the block's first and last plane
   std::string rounds, round, base;  // stream with a ring: whole rounds of planes, the first of one
   std::vector<std::string> coord;   // per iterator: a loaded element's coordinate
+  std::vector<std::string> along;   // per iterator: a load loop's offset in the tile
   std::vector<std::string> unroll;  // per grid dimension: the unroll loop variable
 };
 

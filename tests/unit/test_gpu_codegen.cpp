@@ -263,13 +263,14 @@ TEST(GpuGolden, SharedStagesTheTileThenSynchronises) {
       {"__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void call0_j2d5pt_s0(",
        "  __local double s_in[340];", "  const long t0_i = lo_i + (long)get_group_id(0) * 32;",
        "  const long t0_j = lo_j + (long)get_group_id(1) * 8;",
-       "  const long tid = (long)get_local_id(1) * 32 + (long)get_local_id(0);",
-       "  for (long e = tid; e <= 339; e += 256) {", "    const long x_j = t0_j - 1 + e / 34;",
-       "    const long x_i = t0_i - 1 + e % 34;",
-       "    if ((0 <= x_j) && (x_j < M) && (0 <= x_i) && (x_i < N)) {",
-       "      s_in[e] = in[x_j * N + x_i];",
+       // a loop per dimension from the thread's own index (issue 11: no division per element)
+       "  for (long y_j = (long)get_local_id(1); y_j <= 9; y_j += 8) {",
+       "    for (long y_i = (long)get_local_id(0); y_i <= 33; y_i += 32) {",
+       "      const long x_j = t0_j - 1 + y_j;", "      const long x_i = t0_i - 1 + y_i;",
+       "      if ((0 <= x_j) && (x_j < M) && (0 <= x_i) && (x_i < N)) {",
+       "        s_in[y_j * 34 + y_i] = in[x_j * N + x_i];",
        // pass insert-barriers: right after the loads, before the point's coordinates
-       "    }\n  }\n  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
+       "      }\n    }\n  }\n  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
        "  const long i = t0_i + (long)get_local_id(0);",
        "  if ((i <= hi_i) && (j <= hi_j)) {",
        "    out[j * N + i] = (5.1 * s_in[(j - t0_j) * 34 + (i - t0_i + 1)] + 12.1"});
@@ -280,7 +281,7 @@ TEST(GpuGolden, SharedStagesTheTileThenSynchronises) {
               {"extern \"C\" __global__ void __launch_bounds__(256, 4) call0_j2d5pt_s0(",
                "  __shared__ double s_in[660];",
                "  const long long t0_i = lo_i + (long long)blockIdx.x * 64;",
-               "  for (long long e = tid; e <= 659; e += 256) {",
+               "    for (long long y_i = (long long)threadIdx.x; y_i <= 65; y_i += 32) {",
                // pass unroll-loops: one copy per point, the index folded
                "  __syncthreads();\n"
                "  // u_i = 0\n  {\n"
@@ -318,16 +319,17 @@ TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
        // loop the compiler keeps rolled
        "        s_in_0[(j - t0_j + 1) * 34 + (i - t0_i + 1)] = r_in_0;\n"
        "        #pragma unroll 1\n"
-       "        for (int e = tid; e <= 339; e += 256) {",
+       "        for (int y_j = (int)threadIdx.y; y_j <= 9; y_j += 8) {",
        "&& ((x_j < t0_j) || (x_j > t0_j + 7) || ((x_i < t0_i) || (x_i > t0_i + 31)))) {",
-       "            s_in_0[e] = in[(k * M + x_j) * N + x_i];",
+       "              s_in_0[y_j * 34 + y_i] = in[(k * M + x_j) * N + x_i];",
        // the one barrier of the plane: its loads before its reads
        "      __syncthreads();\n      if ((i <= hi_i) && (j <= hi_j)) {",
        "(r_in_m1 + r_in_p1 + s_in_0[(j - t0_j) * 34 + (i - t0_i + 1)]",
        "      // Rotate the register planes.\n      r_in_m1 = r_in_0;\n      r_in_0 = r_in_p1;\n   "
        " }",
        // the second copy loads and reads the other slot
-       "      k = base_k + 1;", "            s_in_1[e] = in[(k * M + x_j) * N + x_i];",
+       "      k = base_k + 1;",
+       "              s_in_1[y_j * 34 + y_i] = in[(k * M + x_j) * N + x_i];",
        "(r_in_m1 + r_in_p1 + s_in_1[(j - t0_j) * 34 + (i - t0_i + 1)]",
        // a chunk's last plane (an odd count)
        "  // The last planes, fewer than a round.\n  base_k = first_k + rounds * 2;\n"
@@ -353,15 +355,15 @@ TEST(GpuGolden, StreamRotatesRegisterAndSharedPlanes) {
   expectLines(
       cl.kernelSource,
       {"  __local double s_in_3[340];", "  const int first_k = lo_k;", "  const int last_k = hi_k;",
-       "        s_in_0[e] = in[((first_k - 1) * M + x_j) * N + x_i];",
-       "        s_in_1[e] = in[(first_k * M + x_j) * N + x_i];",
+       "          s_in_0[y_j * 34 + y_i] = in[((first_k - 1) * M + x_j) * N + x_i];",
+       "          s_in_1[y_j * 34 + y_i] = in[(first_k * M + x_j) * N + x_i];",
        "  const int rounds = (last_k - first_k + 1) / 4;", "      k = base_k + 3;",
        // copy 0 loads plane k+1 into slot 2 and reads slots 0, 1, 2 (k-1, k, k+1)
-       "            s_in_2[e] = in[((k + 1) * M + x_j) * N + x_i];",
+       "              s_in_2[y_j * 34 + y_i] = in[((k + 1) * M + x_j) * N + x_i];",
        "c0 * s_in_1[(j - t0_j + 1) * 34 + (i - t0_i + 1)] + c1\n"
        "            * (s_in_0[(j - t0_j + 1) * 34 + (i - t0_i + 1)]",
        // copy 3 loads plane k+1 into slot 1 (= 3 + 2 mod 4)
-       "            s_in_1[e] = in[((k + 1) * M + x_j) * N + x_i];"});
+       "              s_in_1[y_j * 34 + y_i] = in[((k + 1) * M + x_j) * N + x_i];"});
   EXPECT_FALSE(contains(cl.kernelSource, "r_in_")) << "no register planes";
   EXPECT_FALSE(contains(cl.kernelSource, " % 3 * 340")) << "ring slots are constants";
   expectLines(cl.hostSource, {"      const int64_t chunks = 1;",
