@@ -65,9 +65,10 @@ StreamSource streamSource(const TileAnalysis& a, int stage, const TileValue& v) 
 
 namespace {
 
-/// StreamedPlan::stageFrom and loadFrom: a stage is needed from the step at which it computes
-/// the first plane of its region; a producer from the first step at which a needed reader reads
-/// its plane (readers come later in the sequence: stages are walked backwards).
+/// StreamedPlan::stageFrom, loadFrom and prologue: a stage is needed from the step at which it
+/// computes the first plane of its region; a producer (or an input ring's load) from the first
+/// step at which a needed reader reads its plane (readers come later in the sequence: stages are
+/// walked backwards); the prologue reaches back to the earliest of these.
 void firstSteps(const TileAnalysis& a, const std::vector<StreamRead>& reads, StreamedPlan& p) {
   const int sd = a.spec.streamDim;
   const size_t k = static_cast<size_t>(sd);
@@ -163,9 +164,7 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
       refuse(fmt::format("'{}' has fewer dimensions than the program and is read at offsets",
                          name(r.value)));
   }
-  // Every read finds its plane in its source, filled early enough.
-  std::vector<int64_t> needLo(a.buffers.size(), 0);
-  std::vector<bool> needSet(a.buffers.size(), false);
+  // Every read finds its plane in its source.
   for (const StreamRead& r : reads) {
     if (!p.supported) break;
     const TileStage& ts = a.stages[static_cast<size_t>(r.stage)];
@@ -205,17 +204,9 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
       if (d != k && (ts.region.lo[d] + r.along(static_cast<int>(d)) < buf.box.lo[d] ||
                      ts.region.hi[d] + r.along(static_cast<int>(d)) > buf.box.hi[d]))
         refuse(fmt::format("stage {} reads '{}' outside its buffer", r.stage + 1, name(r.value)));
-    int64_t lo = ts.region.lo[k] + r.along(sd);
-    size_t b = static_cast<size_t>(src.buffer);
-    needLo[b] = needSet[b] ? std::min(needLo[b], lo) : lo;
-    needSet[b] = true;
   }
   // The prologue: every ring and every stage starts before the first plane it must get right.
-  for (size_t b = 0; b < a.buffers.size(); ++b)
-    if (needSet[b]) p.prologue = std::max(p.prologue, p.bufferLead[b] - needLo[b]);
-  for (const TileStage& s : a.stages)
-    if (!s.region.empty) p.prologue = std::max(p.prologue, s.lead - s.region.lo[k]);
-  if (p.supported) firstSteps(a, reads, p);
+  firstSteps(a, reads, p);
   return p;
 }
 

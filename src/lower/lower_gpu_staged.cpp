@@ -77,13 +77,9 @@ std::vector<StmtPtr> sharedBody(const StagedContext& c, const std::vector<StmtPt
         CType::Int64, nm.t0[it],
         indexAdd(var(c.lo[it], ScalarType::Int), indexMul(group, intLit(grid.tile(gd))))));
   }
-  bool any = false;
+  if (needsFlatIndex(c)) b.push_back(localDecl(CType::Int64, nm.tid, flatThreadId(grid)));
   for (size_t gi = 0; gi < c.staging.groups.size(); ++gi) {
     if (c.staging.groups[gi].kind != StageKind::Tile) continue;
-    if (!any && flatLoads(c, gi)) {
-      b.push_back(localDecl(CType::Int64, nm.tid, flatThreadId(grid)));
-      any = true;
-    }
     b.push_back(comment(fmt::format("Stage '{}': tile and halo, loaded by the whole block.",
                                     c.staging.groups[gi].group.name)));
     for (auto& x : loadTile(c, gi, nullptr, nm.groups[gi].shared)) b.push_back(x);

@@ -73,8 +73,12 @@ std::vector<int> loopDims(const StagedContext& c, const StagePlan& p) {
 
 }  // namespace
 
-bool flatLoads(const StagedContext& c, size_t gi) {
-  return loopDims(c, c.staging.groups[gi]).empty();
+bool needsFlatIndex(const StagedContext& c) {
+  for (const StagePlan& p : c.staging.groups)
+    if ((p.kind == StageKind::Tile || (p.kind == StageKind::Planes && p.sharedPlanes() > 0)) &&
+        p.sharedElements() > 0 && loopDims(c, p).empty())
+      return true;
+  return false;
 }
 
 std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,

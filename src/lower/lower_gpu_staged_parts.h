@@ -43,11 +43,11 @@ ExprPtr flatThreadId(const GridShape& grid);
 /// plane), each thread stores its register and the loop loads only the halo.
 std::vector<lir::StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
                                    const std::string& shared, const std::string& ownReg = "");
-/// Whether group gi's tile loads as one flat loop over its elements (each split into
-/// coordinates by division and modulo) rather than one loop per dimension from the thread's own
-/// index: when some grid dimension of more than one thread spreads along no subscript of the
-/// tile, or two subscripts run along one iterator. The flat loop needs the thread's flat index.
-bool flatLoads(const StagedContext& c, size_t gi);
+/// Whether some group's tile loads as one flat loop over its elements (each split into
+/// coordinates by division and modulo), which needs the thread's flat index, rather than one
+/// loop per dimension from the thread's own index: when some grid dimension of more than one
+/// thread spreads along no subscript of the tile, or two subscripts run along one iterator.
+bool needsFlatIndex(const StagedContext& c);
 /// Loads plane `plane` of group gi at the thread's own point into register `reg`.
 lir::StmtPtr loadRegister(const StagedContext& c, size_t gi, const ExprPtr& plane,
                           const std::string& reg);

@@ -81,15 +81,7 @@ void StreamSweep::blockStart() {
         localDecl(CType::Int64, nm.last,
                   indexMin(indexAddConst(var(nm.first, ScalarType::Int), grid.chunk - 1), hi)));
   }
-  bool flat = false;  // the thread's flat index is needed by a flat load loop only
-  for (size_t gi = 0; gi < c_.staging.groups.size(); ++gi) {
-    const StagePlan& p = c_.staging.groups[gi];
-    if ((p.kind == StageKind::Tile || (p.kind == StageKind::Planes && p.sharedPlanes() > 0)) &&
-        flatLoads(c_, gi))
-      flat = true;
-  }
-  if (c_.staging.sharedBytes > 0 && flat)
-    before_.push_back(localDecl(CType::Int64, nm.tid, flatThreadId(grid)));
+  if (needsFlatIndex(c_)) before_.push_back(localDecl(CType::Int64, nm.tid, flatThreadId(grid)));
 }
 
 void StreamSweep::registers(size_t gi) {
