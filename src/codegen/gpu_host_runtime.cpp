@@ -125,6 +125,8 @@ const std::vector<std::string>& gpuHostRuntimeNames() {
       "tessel_swap",
       "tessel_set_arg",
       "tessel_launch",
+      "tessel_graph_begin",
+      "tessel_graph_end",
       "tessel_gpu",
       "tessel_index32",
       "tessel_fits32",

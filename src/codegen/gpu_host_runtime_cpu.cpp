@@ -117,6 +117,18 @@ static void tessel_launch(tessel_runtime& rt, int id, const F& run) {
   run();
   rt.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// Loops as graphs (lower_gpu_graph.cpp): none here, every iteration calls its kernels directly.
+[[maybe_unused]]
+static void tessel_graph_begin(tessel_runtime& rt, int site, int64_t& replays, int64_t iterations,
+                               int64_t period) {
+  (void)rt, (void)site, (void)iterations, (void)period;
+  replays = 0;
+}
+[[maybe_unused]]
+static void tessel_graph_end(tessel_runtime& rt, int site, int64_t replays) {
+  (void)rt, (void)site, (void)replays;
+}
 )RT";
 }
 

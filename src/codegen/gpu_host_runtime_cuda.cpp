@@ -51,12 +51,22 @@ struct tessel_runtime {
   const char* last_kernel = nullptr;   // the kernel launched last in this run, for a fault
   int launches = 0;                    // kernels launched in this run
   std::string name;                    // "CUDA: device"
+  // Loops as CUDA Graphs (tessel_graph_begin): on unless $TESSEL_GRAPHS is 0; a capture in
+  // progress (and the launches before it); per loop (its site), its executable graph, kept from
+  // one run to the next and updated with the new run's buffers.
+  bool graphs = true;
+  bool capturing = false;
+  int launches_before_capture = 0;
+  std::vector<cudaGraphExec_t> graph_execs;
 
   tessel_runtime() = default;
   // Releases are not checked: a destructor could do nothing about a failure.
   tessel_runtime(const tessel_runtime&) = delete;
   tessel_runtime& operator=(const tessel_runtime&) = delete;
   ~tessel_runtime() {
+    abort_capture();
+    for (cudaGraphExec_t e : graph_execs)
+      if (e) cudaGraphExecDestroy(e);
     if (run_start) cudaEventDestroy(run_start);
     if (run_stop) cudaEventDestroy(run_stop);
     if (status) cudaFree(status);
@@ -99,16 +109,28 @@ struct tessel_runtime {
       throw tessel_error{101, "no CUDA device matches '" + want + "'; the devices are:" + list};
     }
     name = names[device];
+    const char* graphs_env = std::getenv("TESSEL_GRAPHS");
+    graphs = !(graphs_env && std::string(graphs_env) == "0");
     tessel_check(cudaSetDevice(device), "cudaSetDevice");
     tessel_check(cudaStreamCreate(&stream), "cudaStreamCreate");
     tessel_check(cudaMalloc(reinterpret_cast<void**>(&status), sizeof(int)), "cudaMalloc",
                  "error status");
   }
 
-  // Nothing outlives a run (the run's events are reused); kept for the common entry points.
-  void release_events() {}
+  // After a failure: a capture the failure interrupted is ended and dropped (the run's events
+  // are reused).
+  void release_events() { abort_capture(); }
+  void abort_capture() {
+    if (!capturing) return;
+    capturing = false;
+    cudaGraph_t g = nullptr;
+    cudaStreamEndCapture(stream, &g);  // not checked: the capture failed or was interrupted
+    if (g) cudaGraphDestroy(g);
+    cudaGetLastError();
+  }
 
   void begin_run() {
+    abort_capture();
     if (!run_start) tessel_check(cudaEventCreate(&run_start), "cudaEventCreate");
     if (!run_stop) tessel_check(cudaEventCreate(&run_stop), "cudaEventCreate");
     seconds = 0;
@@ -119,11 +141,15 @@ struct tessel_runtime {
                  "error status");
   }
   // Around each kernel and device copy: the first starts the run's time, each ends it.
+  // (Not while a graph is captured: its launches are timed.)
   void before_timed() {
+    if (capturing) return;
     if (!timing) tessel_check(cudaEventRecord(run_start, stream), "cudaEventRecord");
     timing = true;
   }
-  void after_timed() { tessel_check(cudaEventRecord(run_stop, stream), "cudaEventRecord"); }
+  void after_timed() {
+    if (!capturing) tessel_check(cudaEventRecord(run_stop, stream), "cudaEventRecord");
+  }
   // Waits for the stream. A kernel that faults is reported here: the message names the kernels
   // that may have (those launched since the run began, up to the last one).
   void synchronize() {
@@ -236,6 +262,71 @@ static void tessel_launch(tessel_runtime& rt, int id, int dims, int64_t gx, int6
                                 size_t(dynamic_shared), rt.stream),
                "cudaLaunchKernel", name);
   rt.after_timed();
+}
+
+// A loop as a CUDA Graph (lower_gpu_graph.cpp): *replays > 0 when the loop's iterations, from
+// here to tessel_graph_end, are captured instead of run; 0 when they run directly: graphs off
+// ($TESSEL_GRAPHS=0), the loop would be replayed fewer than twice, or a capture is already in
+// progress (an inner loop is part of the outer one's graph).
+[[maybe_unused]]
+static void tessel_graph_begin(tessel_runtime& rt, int site, int64_t& replays, int64_t iterations,
+                               int64_t period) {
+  (void)site;
+  replays = 0;
+  if (!rt.graphs || rt.capturing || iterations / period < 2) return;
+  tessel_check(cudaStreamBeginCapture(rt.stream, cudaStreamCaptureModeThreadLocal),
+               "cudaStreamBeginCapture");
+  rt.capturing = true;
+  rt.launches_before_capture = rt.launches;
+  replays = iterations / period;
+}
+
+// Ends the capture and launches the graph `replays` times. The loop's executable graph from an
+// earlier run is updated in place where the driver can (the same kernels and copies on the new
+// run's buffers), else instantiated anew.
+[[maybe_unused]]
+static void tessel_graph_end(tessel_runtime& rt, int site, int64_t replays) {
+  rt.capturing = false;
+  cudaGraph_t graph = nullptr;
+  tessel_check(cudaStreamEndCapture(rt.stream, &graph), "cudaStreamEndCapture");
+  if (rt.graph_execs.size() <= size_t(site)) rt.graph_execs.resize(size_t(site) + 1, nullptr);
+  cudaGraphExec_t& exec = rt.graph_execs[size_t(site)];
+  if (exec) {
+#if CUDART_VERSION >= 12000
+    cudaGraphExecUpdateResultInfo info;
+    const cudaError_t updated = cudaGraphExecUpdate(exec, graph, &info);
+#else
+    cudaGraphNode_t node = nullptr;
+    cudaGraphExecUpdateResult info;
+    const cudaError_t updated = cudaGraphExecUpdate(exec, graph, &node, &info);
+#endif
+    if (updated != cudaSuccess) {  // not a failure: the loop's graph changed; built anew below
+      cudaGetLastError();
+      cudaGraphExecDestroy(exec);
+      exec = nullptr;
+    }
+  }
+  if (!exec) {
+#if CUDART_VERSION >= 12000
+    const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+#else
+    const cudaError_t made = cudaGraphInstantiate(&exec, graph, nullptr, nullptr, 0);
+#endif
+    if (made != cudaSuccess) {
+      exec = nullptr;
+      cudaGraphDestroy(graph);
+      tessel_check(made, "cudaGraphInstantiate");
+    }
+  }
+  tessel_check(cudaGraphDestroy(graph), "cudaGraphDestroy");
+  const int captured = rt.launches - rt.launches_before_capture;
+  rt.before_timed();
+  for (int64_t r = 0; r < replays; ++r)
+    tessel_check(cudaGraphLaunch(exec, rt.stream), "cudaGraphLaunch",
+                 "a loop of " + std::to_string(captured) + " kernels, replay " +
+                     std::to_string(r + 1) + " of " + std::to_string(replays));
+  rt.after_timed();
+  rt.launches = rt.launches_before_capture + int(captured * replays);
 }
 )RT";
 }

@@ -15,6 +15,7 @@ const char* openclIncludes() {
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -99,6 +100,12 @@ struct tessel_runtime {
   std::vector<cl_event> events;  // kernels and copies not yet timed
   double seconds = 0;            // device time of the timed ones
   std::string name;              // "platform: device"
+  // Loops replayed (tessel_graph_begin; OpenCL 1.2 has no graphs): on unless $TESSEL_GRAPHS is
+  // 0; while `recording`, kernels and on-device copies are kept in `recorded` (each with the
+  // arguments and buffers of its time) instead of enqueued.
+  bool graphs = true;
+  bool recording = false;
+  std::vector<std::function<void()>> recorded;
 
   tessel_runtime() = default;
   // Releases are not checked: a destructor could do nothing about a failure.
@@ -167,6 +174,8 @@ struct tessel_runtime {
     }
     device = all[pick].first;
     name = all[pick].second;
+    const char* graphs_env = std::getenv("TESSEL_GRAPHS");
+    graphs = !(graphs_env && std::string(graphs_env) == "0");
     context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
     tessel_check(err, "clCreateContext");
     queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &err);
@@ -223,9 +232,19 @@ struct tessel_runtime {
     }
     release_events();
   }
+  // Also drops a recording a failure interrupted.
   void release_events() {
     for (cl_event e : events) clReleaseEvent(e);
     events.clear();
+    recording = false;
+    recorded.clear();
+  }
+  // Enqueues `command` now, or keeps it while a loop is recorded.
+  void issue(std::function<void()> command) {
+    if (recording)
+      recorded.push_back(std::move(command));
+    else
+      command();
   }
   void timed(cl_event e) {
     events.push_back(e);
@@ -286,21 +305,24 @@ static void tessel_copy_out(tessel_runtime& rt, void* dst, tessel_device_buffer&
 [[maybe_unused]]
 static void tessel_zero(tessel_runtime& rt, tessel_device_buffer& dst) {
   if (dst.bytes == 0) return;
-  const cl_uchar zero = 0;
-  tessel_check(clEnqueueFillBuffer(rt.queue, dst.handle, &zero, 1, 0, dst.bytes, 0, nullptr,
-                                   nullptr),
-               "clEnqueueFillBuffer", dst.name);
+  rt.issue([&rt, buffer = dst.handle, bytes = dst.bytes, name = dst.name] {
+    const cl_uchar zero = 0;
+    tessel_check(clEnqueueFillBuffer(rt.queue, buffer, &zero, 1, 0, bytes, 0, nullptr, nullptr),
+                 "clEnqueueFillBuffer", name);
+  });
 }
 
 // On the device, timed like a kernel (part of the computation, not a transfer).
 [[maybe_unused]]
 static void tessel_copy(tessel_runtime& rt, tessel_device_buffer& dst, tessel_device_buffer& src) {
   if (dst.bytes == 0) return;
-  cl_event e = nullptr;
-  tessel_check(clEnqueueCopyBuffer(rt.queue, src.handle, dst.handle, 0, 0, dst.bytes, 0, nullptr,
-                                   &e),
-               "clEnqueueCopyBuffer", src.name + " to " + dst.name);
-  rt.timed(e);
+  rt.issue([&rt, from = src.handle, to = dst.handle, bytes = dst.bytes,
+            name = src.name + " to " + dst.name] {
+    cl_event e = nullptr;
+    tessel_check(clEnqueueCopyBuffer(rt.queue, from, to, 0, 0, bytes, 0, nullptr, &e),
+                 "clEnqueueCopyBuffer", name);
+    rt.timed(e);
+  });
 }
 
 template <class T>
@@ -323,18 +345,47 @@ template <class... A>
 [[maybe_unused]]
 static void tessel_launch(tessel_runtime& rt, int id, int dims, int64_t gx, int64_t gy, int64_t gz,
                           int64_t bx, int64_t by, int64_t bz, const A&... args) {
-  cl_kernel k = rt.kernels[id];
-  const char* name = kTesselKernelNames[id];
-  cl_uint i = 0;
-  (tessel_set_arg(k, i++, args, name), ...);
-  tessel_set_arg(k, i, rt.status, name);
-  size_t local[3] = {size_t(bx), size_t(by), size_t(bz)};
-  size_t global[3] = {size_t(gx * bx), size_t(gy * by), size_t(gz * bz)};
-  cl_event e = nullptr;
-  tessel_check(clEnqueueNDRangeKernel(rt.queue, k, static_cast<cl_uint>(dims), nullptr, global,
-                                      local, 0, nullptr, &e),
-               "clEnqueueNDRangeKernel", name);
-  rt.timed(e);
+  // The arguments are copied: a recorded launch keeps the buffers of its time.
+  rt.issue([&rt, id, dims, gx, gy, gz, bx, by, bz, args...] {
+    cl_kernel k = rt.kernels[id];
+    const char* name = kTesselKernelNames[id];
+    cl_uint i = 0;
+    (tessel_set_arg(k, i++, args, name), ...);
+    tessel_set_arg(k, i, rt.status, name);
+    size_t local[3] = {size_t(bx), size_t(by), size_t(bz)};
+    size_t global[3] = {size_t(gx * bx), size_t(gy * by), size_t(gz * bz)};
+    cl_event e = nullptr;
+    tessel_check(clEnqueueNDRangeKernel(rt.queue, k, static_cast<cl_uint>(dims), nullptr, global,
+                                        local, 0, nullptr, &e),
+                 "clEnqueueNDRangeKernel", name);
+    rt.timed(e);
+  });
+}
+
+// A loop replayed (lower_gpu_graph.cpp; OpenCL's stand-in for a CUDA Graph): *replays > 0 when
+// the loop's iterations, from here to tessel_graph_end, are recorded instead of enqueued; 0 when
+// they run directly: replays off ($TESSEL_GRAPHS=0), the loop would be replayed fewer than twice,
+// or a recording is already in progress (an inner loop is part of the outer one's).
+[[maybe_unused]]
+static void tessel_graph_begin(tessel_runtime& rt, int site, int64_t& replays, int64_t iterations,
+                               int64_t period) {
+  (void)site;
+  replays = 0;
+  if (!rt.graphs || rt.recording || iterations / period < 2) return;
+  rt.recording = true;
+  rt.recorded.clear();
+  replays = iterations / period;
+}
+
+// Ends the recording and enqueues its commands `replays` times, in order.
+[[maybe_unused]]
+static void tessel_graph_end(tessel_runtime& rt, int site, int64_t replays) {
+  (void)site;
+  rt.recording = false;
+  std::vector<std::function<void()>> commands = std::move(rt.recorded);
+  rt.recorded.clear();
+  for (int64_t r = 0; r < replays; ++r)
+    for (auto& command : commands) command();
 }
 )RT";
 }

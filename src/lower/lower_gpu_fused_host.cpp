@@ -3,6 +3,8 @@
 // written arrays, and swaps each written array with its second buffer (paper 001, Algorithm 5).
 // Also lowerFused, the entry point (lower_gpu_internal.h), and the host code that runs a fused
 // group's time steps: floor(S/T) fused kernels, then the remaining steps per statement.
+#include <numeric>
+
 #include "lower/lower_gpu_fused.h"
 
 namespace tessel::gpu {
@@ -271,7 +273,8 @@ void runFused(const Program& prog, const FusionGroup& grp, GlobalNames& g,
 }
 
 StmtPtr loopFused(const Program& prog, const ExecNode& loop, const FusionGroup& grp, GlobalNames& g,
-                  const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused) {
+                  const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused,
+                  bool graph) {
   auto iters = prog.iteratorNames();
   const auto& fns = fused.fns.at(&grp);
   int64_t n = static_cast<int64_t>(grp.body.size()), t = grp.timeTile;
@@ -309,8 +312,14 @@ StmtPtr loopFused(const Program& prog, const ExecNode& loop, const FusionGroup& 
          }))
       fusedBody.push_back(x);
   }
-  b.push_back(forLoop(k, intLit(0), indexAddConst(var(full, ScalarType::Int), -1), LoopKind::Serial,
-                      fusedBody));
+  ExprPtr last = indexAddConst(var(full, ScalarType::Int), -1);
+  if (graph) {
+    // The variants repeat after n / gcd(n, T) kernels, the swapped buffers after 2.
+    const int64_t phases = fns.size() == 1 ? 1 : n / std::gcd(n, t);
+    for (auto& x : graphLoop(g, k, intLit(0), last, 2 * phases, fusedBody)) b.push_back(x);
+  } else {
+    b.push_back(forLoop(k, intLit(0), last, LoopKind::Serial, fusedBody));
+  }
   std::vector<StmtPtr> rest = {
       localDecl(CType::Int64, ph, binary(Op::Mod, var(s, ScalarType::Int), intLit(n)))};
   for (auto& x : byPhase(var(ph, ScalarType::Int), [&](int p) -> std::vector<StmtPtr> {

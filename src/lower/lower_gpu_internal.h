@@ -40,6 +40,9 @@ struct GlobalNames : ProgramNames {
     ExprPtr count;  // elements, over parameters (ParamRef)
   };
   std::vector<LocalBuffer> localBufferPool;
+  /// Host loops lowered by graphLoop so far: each one's site number (the runtime keeps a
+  /// loop's executable graph by it, from one run to the next).
+  int graphSites = 0;
 };
 
 /// What a staged kernel's builder needs from the call being lowered.
@@ -113,9 +116,18 @@ void runFused(const Program& prog, const FusionGroup& grp, GlobalNames& g,
               std::vector<lir::StmtPtr>& out);
 /// The host loop of an iterate loop of n calls: S = n * iterations steps; floor(S/T) fused
 /// kernels, each the variant for its starting body position, then the S mod T remaining steps
-/// per statement.
+/// per statement. `graph`: the loop of fused kernels runs as a graph where the runtime takes
+/// one (graphLoop; not for a loop nested in another, which is part of the outer one's graph).
 lir::StmtPtr loopFused(const Program& prog, const ExecNode& loop, const FusionGroup& grp,
                        GlobalNames& g, const std::vector<std::vector<ExprPtr>>& args,
-                       const FusedCalls& fused);
+                       const FusedCalls& fused, bool graph);
+
+/// A host loop `for loopVar = lo..hi` over `body` (lower_gpu_graph.cpp): where the runtime
+/// takes it, its first `period` iterations are captured once as a graph and replayed, and the
+/// iterations left run one by one. `period` must be a multiple of the iterations after which
+/// the body's host state repeats (buffer swaps: 2; a fused loop's phases).
+std::vector<lir::StmtPtr> graphLoop(GlobalNames& g, const std::string& loopVar, const ExprPtr& lo,
+                                    const ExprPtr& hi, int64_t period,
+                                    const std::vector<lir::StmtPtr>& body);
 
 }  // namespace tessel::gpu

@@ -22,9 +22,11 @@ using gpu::GlobalNames;
 
 namespace {
 
+/// The host statements of `nodes`. An outermost iterate loop runs as a graph where the runtime
+/// takes one (graphLoop); a nested one is part of its outer loop's graph.
 std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>& nodes,
                                GlobalNames& g, const std::vector<std::vector<ExprPtr>>& args,
-                               const FusedCalls& fused) {
+                               const FusedCalls& fused, bool outermost) {
   std::vector<StmtPtr> out;
   auto iters = prog.iteratorNames();
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -43,14 +45,18 @@ std::vector<StmtPtr> lowerExec(const Program& prog, const std::vector<ExecNode>&
     }
     auto loop = fused.loops.find(&n);
     if (loop != fused.loops.end()) {
-      out.push_back(gpu::loopFused(prog, n, *loop->second, g, args, fused));
+      out.push_back(gpu::loopFused(prog, n, *loop->second, g, args, fused, outermost));
       continue;
     }
     std::string t = g.namer.take("t");
     out.push_back(comment(
         fmt::format("iterate {}:{} (inclusive)", toString(n.lo, iters), toString(n.hi, iters))));
-    out.push_back(forLoop(t, paramsToVars(n.lo, g), paramsToVars(n.hi, g), LoopKind::Serial,
-                          lowerExec(prog, n.body, g, args, fused)));
+    ExprPtr lo = paramsToVars(n.lo, g), hi = paramsToVars(n.hi, g);
+    std::vector<StmtPtr> body = lowerExec(prog, n.body, g, args, fused, false);
+    if (outermost)  // a swap's buffers are back in place after 2 iterations
+      out.push_back(block(gpu::graphLoop(g, t, lo, hi, 2, body)));
+    else
+      out.push_back(forLoop(t, lo, hi, LoopKind::Serial, body));
   }
   return out;
 }
@@ -151,7 +157,7 @@ Function programFunction(const Program& prog, GlobalNames& g,
   for (const GlobalNames::LocalBuffer& lb : g.localBufferPool)
     b.push_back(alloc(lb.type, lb.name, paramsToVars(lb.count, g)));
   b.push_back(comment(""));
-  for (auto& s : lowerExec(prog, prog.body, g, args, fused)) b.push_back(s);
+  for (auto& s : lowerExec(prog, prog.body, g, args, fused, true)) b.push_back(s);
   b.push_back(comment(""));
   b.push_back(comment("Results back to the host."));
   for (size_t a = 0; a < prog.arrays.size(); ++a)
