@@ -194,10 +194,10 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
     }
     int64_t plane = ts.lead + r.along(sd);
     int64_t lead = p.bufferLead[static_cast<size_t>(src.buffer)];
-    if (plane > lead || lead - plane >= buf.planes) {
+    if (plane > lead || lead - plane >= buf.window) {
       refuse(fmt::format("stage {} reads '{}' {} plane{} behind the newest of its ring of {}",
                          r.stage + 1, name(r.value), lead - plane, lead - plane == 1 ? "" : "s",
-                         buf.planes));
+                         buf.window));
       break;
     }
     for (size_t d = 0; d < ts.region.lo.size(); ++d)

@@ -267,7 +267,11 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
       int64_t o = r->ref->along(spec.streamDim).value_or(0);
       lo = std::min(lo, o), hi = std::max(hi, o);
     }
-    b.planes = spec.streamDim >= 0 ? hi - lo + 1 : 1;
+    b.planes = b.window = spec.streamDim >= 0 ? hi - lo + 1 : 1;
+    // A streamed input ring keeps one plane more than its readers span: the newest plane loads
+    // into the slot that no thread reads any more, so that no barrier stands before the load
+    // (lower_gpu_fused_rings.cpp; issue 11: one barrier per plane and step).
+    if (spec.streamDim >= 0 && spec.sparePlane && producer < 0 && b.shared) ++b.planes;
     b.elements = satMul(planePoints(box, spec.streamDim), b.planes);
     if (spec.streamDim < 0) b.elements = box.points();
     b.bytes = b.shared ? satMul(b.elements, typeBytes(typeOf(prog, seq, v))) : 0;

@@ -54,6 +54,8 @@ struct TileSpec {
   /// Global arrays (Program::arrays indices) that must be right on the tile afterwards; nullopt:
   /// every global array a stage writes.
   std::optional<std::vector<int>> results;
+  /// Streamed: each input ring in shared memory keeps a spare plane (TileBuffer::window).
+  bool sparePlane = true;
 };
 
 /// A value a fused sequence touches.
@@ -94,7 +96,12 @@ struct TileBuffer {
   TileValue value;
   int producer = -1;   // the stage that writes it; -1: an input staged from global memory
   Box box;             // what it covers (tile coordinates)
-  int64_t planes = 1;  // streamed: planes kept (span of the read offsets along the stream)
+  int64_t planes = 1;  // streamed: planes kept (span of the read offsets along the stream;
+                       // an input ring one more, see window)
+  /// Streamed: the planes behind the newest one that its readers may read (the span of the
+  /// read offsets): `planes`, or for an input ring in shared memory one fewer, the slot its
+  /// next plane loads into while the current plane's readers run (no barrier between).
+  int64_t window = 1;
   bool shared = true;
   int64_t elements = 0;  // per plane x planes
   int64_t bytes = 0;     // shared ones only; 0 for registers

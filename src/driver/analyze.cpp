@@ -35,6 +35,7 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                       {"share_of_run", total > 0 ? p.seconds / total : 0},
                       {"bound", p.bound},
                       {"blocks", p.blocks},
+                      {"shared_bytes", r.sharedBytes},
                       {"wave_efficiency", p.waveEfficiency},
                       {"levels", levels},
                       {"hints", p.hints}};
@@ -48,6 +49,7 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
   if (r.occupancy) j["occupancy"] = occupancyJson(r);
   if (r.ptxas) {
     j["registers"] = r.ptxas->registers;
+    j["ptxas_shared_bytes"] = r.ptxas->sharedBytes;
     j["spill_bytes"] = r.ptxas->spillStores + r.ptxas->spillLoads;
   }
   j["calibration"] = p.calibrated ? nlohmann::json(p.calibration) : nlohmann::json();

@@ -8,15 +8,15 @@
 #include "driver/analyze.h"
 #include "driver/params.h"
 #include "exec/cuda_resources.h"
+#include "model/occupancy.h"
 #include "perf/predict.h"
 
 namespace tessel {
 
 namespace {
 
-constexpr int64_t kRegistersPerSm = 65536;  // every compute capability from 3.5 to 9.0
-constexpr int kRegisterGranule = 8;         // per thread: 256 per warp
-constexpr int kFewestRegisters = 24;        // below this a cap only moves values to memory
+constexpr int kRegisterStep = 8;      // caps tried: multiples of 8 registers per thread
+constexpr int kFewestRegisters = 24;  // below this a cap only moves values to memory
 
 struct Figures {
   double seconds = 0;
@@ -39,20 +39,42 @@ Figures figuresOf(const nlohmann::json& p) {
   return f;
 }
 
-/// Caps that let the kernel with the most registers reside with one or two more blocks per SM
-/// than it does with the launch bounds.
-std::set<int> candidateCaps(const nlohmann::json& p) {
+/// Per kernel with ptxas's registers: the largest caps (multiples of kRegisterStep, at least
+/// kFewestRegisters, below its registers) under which the occupancy calculator lets one or two
+/// more of its blocks reside per SM of `m` than its registers do now (the machine's register
+/// file, allocation granularity and sub-partitions; shared memory and the block limit may
+/// allow no more, and then there is no such cap).
+std::set<int> candidateCaps(const nlohmann::json& p, const MachineDesc& m) {
   std::set<int> caps;
   for (const auto& k : p["kernels"]) {
     if (!k.contains("registers") || !k.contains("occupancy") || k["occupancy"].is_null()) continue;
+    OccupancyQuery q;
+    q.threads = 1;
+    for (const auto& b : k["block"]) q.threads *= b.get<int64_t>();
+    const int64_t shared = k["shared_bytes"].get<int64_t>();
+    q.staticShared =
+        k.contains("ptxas_shared_bytes") ? k["ptxas_shared_bytes"].get<int64_t>() : shared;
+    if (shared > m.memory.sharedPerBlock) {  // dynamic, with the opt-in limit (kernel_report.cpp)
+      q.staticShared = 0;
+      q.dynamicShared = shared;
+      q.optIn = true;
+    }
     const int registers = k["registers"].get<int>();
-    int64_t threads = 1;
-    for (const auto& b : k["block"]) threads *= b.get<int64_t>();
-    const int64_t blocks = k["occupancy"]["blocks_per_sm"].get<int64_t>();
-    for (int64_t more = 1; more <= 2; ++more) {
-      int64_t cap = kRegistersPerSm / ((blocks + more) * threads);
-      cap = cap / kRegisterGranule * kRegisterGranule;
-      if (cap >= kFewestRegisters && cap < registers) caps.insert(static_cast<int>(cap));
+    const int blocks = k["occupancy"]["blocks_per_sm"].get<int>();
+    int found = 0;  // blocks more than now that a cap already gives
+    for (int cap = (registers - 1) / kRegisterStep * kRegisterStep;
+         cap >= kFewestRegisters && found < 2; cap -= kRegisterStep) {
+      q.registers = cap;
+      int more = 0;
+      try {
+        more = occupancy(m, q).blocksPerSm - blocks;
+      } catch (const std::invalid_argument&) {
+        break;
+      }
+      if (more > found) {
+        caps.insert(cap);
+        found = more;
+      }
     }
   }
   return caps;
@@ -81,10 +103,14 @@ std::optional<RegisterCapChoice> chooseRegisterCap(const Program& prog,
   }
   auto base = predictUnder(prog, flags, *values, true, diags, nullptr);
   if (!base) return std::nullopt;
+  auto named = flags.find("--machine");
+  auto machine = loadMachine(
+      named == flags.end() || named->second.empty() ? kDefaultMachine : named->second, diags);
+  if (!machine) return std::nullopt;
   const Figures bounds = figuresOf(*base);
   Figures best = bounds;
   int bestCap = 0;
-  std::set<int> caps = candidateCaps(*base);
+  std::set<int> caps = candidateCaps(*base, *machine);
   size_t refused = 0;
   for (int cap : caps) {
     std::map<std::string, std::string> f = flags;

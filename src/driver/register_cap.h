@@ -1,7 +1,8 @@
 // `--max-registers auto`: the register cap the performance model chooses from ptxas's figures
 // (issue 11). The program is compiled with nvcc (ptxas -v, cached) under its schedule with the
-// launch bounds, then under the caps that would let one or two more blocks of the largest
-// kernel reside per SM; each is predicted with its registers and occupancy (perf/predict.h),
+// launch bounds, then under the largest caps with which the occupancy calculator, on the
+// machine's register file, lets one or two more blocks of a kernel reside per SM; each is
+// predicted with its registers and occupancy (perf/predict.h),
 // a cap that makes any kernel spill more than the launch bounds do is refused, and the fastest
 // prediction wins (by more than the model resolves, kChoiceMargin; else the launch bounds stay).
 #pragma once

@@ -77,13 +77,24 @@ StmtPtr block(std::vector<StmtPtr> body) {
   return s;
 }
 
-StmtPtr phaseBlock(std::vector<StmtPtr> body) {
+namespace {
+
+/// A block with one of Stmt's claims for pass insert-barriers set.
+StmtPtr claimBlock(std::vector<StmtPtr> body, bool Stmt::*claim) {
   requireBody(body);
   auto s = node(StmtKind::Block);
   s->body = std::move(body);
-  s->disjoint = true;
+  (*s).*claim = true;
   return s;
 }
+
+}  // namespace
+
+StmtPtr phaseBlock(std::vector<StmtPtr> body) {
+  return claimBlock(std::move(body), &Stmt::disjoint);
+}
+
+StmtPtr freshBlock(std::vector<StmtPtr> body) { return claimBlock(std::move(body), &Stmt::fresh); }
 
 StmtPtr forLoop(std::string var, ExprPtr lo, ExprPtr hi, LoopKind kind, std::vector<StmtPtr> body) {
   require(!var.empty(), "for: empty loop variable");

@@ -113,6 +113,7 @@ struct Stmt {
   bool pointer = false;        // LocalDecl: a typed pointer unpacked from an untyped slot
   bool status = false;         // Return: returns the module's error status (an Int32)
   bool disjoint = false;       // Block: one phase (see phaseBlock)
+  bool fresh = false;          // Block: its shared stores race with nothing before it (freshBlock)
   LoopKind loop = LoopKind::Serial;
   ExprPtr lo, hi;             // For (inclusive)
   ExprPtr step;               // For: the increment, a positive integer expression; null: 1
@@ -136,6 +137,12 @@ StmtPtr block(std::vector<StmtPtr> body);
 /// slot). Pass insert-barriers places no barrier inside it; the Oclgrind check of the tests
 /// reports a race if the claim is ever wrong.
 StmtPtr phaseBlock(std::vector<StmtPtr> body);
+/// A block whose stores to shared memory write only elements that no access since the last
+/// barrier before it reads or writes: a ring's newest plane, loaded into the slot that no thread
+/// reads any more (a ring of one plane more than its readers need). Pass insert-barriers then
+/// places no barrier before it for its writes (a read of it after them still needs one); the
+/// Oclgrind check of the tests reports a race if the claim is ever wrong.
+StmtPtr freshBlock(std::vector<StmtPtr> body);
 StmtPtr forLoop(std::string var, ExprPtr lo, ExprPtr hi, LoopKind kind, std::vector<StmtPtr> body);
 /// A serial loop `for (var = lo; var <= hi; var += step)`; step must be positive (a literal
 /// step is checked here). Cooperative loops: lo = the thread's index, step = threads per block.

@@ -136,9 +136,17 @@ std::vector<StmtPtr> StreamRings::loadRing(int buffer) {
   }
   std::vector<StmtPtr> loop = {localDecl(CType::Int64, z, indexAddConst(ivar(n_.q), lead))};
   loop.insert(loop.end(), body.begin(), body.end());
-  return {comment(fmt::format("The newest plane of {} ({} elements) into its ring.",
-                              valueName(c_.prog, c_.v.seq, b.value), r.planeElems)),
-          block(loop)};
+  // With a spare plane (the ring holds a plane more than its readers span: tile_regions.cpp),
+  // the slot the newest plane goes to is one no thread reads any more: no barrier before the
+  // load (lir::freshBlock).
+  const bool spare = b.planes > b.window;
+  const std::string what = valueName(c_.prog, c_.v.seq, b.value);
+  return {comment(spare ? fmt::format("The newest plane of {} ({} elements) into its ring, in "
+                                      "the spare slot (no thread reads it any more).",
+                                      what, r.planeElems)
+                        : fmt::format("The newest plane of {} ({} elements) into its ring.", what,
+                                      r.planeElems)),
+          spare ? freshBlock(loop) : block(loop)};
 }
 
 }  // namespace tessel::gpu::fused

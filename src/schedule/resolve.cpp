@@ -182,12 +182,12 @@ class Planner {
       }
       v.tile = *tile;
       if (g.streamDim >= 0) v.tile[static_cast<size_t>(g.streamDim)] = 1;
-      v.analysis = analyzeTile(prog_, v.seq, {v.tile, g.streamDim, std::nullopt});
+      v.analysis = analyzeTile(prog_, v.seq, {v.tile, g.streamDim, std::nullopt, grid.sparePlane});
       // Arrays no later kernel reads are not written back (analysis/dead_stores.h).
       if (!grid.keepDeadStores && v.analysis.supported) {
         std::vector<int> live = liveResults(prog_, place(g), p);
         if (live.size() < v.analysis.results.size() && !live.empty())
-          v.analysis = analyzeTile(prog_, v.seq, {v.tile, g.streamDim, live});
+          v.analysis = analyzeTile(prog_, v.seq, {v.tile, g.streamDim, live, grid.sparePlane});
       }
       if (!v.analysis.supported) {
         g.fused = false;
@@ -248,6 +248,7 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   g.family = s.family.value;
   g.timeTile = clampInt(s.timeTile.value);
   g.keepDeadStores = s.keepDeadStores.value;
+  g.sparePlane = s.sparePlane.value;
   g.indexBits = s.indexBits.value;
   g.fma = s.fma.value;
   g.maxRegisters = s.maxRegisters.value;

@@ -39,6 +39,7 @@ struct GridShape {
   int chunk = 0;                          // stream: planes per block; 0: the whole extent
   int timeTile = 1;                       // overlapped, stream: time steps fused per kernel
   bool keepDeadStores = false;            // fused kernels write back dead arrays too
+  bool sparePlane = true;                 // Schedule::sparePlane (stream + time_tile)
   int indexBits = 0;                      // Schedule::indexBits: 0 auto, 32 or 64
   bool fma = false;                       // Schedule::fma: contracted multiply-adds
   int maxRegisters = 0;                   // Schedule::maxRegisters: a register cap; 0 none

@@ -57,10 +57,10 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog) {
 }
 
 const std::vector<std::string>& scheduleFlags() {
-  static const std::vector<std::string> f = {"--schedule",    "--block",         "--stream",
-                                             "--full-stream", "--unroll",        "--time-tile",
-                                             "--chunk",       "--dead-stores",   "--index-bits",
-                                             "--fma",         "--max-registers", "--machine"};
+  static const std::vector<std::string> f = {
+      "--schedule",  "--block",         "--stream",      "--full-stream", "--unroll",
+      "--time-tile", "--chunk",         "--dead-stores", "--spare-plane", "--index-bits",
+      "--fma",       "--max-registers", "--machine"};
   return f;
 }
 
@@ -166,6 +166,12 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
                  "--dead-stores drop (the default) leaves out the write-back of arrays no later "
                  "kernel reads; keep writes every one");
     opts.keepDeadStores = value == "keep";
+  } else if (flag == "--spare-plane") {
+    if (value != "on" && value != "off")
+      return bad(fmt::format("'{}' is neither on nor off", value),
+                 "--spare-plane on (the default) gives each input ring of stream + time_tile a "
+                 "spare plane, one barrier per plane fewer; off saves its shared memory");
+    opts.sparePlane = value == "on";
   } else if (flag == "--index-bits") {
     if (value != "auto" && value != "32" && value != "64")
       return bad(fmt::format("'{}' is not auto, 32 or 64", value),
@@ -314,6 +320,9 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
     s.keepDeadStores = {*opts.keepDeadStores,
                         Origin::commandLine(fmt::format("--dead-stores {}",
                                                         *opts.keepDeadStores ? "keep" : "drop"))};
+  if (opts.sparePlane)
+    s.sparePlane = {*opts.sparePlane, Origin::commandLine(fmt::format(
+                                          "--spare-plane {}", *opts.sparePlane ? "on" : "off"))};
   if (opts.indexBits)
     s.indexBits = {*opts.indexBits,
                    Origin::commandLine(fmt::format(
@@ -372,6 +381,8 @@ std::string toString(const Schedule& s, bool origins) {
     add("unroll " + unrollText(s.unroll.value, ", "), s.unroll.origin);
   if (s.timeTile.value != 1) add(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
   if (s.keepDeadStores.value) add("dead_stores keep", s.keepDeadStores.origin);
+  if (!s.sparePlane.value && s.family.value == ScheduleFamily::Stream && s.timeTile.value > 1)
+    add("spare_plane off", s.sparePlane.origin);
   if (s.fma.value) add("fma", s.fma.origin);
   if (s.maxRegisters.value != 0)
     add(fmt::format("max_registers {}", s.maxRegisters.value), s.maxRegisters.origin);

@@ -103,6 +103,12 @@ struct Schedule {
   /// Fused kernels write back every array they write, also those no later kernel reads
   /// (analysis/dead_stores.h); default false: only the live ones.
   Setting<bool> keepDeadStores;
+  /// stream + time_tile: each input ring keeps a spare plane, the slot its next plane loads into
+  /// while the current planes are read, so that no barrier stands before the load (T barriers
+  /// per plane and step instead of T + 1; a plane more of shared memory per input). Default on;
+  /// off from `--spare-plane off`, or by fitSchedules where the spare plane would not fit the
+  /// machine's shared memory.
+  Setting<bool> sparePlane{true, {}};
   /// Width of the kernels' index arithmetic (`index_bits`, `--index-bits`): 0 (auto, the
   /// default) narrows each kernel to 32 bits where pass narrow-indices proves it safe and keeps
   /// a 64-bit copy the host launches when the sizes of a run do not fit; 32 narrows without the
@@ -146,6 +152,7 @@ struct ScheduleOptions {
   std::optional<int64_t> timeTile;            // --time-tile T
   std::optional<int64_t> chunk;               // --chunk SB
   std::optional<bool> keepDeadStores;         // --dead-stores keep|drop
+  std::optional<bool> sparePlane;             // --spare-plane on|off
   std::optional<int> indexBits;               // --index-bits auto|32|64 (auto: 0)
   std::optional<bool> fma;                    // --fma
   std::optional<int> maxRegisters;            // --max-registers N

@@ -126,6 +126,21 @@ void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const M
     const std::string who = prog.stencils.at(static_cast<size_t>(s.stencil)).name;
     const std::string family = familyName(s.family.value);
 
+    // 0. stream + time_tile's spare planes (Schedule::sparePlane, on by default) where they are
+    //    what does not fit: the rings without them, one barrier more per plane.
+    if (streamsTimeTiled(s, prog) && s.sparePlane.value &&
+        s.sparePlane.origin.kind == Origin::Kind::Default) {
+      s.sparePlane.value = false;
+      if (fits(schedules, i, prog, m, refuseStreamedExcess)) {
+        s.adjustments.push_back(fmt::format(
+            "stencil '{}': with a spare plane per input ring, {}; the input rings keep none "
+            "(one barrier more per plane)",
+            who, why));
+        continue;
+      }
+      s.sparePlane.value = true;
+    }
+
     // 1. A pragma's block or unroll under a family chosen on the command line: the family's
     //    defaults instead.
     if (s.family.origin.kind == Origin::Kind::CommandLine) {

@@ -53,6 +53,11 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
       if (bytes <= m.sharedPerBlockMax() || (g.streamDim >= 0 && !refuseStreamedExcess)) continue;
       std::string tile;
       for (int64_t t : v.tile) tile += (tile.empty() ? "" : "x") + std::to_string(t);
+      // The input rings' spare planes (Schedule::sparePlane), where leaving them out would fit.
+      int64_t spare = 0;
+      for (const TileBuffer& b : v.analysis.buffers)
+        if (g.streamDim >= 0 && b.producer < 0 && b.planes > b.window) spare += b.bytes / b.planes;
+      const bool withoutSpare = spare > 0 && bytes - spare <= m.sharedPerBlockMax();
       diags.report(
           DiagId::bad_schedule, loc(where),
           fmt::format("stencil '{}', {}: the fused kernel of calls {} "
@@ -60,7 +65,11 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
                       "bytes that {} ({}) allows",
                       who, family, fmt::join(v.seq.calls, ", "), tile, bytes, m.sharedPerBlockMax(),
                       m.name, m.id),
-          "give a smaller block (--block) or a smaller time tile (--time-tile)");
+          withoutSpare ? fmt::format("--spare-plane off leaves out the input rings' spare "
+                                     "planes ({} bytes; one barrier more per plane), or give a "
+                                     "smaller block (--block) or time tile (--time-tile)",
+                                     spare)
+                       : "give a smaller block (--block) or a smaller time tile (--time-tile)");
       ok = false;
       break;
     }

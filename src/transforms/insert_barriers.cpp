@@ -32,14 +32,16 @@ struct Accesses {
     return true;
   }
   /// True when `next`, run after these accesses without a barrier, may race with them: it reads
-  /// what they wrote, or writes what they read or wrote.
-  bool conflictsWith(const Accesses& next) const {
+  /// what they wrote, or writes what they read or wrote. `freshWrites`: next's writes are known
+  /// to touch no element of these accesses (lir::freshBlock), only its reads count.
+  bool conflictsWith(const Accesses& next, bool freshWrites = false) const {
     auto meets = [](const std::set<std::string>& a, const std::set<std::string>& b) {
       for (auto& x : a)
         if (b.count(x)) return true;
       return false;
     };
-    return meets(next.reads, writes) || meets(next.writes, reads) || meets(next.writes, writes);
+    if (meets(next.reads, writes)) return true;
+    return !freshWrites && (meets(next.writes, reads) || meets(next.writes, writes));
   }
 };
 
@@ -92,7 +94,7 @@ class Placer {
         early = out.size();
       } else {
         Accesses a = accessesOf(s);
-        if (pending.conflictsWith(a)) {
+        if (pending.conflictsWith(a, s->kind == StmtKind::Block && s->fresh)) {
           out.insert(out.begin() + static_cast<std::ptrdiff_t>(early), barrier());
           pending = {};
         }
@@ -107,7 +109,7 @@ class Placer {
  private:
   /// A block, or a loop or condition the same for every thread: a barrier may stand inside.
   bool enterable(const Stmt& s) const {
-    return (s.kind == StmtKind::Block && !s.disjoint) ||
+    return (s.kind == StmtKind::Block && !s.disjoint && !s.fresh) ||
            (s.kind == StmtKind::For && !vary_.varyingLoop(s)) ||
            (s.kind == StmtKind::If && !vary_.varying(s.value));
   }

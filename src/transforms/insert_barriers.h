@@ -13,8 +13,11 @@
 // barrier between phases that share no array (after a stage that touches no shared memory, for
 // instance). Where a builder knows that statements write disjoint elements (a thread's own
 // point of a plane, then the halo around the tile; the planes of a ring, each to its slot), it
-// says so with a phase block (lir::phaseBlock), which the pass takes whole; the Oclgrind check
-// of the tests (docs/gpu.md section 9) reports a race if such a claim is ever wrong.
+// says so with a phase block (lir::phaseBlock), which the pass takes whole; where it knows that
+// a block's stores touch nothing accessed since the last barrier (a ring's newest plane into the
+// slot no thread reads any more), with a fresh block (lir::freshBlock), whose writes then need no
+// barrier before them. The Oclgrind check of the tests (docs/gpu.md section 9) reports a race if
+// such a claim is ever wrong.
 //
 // Loops: a loop body is entered from before the loop and from the end of its previous
 // iteration, so it is placed with the union of both states, to a fixed point; a barrier that

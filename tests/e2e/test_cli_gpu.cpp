@@ -210,7 +210,8 @@ TEST(CliGpu, ResourcesForAnArchitectureNvccDropped) {
 }
 
 TEST(CliGpu, SharedMemoryBeyond48KiBIsDynamic) {
-  // Issue 11: j3d7pt with T = 4 and a 32x32 block needs 92,736 bytes of shared memory per block,
+  // Issue 11: j3d7pt with T = 4 and a 32x32 block needs 92,736 bytes of shared memory per block
+  // (101,984 with the input ring's spare plane, gpu.md section 12),
   // beyond CUDA's 48 KiB of static shared memory but within the H100's opt-in 227 KiB: the
   // fused kernel carves its arrays out of dynamic shared memory (16-byte-aligned offsets), the
   // host raises the kernel's limit and passes the bytes at launch. It verifies on PoCL at an
@@ -226,8 +227,8 @@ TEST(CliGpu, SharedMemoryBeyond48KiBIsDynamic) {
   const std::string src = cu.str();
   EXPECT_TRUE(has(src, "extern __shared__ __align__(16) unsigned char tessel_dynamic_shared[];"))
       << src;
-  EXPECT_TRUE(has(src, "reinterpret_cast<double*>(tessel_dynamic_shared + 27744);")) << src;
-  EXPECT_TRUE(has(src, "kTesselKernelDynamicShared[] = {0, 0, 92736, 0, 0, 92736, 0};")) << src;
+  EXPECT_TRUE(has(src, "reinterpret_cast<double*>(tessel_dynamic_shared + 36992);")) << src;
+  EXPECT_TRUE(has(src, "kTesselKernelDynamicShared[] = {0, 0, 101984, 0, 0, 101984, 0};")) << src;
   EXPECT_TRUE(has(src, "cudaFuncAttributeMaxDynamicSharedMemorySize")) << src;
   // The kernels of 48 KiB or less keep their static arrays.
   EXPECT_TRUE(has(src, "__shared__ double s_in_0[")) << src;
@@ -243,7 +244,7 @@ TEST(CliGpu, SharedMemoryBeyond48KiBIsDynamic) {
   // capability 3.5, has no opt-in: 48 KiB).
   auto k = runCommand(tesselBinary() + " check " + bench("j3d7pt") + flags + " --machine k20c");
   EXPECT_EQ(k.exitCode, 1) << k.output;
-  EXPECT_TRUE(has(k.output, "needs 92736 bytes of shared memory per block, more than the 49152"))
+  EXPECT_TRUE(has(k.output, "needs 101984 bytes of shared memory per block, more than the 49152"))
       << k.output;
   if (tessel::findNvcc().empty()) return;
   auto res = runCommand(tesselBinary() + " resources " + bench("j3d7pt") + flags);

@@ -109,7 +109,9 @@ TEST(CliInfoKernels, BarriersAsTheBarrierPassPlacedThem) {
   // Counted from the kernels' IR after pass insert-barriers: none without shared memory; the
   // shared family's one after the tile; the stream family's one per plane (the leading plane
   // goes to a slot of its own, issue 11, and the compute reads it); stream + time_tile 2: one after
-  // the inputs, one between the stages, one before the next step's loads, per plane.
+  // the inputs, one between the stages, per plane (the next step's loads go to the input ring's
+  // spare plane: issue 11, one per plane and step); without the spare plane, also one before the
+  // next step's loads.
   auto barriers = [](const std::string& schedule) {
     auto r =
         runCommand(tesselBinary() + " info --json --no-ptxas " + bench("j3d7pt") + " " + schedule);
@@ -120,7 +122,9 @@ TEST(CliInfoKernels, BarriersAsTheBarrierPassPlacedThem) {
   EXPECT_EQ(barriers("--schedule global"), std::make_pair(0, 0));
   EXPECT_EQ(barriers("--schedule shared"), std::make_pair(1, 0));
   EXPECT_EQ(barriers("--schedule stream"), std::make_pair(0, 1));  // issue 11: at most one
-  EXPECT_EQ(barriers("--schedule stream --time-tile 2"), std::make_pair(0, 3));
+  EXPECT_EQ(barriers("--schedule stream --time-tile 2"), std::make_pair(0, 2));
+  EXPECT_EQ(barriers("--schedule stream --time-tile 3"), std::make_pair(0, 3));
+  EXPECT_EQ(barriers("--schedule stream --time-tile 2 --spare-plane off"), std::make_pair(0, 3));
   // hypterm's overlapped kernel: its stages read only inputs and write one array each, so only
   // the previous values' loads and the write-back wait (the builders used to place 6).
   auto r = runCommand(tesselBinary() + " info --no-ptxas " + bench("hypterm") +

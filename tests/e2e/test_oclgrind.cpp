@@ -2,7 +2,8 @@
 // work-items of a group in loops between barriers, so it can hide a missing barrier or a write
 // past a local array; Oclgrind (Debian's `oclgrind`, an OpenCL simulator) reports both. Every
 // benchmark runs under every staged family (shared, also with two points per thread blocked and
-// cyclic, stream, overlapped with T = 1 and 2, and stream + time_tile 2) at tiny sizes with `oclgrind --data-races tessel run --verify`, and
+// cyclic, stream, overlapped with T = 1 and 2, and stream + time_tile 2 and 3, also without the
+// input rings' spare plane) at tiny sizes with `oclgrind --data-races tessel run --verify`, and
 // must verify with no Oclgrind report. The barriers of these kernels are placed by pass
 // insert-barriers, so this is also its end-to-end check. A deliberately racy program proves the
 // check can fail.
@@ -90,6 +91,8 @@ const char* kFamilies[] = {
     "--schedule overlapped",
     "--schedule overlapped --time-tile 2",
     "--schedule stream --time-tile 2",
+    "--schedule stream --time-tile 3",  // spare planes with more stages between the loads
+    "--schedule stream --time-tile 2 --spare-plane off",
 };
 
 class OclgrindBenchmark : public ::testing::TestWithParam<std::string> {};

@@ -106,6 +106,25 @@ TEST(RegisterCap, AutoIsTheModelsChoiceFromPtxas) {
   EXPECT_TRUE(contains(r.output, "2 caps tried (32, 40)")) << r.output;
   EXPECT_TRUE(contains(r.output, "a cap of 32 registers per thread (CUDA __maxnreg__)"))
       << r.output;
+  // The caps come from the occupancy calculator on the machine's register file: with half of
+  // the H100's (a machine file that says so), 47 registers hold 1 block per SM, 32 hold 2, and
+  // a third block would need fewer than 24 registers, so only 32 is tried.
+  {
+    fs::path d = freshTempDir("cap", "machine");
+    nlohmann::json m = nlohmann::json::parse(readText(sourceDir() + "/machines/h100.json"));
+    m["registers_per_sm"] = 32768;
+    m["max_registers_per_block"] = 32768;
+    std::ofstream(d / "halfregs.json") << m.dump(1);
+    auto half = runCommand(tesselBinary() + " info --kernels " + benchFile("j3d7pt") + flags +
+                           " --machine " + (d / "halfregs.json").string());
+    ASSERT_EQ(half.exitCode, 0) << half.output;
+    EXPECT_TRUE(contains(half.output,
+                         "the model chose 32 (ptxas: 32 registers, 0 B spilled, "
+                         "occupancy 50%"))
+        << half.output;
+    EXPECT_TRUE(contains(half.output, "47 registers, occupancy 25%); 1 cap tried (32)"))
+        << half.output;
+  }
   // A kernel whose occupancy no cap above 24 registers can raise keeps its launch bounds.
   auto g = runCommand(tesselBinary() + " info --kernels " + benchFile("j3d7pt") +
                       " --schedule global --max-registers auto");

@@ -110,6 +110,36 @@ TEST(InsertBarriers, WriteAfterReadAcrossLoopIterations) {
   EXPECT_TRUE(verifyKernel(b).empty());
 }
 
+TEST(InsertBarriers, AFreshLoadNeedsNoBarrierBeforeIt) {
+  // Stream + time_tile: per plane the input ring's newest plane, a stage that reads it and
+  // writes its own ring, a stage that reads that ring and the input ring. Taken whole, the load
+  // of plane q+1 writes the array the last stage of plane q read: a barrier at the top.
+  auto sweep = [](StmtPtr load) {
+    return forLoop(
+        "q", iv("first"), iv("last"), LoopKind::Serial,
+        {load, ifThen(boolLit(true), {store("r", tid(), ld("in_ring", tid()))}),
+         ifThen(boolLit(true),
+                {store("out", tid(), binary(Op::Add, ld("r", tid()), ld("in_ring", tid())))})});
+  };
+  Function plain = kernel({sweep(block({cooperativeLoad("in_ring")}))}, {"in_ring", "r"});
+  EXPECT_EQ(shape(transforms::insertBarriers(plain)), "for(| {for(Win_ring)} | if(Wr) | if(Wout))");
+  // The builder's word that the load goes to a slot no thread reads any more (the ring holds a
+  // plane more than its readers span): its writes race with nothing before it, and the barrier
+  // at the top goes. The barrier after it stays: the first stage reads what it wrote.
+  Function fresh = kernel({sweep(freshBlock({cooperativeLoad("in_ring")}))}, {"in_ring", "r"});
+  Function b = transforms::insertBarriers(fresh);
+  EXPECT_EQ(shape(b), "for({for(Win_ring)} | if(Wr) | if(Wout))");
+  EXPECT_TRUE(verifyKernel(b).empty());
+  // Its reads still count: a fresh block that reads what was written since the last barrier
+  // waits for it.
+  Function reads =
+      kernel({cooperativeLoad("a"),
+              freshBlock({forStep("e", tid(), intLit(63), intLit(32),
+                                  {store("b", iv("e"), ld("a", indexAddConst(iv("e"), 1)))})})},
+             {"a", "b"});
+  EXPECT_EQ(shape(transforms::insertBarriers(reads)), "for(Wa) | {for(Wb)}");
+}
+
 TEST(InsertBarriers, NeverInsideControlThatDiffersBetweenThreads) {
   // A loop whose bounds depend on the thread writes and reads s: no barrier can stand inside;
   // the barrier goes before it (it reads what the load wrote).
