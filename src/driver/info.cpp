@@ -4,6 +4,7 @@
 
 #include "analysis/counts.h"
 #include "analysis/regions.h"
+#include "analysis/retiming.h"
 
 namespace tessel {
 
@@ -132,6 +133,21 @@ json infoJson(const Program& prog, const std::optional<ParamValues>& params) {
       for (size_t d = 0; d < iters.size(); ++d) region[iters[d]] = reg.stmts[s].iter[d].str();
       stj["region"] = region;
       if (!reg.stmts[s].conditions.empty()) stj["conditional"] = true;
+      // Retiming along the slowest iterator, the one a stream schedule sweeps by default
+      // (analysis/retiming.h; issue 12: analysed, not yet applied by a kernel).
+      if (iters.size() >= 2) {
+        Retiming rt = retime(prog, c, st, 0);
+        json rj = {{"along", iters[0]}, {"retimable", rt.ok}};
+        if (rt.ok) {
+          rj["parts"] = rt.parts.size();
+          rj["accumulators"] = rt.accumulators;
+          rj["distinct_plane_reads_before"] = rt.readsBefore;
+          rj["distinct_plane_reads_after"] = rt.readsAfter;
+        } else {
+          rj["why_not"] = rt.whyNot;
+        }
+        stj["retiming"] = rj;
+      }
       if (params) {
         Box b = evalIter(reg.stmts[s], *params);
         stj["points"] = b.points();
@@ -265,6 +281,21 @@ std::string infoText(const json& j) {
                          s.contains("conditional") ? " (if the fixed planes it reads exist)" : "");
       if (s.contains("points")) out += fmt::format("   = {} points", s["points"].get<int64_t>());
       out += "\n";
+      if (s.contains("retiming")) {
+        const json& r = s["retiming"];
+        const std::string along = r["along"].get<std::string>();
+        if (r["retimable"].get<bool>())
+          out += fmt::format(
+              "       retimable along {}: {} part{}, {} accumulator{}, distinct plane reads per "
+              "point {} -> {} (analysis only: no kernel retimes yet)\n",
+              along, r["parts"].get<int>(), r["parts"].get<int>() == 1 ? "" : "s",
+              r["accumulators"].get<int>(), r["accumulators"].get<int>() == 1 ? "" : "s",
+              r["distinct_plane_reads_before"].get<int>(),
+              r["distinct_plane_reads_after"].get<int>());
+        else
+          out += fmt::format("       not retimable along {}: {}\n", along,
+                             r["why_not"].get<std::string>());
+      }
       ++si;
     }
     for (auto& d : c["dependences"])

@@ -185,3 +185,29 @@ TEST(CliInfoKernels, OccupancyOnTheMachine) {
   const int perWarp = (regs * 32 + 255) / 256 * 256;
   EXPECT_EQ(k["occupancy"]["blocks_per_sm"], std::min(4, 65536 / 4 / perWarp * 4 / 16)) << k;
 }
+
+// Issue 12, the retiming analysis (analysis/retiming.h) in `tessel info`: per statement, along
+// the slowest iterator, whether it can be retimed, its parts and accumulators and the distinct
+// plane reads per point before and after (j3d27pt: 27 -> 9), or why not (naming the term).
+TEST(CliInfoKernels, StatementsSayWhetherTheyCanBeRetimed) {
+  auto r = runCommand(tesselBinary() + " info --json " + bench("j3d27pt"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  auto st = nlohmann::json::parse(r.output)["calls"][0]["statements"][0]["retiming"];
+  EXPECT_EQ(st["along"], "k");
+  EXPECT_EQ(st["retimable"], true);
+  EXPECT_EQ(st["parts"], 3);
+  EXPECT_EQ(st["accumulators"], 3);
+  EXPECT_EQ(st["distinct_plane_reads_before"], 27);
+  EXPECT_EQ(st["distinct_plane_reads_after"], 9);
+  auto t = runCommand(tesselBinary() + " info " + bench("j3d27pt"));
+  EXPECT_TRUE(has(t.output,
+                  "retimable along k: 3 parts, 3 accumulators, distinct plane reads per point "
+                  "27 -> 9 (analysis only: no kernel retimes yet)"))
+      << t.output;
+  auto d = runCommand(tesselBinary() + " info " + bench("denoise"));
+  EXPECT_TRUE(has(d.output,
+                  "not retimable along k: the term `1.0 / sqrt(eps + (u[k][j][i] - "
+                  "u[k][j][i+1]) ^ 2 + (u[k][...` reads planes k-1 (`u[k-1][j][i]`) "
+                  "and k (`u[k][j][i]`)"))
+      << d.output;
+}

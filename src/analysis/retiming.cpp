@@ -1,0 +1,228 @@
+// Statement decomposition and retiming (retiming.h).
+#include "analysis/retiming.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace tessel {
+
+namespace {
+
+/// The plane of dimension `sd` that an array access reads (its offset), or nullopt when it
+/// reads no plane of it (an array without that dimension, or a fixed plane).
+std::optional<int64_t> planeOf(const Expr& ref, int sd) {
+  for (const Subscript& s : ref.subs)
+    if (!s.fixed() && s.iter == sd) return s.offset;
+  return std::nullopt;
+}
+
+/// What a term depends on along the streamed dimension.
+struct Reads {
+  std::map<int64_t, const Expr*> planes;  // offset -> the first access of that plane
+  const Expr* local = nullptr;            // a per-point local scalar
+  const Expr* iter = nullptr;             // the streamed iterator itself
+  bool free() const { return planes.empty() && !local && !iter; }
+};
+
+Reads readsOf(const ExprPtr& e, int sd) {
+  Reads r;
+  visitExpr(e, [&](const ExprPtr& x) {
+    if (x->kind == ExprKind::ArrayRef) {
+      if (auto o = planeOf(*x, sd)) r.planes.emplace(*o, x.get());
+    } else if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local) {
+      if (!r.local) r.local = x.get();
+    } else if (x->kind == ExprKind::IterRef && x->index == sd) {
+      if (!r.iter) r.iter = x.get();
+    }
+  });
+  return r;
+}
+
+struct Term {
+  ExprPtr expr;
+  bool negative = false;
+};
+
+/// `e` as a sum of terms: + and - split, a product or (floating) quotient with a factor that
+/// reads no plane distributed over the sum it multiplies.
+void split(const ExprPtr& e, bool negative, int sd, std::vector<Term>& out) {
+  auto distribute = [&](const ExprPtr& sum, auto&& wrap) {
+    std::vector<Term> inner;
+    split(sum, negative, sd, inner);
+    for (Term& t : inner) out.push_back({wrap(t.expr), t.negative});
+  };
+  if (e->kind == ExprKind::Unary && e->op == Op::Neg) {
+    split(e->args[0], !negative, sd, out);
+    return;
+  }
+  if (e->kind == ExprKind::Binary) {
+    const ExprPtr &a = e->args[0], &b = e->args[1];
+    switch (e->op) {
+      case Op::Add:
+        split(a, negative, sd, out);
+        split(b, negative, sd, out);
+        return;
+      case Op::Sub:
+        split(a, negative, sd, out);
+        split(b, !negative, sd, out);
+        return;
+      case Op::Mul:
+        if (readsOf(a, sd).free()) {
+          distribute(b, [&](const ExprPtr& t) { return binary(Op::Mul, a, t, e->loc); });
+          return;
+        }
+        if (readsOf(b, sd).free()) {
+          distribute(a, [&](const ExprPtr& t) { return binary(Op::Mul, t, b, e->loc); });
+          return;
+        }
+        break;
+      case Op::Div:  // integer division does not distribute over a sum
+        if (isFloating(e->type) && readsOf(b, sd).free()) {
+          distribute(a, [&](const ExprPtr& t) { return binary(Op::Div, t, b, e->loc); });
+          return;
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  out.push_back({e, negative});
+}
+
+/// `e` with every access to dimension `sd` moved by `by` planes.
+ExprPtr shifted(const ExprPtr& e, int sd, int64_t by) {
+  if (by == 0) return e;
+  if (e->kind == ExprKind::ArrayRef) {
+    auto c = std::make_shared<Expr>(*e);
+    for (Subscript& s : c->subs)
+      if (!s.fixed() && s.iter == sd) s.offset += by;
+    return c;
+  }
+  if (e->args.empty()) return e;
+  auto c = std::make_shared<Expr>(*e);
+  for (ExprPtr& a : c->args) a = shifted(a, sd, by);
+  return c;
+}
+
+/// A term as messages show it: its text, cut after 60 characters.
+std::string brief(const ExprPtr& e, const std::vector<std::string>& names) {
+  std::string t = toString(e, names);
+  return t.size() <= 60 ? t : t.substr(0, 57) + "...";
+}
+
+std::string planeText(const std::string& iter, int64_t o) {
+  return o == 0 ? iter : fmt::format("{}{:+d}", iter, o);
+}
+
+/// The distinct accesses of the streamed arrays in `e` (array and every subscript).
+void streamedAccesses(const ExprPtr& e, int sd, std::set<std::string>& out,
+                      const std::vector<std::string>& names) {
+  visitExpr(e, [&](const ExprPtr& x) {
+    if (x->kind == ExprKind::ArrayRef && planeOf(*x, sd)) out.insert(toString(x, names));
+  });
+}
+
+}  // namespace
+
+Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int streamDim) {
+  (void)call;
+  Retiming r;
+  r.streamDim = streamDim;
+  const std::vector<std::string> names = prog.iteratorNames();
+  const std::string k = names.at(static_cast<size_t>(streamDim));
+  if (stmt.lhsIsScalar()) {
+    r.whyNot =
+        fmt::format("it writes the per-point local scalar '{}', not an array", stmt.lhs->name);
+    r.where = stmt.lhs->loc;
+    return r;
+  }
+  const int64_t lhsPlane = planeOf(*stmt.lhs, streamDim).value_or(0);
+  std::vector<Term> terms;
+  split(stmt.rhs, false, streamDim, terms);
+  std::map<int64_t, std::vector<Term>> byPlane;
+  for (const Term& t : terms) {
+    Reads reads = readsOf(t.expr, streamDim);
+    const std::string term = brief(t.expr, names);
+    if (reads.local) {
+      r.whyNot = fmt::format(
+          "the term `{}` reads the per-point local scalar '{}', which another statement "
+          "computes from planes of its own: only terms that read arrays can be retimed",
+          term, reads.local->name);
+      r.where = reads.local->loc;
+      return r;
+    }
+    if (reads.iter) {
+      r.whyNot = fmt::format("the term `{}` uses the streamed iterator {} itself", term, k);
+      r.where = reads.iter->loc;
+      return r;
+    }
+    if (reads.planes.size() > 1) {
+      auto first = reads.planes.begin(), second = std::next(first);
+      r.whyNot = fmt::format(
+          "the term `{}` reads planes {} (`{}`) and {} (`{}`) of the streamed dimension: it "
+          "cannot be homogenised (every access of a term must read one plane)",
+          term, planeText(k, first->first), toString(std::make_shared<Expr>(*first->second), names),
+          planeText(k, second->first), toString(std::make_shared<Expr>(*second->second), names));
+      r.where = second->second->loc;
+      return r;
+    }
+    const int64_t plane = reads.planes.empty() ? lhsPlane : reads.planes.begin()->first;
+    byPlane[plane - lhsPlane].push_back(t);
+  }
+  std::set<std::string> before, after;
+  streamedAccesses(stmt.rhs, streamDim, before, names);
+  for (auto& [offset, ts] : byPlane) {
+    RetimedPart part;
+    part.offset = offset;
+    part.terms = static_cast<int>(ts.size());
+    for (const Term& t : ts) {
+      ExprPtr x = shifted(t.expr, streamDim, -offset - lhsPlane);
+      if (!part.sum)
+        part.sum = t.negative ? unary(Op::Neg, x, x->loc) : x;
+      else
+        part.sum = binary(t.negative ? Op::Sub : Op::Add, part.sum, x, x->loc);
+    }
+    streamedAccesses(part.sum, streamDim, after, names);
+    r.parts.push_back(part);
+  }
+  r.ok = true;
+  r.accumulators = r.parts.back().offset - r.parts.front().offset + 1;
+  r.readsBefore = static_cast<int>(before.size());
+  r.readsAfter = static_cast<int>(after.size());
+  return r;
+}
+
+ExprPtr planeSum(const Retiming& r, int64_t lhsPlane) {
+  ExprPtr sum;
+  for (const RetimedPart& p : r.parts) {
+    ExprPtr x = shifted(p.sum, r.streamDim, p.offset + lhsPlane);
+    sum = sum ? binary(Op::Add, sum, x, x->loc) : x;
+  }
+  return sum;
+}
+
+std::string describeRetiming(const Program& prog, const Retiming& r) {
+  const std::vector<std::string> names = prog.iteratorNames();
+  if (!r.ok) return "not retimed: " + r.whyNot;
+  const std::string k = names.at(static_cast<size_t>(r.streamDim));
+  std::string out = fmt::format(
+      "retimed along {}: {} part{}, {} accumulator{}, {} distinct plane reads per point -> {}", k,
+      r.parts.size(), r.parts.size() == 1 ? "" : "s", r.accumulators,
+      r.accumulators == 1 ? "" : "s", r.readsBefore, r.readsAfter);
+  for (const RetimedPart& p : r.parts)
+    out += fmt::format(
+        "\n  plane {} ({} term{}; the plane streamed in adds them to the output {}): {}",
+        planeText(k, p.offset), p.terms, p.terms == 1 ? "" : "s",
+        p.offset == 0
+            ? std::string("on it")
+            : fmt::format("{} plane{} {}", std::abs(p.offset), std::abs(p.offset) == 1 ? "" : "s",
+                          p.offset < 0 ? "ahead" : "behind"),
+        toString(p.sum, names));
+  return out;
+}
+
+}  // namespace tessel

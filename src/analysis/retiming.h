@@ -1,0 +1,67 @@
+// Statement decomposition and retiming (issue 12; paper 000 section III-B2, paper 004 section
+// V-B2 with Algorithm 2 and Listings 2-3).
+//
+// A statement `out[k][j][i] = rhs`, streamed along k, is split by associativity and
+// distributivity into a sum of terms: sums and differences are split, a product or a quotient
+// whose other operand reads no plane of the streamed dimension (a literal, a coefficient, a
+// scalar, an array without the streamed dimension) is distributed over the sum it multiplies,
+// anything else (a function call, a product of two plane reads, a select, a cast) stays one
+// term. A term is **homogenisable** when every access in it reads the same plane k + o of the
+// streamed dimension (ARTEMIS's test: the offset along the streamed dimension can be reduced to
+// 0 for all its accesses); the terms that read plane k + o, shifted by -o, form the accumulation
+// sub-statement of offset o, which reads only its own plane:
+//
+//   out[k] = sum over o of S_o evaluated on plane k + o
+//
+// so that a kernel streaming k can, with plane p in shared memory, add S_o(p) to the
+// accumulators of outputs p - o (2r + 1 registers for an order-r stencil) and read each plane
+// once (STENCILGEN's Algorithm 2). Terms that read no plane at all go to offset 0. Reassociating
+// the sum changes the rounding: results differ from the reference in the last bits.
+//
+// Where a term reads two planes (`c[k+1][j][i] * a[k-1][j][i]`), or reads a per-point local
+// scalar (computed by another statement, on its own planes), the statement cannot be retimed and
+// the result names the access and why.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace tessel {
+
+/// One accumulation sub-statement: the terms that read plane k + offset, shifted to read plane
+/// k + 0 (the plane being streamed in).
+struct RetimedPart {
+  int64_t offset = 0;  // along the streamed dimension, relative to the output's plane
+  ExprPtr sum;         // the terms, added in their source order
+  int terms = 0;
+};
+
+struct Retiming {
+  bool ok = false;
+  std::string whyNot;  // when !ok: the access and why, as a sentence
+  SourceLoc where;     // when !ok: the access that prevents it
+  int streamDim = -1;
+  std::vector<RetimedPart> parts;  // by increasing offset
+  /// Accumulators a thread keeps: the span of the parts' offsets (2r + 1 for an order-r star).
+  int64_t accumulators = 0;
+  /// Distinct reads of the streamed arrays per output point: before, one per (array, offset in
+  /// every dimension) of the statement; after, one per (array, in-plane offset) of the plane
+  /// streamed in, which all parts share (j3d27pt: 27 -> 9).
+  int readsBefore = 0, readsAfter = 0;
+};
+
+/// Decomposes and retimes statement `stmt` of `call` along iterator dimension `streamDim`.
+Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int streamDim);
+
+/// The parts added back, each on its plane: the statement's right-hand side reassociated, what
+/// a retimed kernel computes for one output point (r.ok; `lhsPlane`: the plane the statement
+/// writes, relative to its iterator, 0 for `out[k]...`).
+ExprPtr planeSum(const Retiming& r, int64_t lhsPlane = 0);
+
+/// A line per part (iterator names from `prog`), or why the statement is not retimed.
+std::string describeRetiming(const Program& prog, const Retiming& r);
+
+}  // namespace tessel

@@ -1,0 +1,163 @@
+// Statement decomposition and retiming (analysis/retiming.h; issue 12, paper 000 III-B2, paper
+// 004 Algorithm 2): benchmarks and hand-written statements split into one accumulation part
+// per plane, and the statements that cannot be homogenised refused with the access named.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/retiming.h"
+#include "unit/sten_test_util.h"
+
+namespace tessel {
+namespace {
+
+using test::Compiled;
+using test::compileText;
+
+Compiled benchmark(const std::string& name) {
+  std::ifstream in(std::string(TESSEL_SOURCE_DIR) + "/benchmarks/" + name + ".sten");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Compiled c = compileText(ss.str(), name + ".sten");
+  EXPECT_TRUE(c.prog.has_value()) << c.diagText();
+  return c;
+}
+
+Retiming firstStatement(const Compiled& c, int streamDim = 0) {
+  const Program& p = *c.prog;
+  return retime(p, p.calls.at(0), p.calls.at(0).stmts.at(0), streamDim);
+}
+
+/// Runs `text` and the same program with the first statement's right-hand side replaced by
+/// its retimed parts added back on their planes (planeSum), on the same seeded inputs; every
+/// array must agree within `tolerance` (the sum is reassociated).
+void expectRecombinedAgrees(const std::string& text, const std::string& rhs, double tolerance,
+                            const std::map<std::string, int64_t>& params = {}) {
+  test::Session a = test::load(text, params);
+  const Program& p = a.prog();
+  Retiming r = retime(p, p.calls.at(0), p.calls.at(0).stmts.at(0), 0);
+  ASSERT_TRUE(r.ok) << r.whyNot;
+  const std::string recombined = toString(planeSum(r), p.iteratorNames());
+  std::string other = text;
+  size_t at = other.find(rhs);
+  ASSERT_NE(at, std::string::npos) << rhs;
+  other.replace(at, rhs.size(), recombined);
+  test::Session b = test::load(other, params);
+  a.run();
+  b.run();
+  for (size_t x = 0; x < p.arrays.size(); ++x) {
+    const auto &want = a.state.arrays[x].values, &got = b.state.arrays[x].values;
+    ASSERT_EQ(want.size(), got.size());
+    for (size_t e = 0; e < want.size(); ++e)
+      ASSERT_NEAR(got[e], want[e], tolerance * std::max(1.0, std::fabs(want[e])))
+          << p.arrays[x].name << "[" << e << "]\n"
+          << other;
+  }
+}
+
+// j3d27pt: each plane's 3x3 neighbourhood, weighted, goes to the outputs on the planes k-1, k,
+// k+1; the three parts read the same 9 points of the plane streamed in (27 distinct reads per
+// point before).
+TEST(Retiming, J3d27ptSplitsIntoThreePlanesOfNineReads) {
+  Compiled c = benchmark("j3d27pt");
+  Retiming r = firstStatement(c);
+  ASSERT_TRUE(r.ok) << r.whyNot;
+  ASSERT_EQ(r.parts.size(), 3u);
+  EXPECT_EQ(r.accumulators, 3);
+  EXPECT_EQ(r.readsBefore, 27);
+  EXPECT_EQ(r.readsAfter, 9);
+  const int64_t offsets[] = {-1, 0, 1};
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(r.parts[k].offset, offsets[k]);
+    EXPECT_EQ(r.parts[k].terms, 9) << k;  // 1 face + 4 edges + 4 corners; centre + 4 + 4
+  }
+  const auto names = c.prog->iteratorNames();
+  // Every part reads the plane streamed in (k + 0) only.
+  for (auto& part : r.parts) {
+    const std::string text = toString(part.sum, names);
+    EXPECT_EQ(text.find("[k-"), std::string::npos) << text;
+    EXPECT_EQ(text.find("[k+"), std::string::npos) << text;
+  }
+  EXPECT_EQ(toString(r.parts[0].sum, names).rfind("c1 * in[k][j][i] + c2 * in[k][j][i-1]", 0), 0u);
+  EXPECT_TRUE(describeRetiming(*c.prog, r).find("27 distinct plane reads per point -> 9") !=
+              std::string::npos);
+}
+
+// Orders 1 and 2: 2r + 1 accumulators.
+TEST(Retiming, StarStencilsNeedTwoRPlusOneAccumulators) {
+  Compiled seven = benchmark("j3d7pt");
+  Retiming r7 = firstStatement(seven);
+  ASSERT_TRUE(r7.ok) << r7.whyNot;
+  EXPECT_EQ(r7.accumulators, 3);
+  EXPECT_EQ(r7.readsBefore, 7);
+  EXPECT_EQ(r7.readsAfter, 5);
+  EXPECT_EQ(r7.parts[0].terms, 1);
+  EXPECT_EQ(r7.parts[1].terms, 5);
+  Compiled thirteen = benchmark("j3d13pt");
+  Retiming r13 = firstStatement(thirteen);
+  ASSERT_TRUE(r13.ok) << r13.whyNot;
+  EXPECT_EQ(r13.accumulators, 5);
+  EXPECT_EQ(r13.parts.size(), 5u);
+  EXPECT_EQ(r13.readsBefore, 13);
+  EXPECT_EQ(r13.readsAfter, 9);
+}
+
+// Hand-written forms, not pre-massaged: differences, a quotient by a coefficient, a product
+// with a 2-D coefficient array, a literal factor on the left and on the right, a nested sum.
+// The parts added back compute what the statement computes (within rounding).
+TEST(Retiming, HandWrittenStatementsSplitAndAgree) {
+  const std::string rhs =
+      "(a[k-1][j][i] - 2.0*a[k][j][i] + a[k+1][j][i]) / h2 + w[j][i]*a[k][j][i] "
+      "- (a[k][j-1][i] + a[k+2][j][i])*0.5 + 3.0";
+  const std::string text =
+      "parameter L=9, M=7, N=6;\niterator k, j, i;\ndouble a[L,M,N], o[L,M,N], w[M,N];\n"
+      "double h2;\ncopyin a, w, h2;\nstencil s (o, a, w, h2) {\n  o[k][j][i] = " +
+      rhs + ";\n}\ns (o, a, w, h2);\ncopyout o;\n";
+  test::Session s = test::load(text);
+  Retiming r = retime(s.prog(), s.prog().calls[0], s.prog().calls[0].stmts[0], 0);
+  ASSERT_TRUE(r.ok) << r.whyNot;
+  ASSERT_EQ(r.parts.size(), 4u);  // planes k-1, k, k+1, k+2
+  EXPECT_EQ(r.parts[0].offset, -1);
+  EXPECT_EQ(r.parts[3].offset, 2);
+  EXPECT_EQ(r.parts[1].terms, 4);  // -2a/h2, w*a, -0.5*a[j-1], and the literal 3.0
+  EXPECT_EQ(r.accumulators, 4);
+  expectRecombinedAgrees(text, rhs, 1e-12);
+  Compiled c = benchmark("j3d27pt");
+  std::ifstream in(std::string(TESSEL_SOURCE_DIR) + "/benchmarks/j3d27pt.sten");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string box = ss.str();
+  const size_t from = box.find("c0*in[k][j][i]"), to = box.find(";\n}", from);
+  expectRecombinedAgrees(box, box.substr(from, to - from), 1e-12, {{"L", 9}, {"M", 8}, {"N", 7}});
+}
+
+// A term that reads two planes cannot be homogenised: refused, naming both accesses, the
+// second one's position given.
+TEST(Retiming, ATermOfTwoPlanesIsRefusedWithTheAccessNamed) {
+  const std::string text =
+      "parameter L=9, M=7, N=6;\niterator k, j, i;\ndouble a[L,M,N], c[L,M,N], o[L,M,N];\n"
+      "stencil s (o, a, c) {\n  o[k][j][i] = a[k][j][i] + c[k+1][j][i] * a[k-1][j][i];\n}\n"
+      "s (o, a, c);\n";
+  test::Session s = test::load(text);
+  Retiming r = retime(s.prog(), s.prog().calls[0], s.prog().calls[0].stmts[0], 0);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.whyNot,
+            "the term `c[k+1][j][i] * a[k-1][j][i]` reads planes k-1 (`a[k-1][j][i]`) and k+1 "
+            "(`c[k+1][j][i]`) of the streamed dimension: it cannot be homogenised (every access "
+            "of a term must read one plane)");
+  EXPECT_EQ(r.where.line(), 5);
+  // A per-point local scalar and the iterator itself are refused too.
+  test::Session local = test::load(
+      "parameter L=9, M=7, N=6;\niterator k, j, i;\ndouble a[L,M,N], o[L,M,N];\n"
+      "stencil s (o, a) {\n  double t;\n  t = a[k+1][j][i];\n  o[k][j][i] = t + a[k][j][i];\n}\n"
+      "s (o, a);\n");
+  Retiming lr = retime(local.prog(), local.prog().calls[0], local.prog().calls[0].stmts[1], 0);
+  EXPECT_FALSE(lr.ok);
+  EXPECT_NE(lr.whyNot.find("reads the per-point local scalar 't'"), std::string::npos) << lr.whyNot;
+  EXPECT_NE(describeRetiming(local.prog(), lr).find("not retimed: "), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessel
