@@ -83,6 +83,11 @@ const char* scheduleHelp(const std::string& flag) {
     return "register cap per thread of the CUDA kernels (__maxnreg__ N instead of the launch "
            "bounds; 16 to the machine's 255, N x threads within a block's registers), or auto: "
            "the cap the performance model chooses from ptxas's figures (needs nvcc)";
+  if (flag == "--retime")
+    return "stream family: each statement's kernel retimes its sum (the terms that read plane "
+           "k+o accumulated while plane k+o is streamed in; paper 000 III-B2): one shared plane, "
+           "2r+1 accumulators per thread; results differ from the reference in the last bits "
+           "(reassociated), so --verify uses the --fma tolerance";
   if (flag == "--fma")
     return "contract a*b+c in the GPU kernels into fused multiply-adds (fma: one rounding, "
            "faster; results differ from the reference in the last bits, so --verify uses a "
@@ -225,9 +230,9 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> scheduleValues;
   for (CLI::App* sub : {check, info, emit, run, res, analyze})
     for (const std::string& flag : scheduleFlags()) {
-      if (flag == "--fma") {  // a flag: on when given
+      if (flag == "--fma" || flag == "--retime") {  // a flag: on when given
         sub->add_flag_callback(
-            flag, [&scheduleValues] { scheduleValues["--fma"] = "on"; }, scheduleHelp(flag));
+            flag, [&scheduleValues, flag] { scheduleValues[flag] = "on"; }, scheduleHelp(flag));
         continue;
       }
       sub->add_option(flag, scheduleValues[flag], scheduleHelp(flag));
@@ -420,7 +425,7 @@ int main(int argc, char** argv) {
     bo.schedule = setup->resolved;
     bo.passLog = &passLog;
     ro.contracted = std::any_of(bo.schedule.grids.begin(), bo.schedule.grids.end(),
-                                [](const GridShape& g) { return g.fma; });
+                                [](const GridShape& g) { return g.fma || g.retime; });
     if (!parsePairs(runParams, "--param", ro.params, i64, diags) ||
         !parsePairs(runScalars, "--scalar", ro.scalars, f64, diags) ||
         !parsePairs(runInputs, "--input", ro.inputs, str, diags))

@@ -42,18 +42,45 @@ Reads readsOf(const ExprPtr& e, int sd) {
   return r;
 }
 
+/// A plane-free factor a term was distributed over: `f * x` (left), `x * f` or `x / f`.
+struct Scale {
+  Op op = Op::Mul;
+  ExprPtr factor;
+  bool left = false;
+};
+
+/// A term of the sum: `core` with its scales applied, innermost first.
 struct Term {
-  ExprPtr expr;
+  ExprPtr core;
   bool negative = false;
+  std::vector<Scale> scales;
+
+  ExprPtr expr() const { return scaled(core); }
+  ExprPtr scaled(ExprPtr x) const {
+    for (const Scale& s : scales)
+      x = s.left ? binary(s.op, s.factor, x, x->loc) : binary(s.op, x, s.factor, x->loc);
+    return x;
+  }
+  /// Terms with the same key share their scales: their cores are added first, then scaled once
+  /// (c1 * (a + b), as written, rather than c1 * a + c1 * b).
+  std::string key(const std::vector<std::string>& names) const {
+    std::string k;
+    for (const Scale& s : scales)
+      k += fmt::format("{}{}{};", s.left ? "L" : "R", opSpelling(s.op), toString(s.factor, names));
+    return k;
+  }
 };
 
 /// `e` as a sum of terms: + and - split, a product or (floating) quotient with a factor that
 /// reads no plane distributed over the sum it multiplies.
 void split(const ExprPtr& e, bool negative, int sd, std::vector<Term>& out) {
-  auto distribute = [&](const ExprPtr& sum, auto&& wrap) {
+  auto distribute = [&](const ExprPtr& sum, Scale scale) {
     std::vector<Term> inner;
     split(sum, negative, sd, inner);
-    for (Term& t : inner) out.push_back({wrap(t.expr), t.negative});
+    for (Term& t : inner) {
+      t.scales.push_back(scale);
+      out.push_back(std::move(t));
+    }
   };
   if (e->kind == ExprKind::Unary && e->op == Op::Neg) {
     split(e->args[0], !negative, sd, out);
@@ -72,17 +99,17 @@ void split(const ExprPtr& e, bool negative, int sd, std::vector<Term>& out) {
         return;
       case Op::Mul:
         if (readsOf(a, sd).free()) {
-          distribute(b, [&](const ExprPtr& t) { return binary(Op::Mul, a, t, e->loc); });
+          distribute(b, {Op::Mul, a, true});
           return;
         }
         if (readsOf(b, sd).free()) {
-          distribute(a, [&](const ExprPtr& t) { return binary(Op::Mul, t, b, e->loc); });
+          distribute(a, {Op::Mul, b, false});
           return;
         }
         break;
       case Op::Div:  // integer division does not distribute over a sum
         if (isFloating(e->type) && readsOf(b, sd).free()) {
-          distribute(a, [&](const ExprPtr& t) { return binary(Op::Div, t, b, e->loc); });
+          distribute(a, {Op::Div, b, false});
           return;
         }
         break;
@@ -90,7 +117,7 @@ void split(const ExprPtr& e, bool negative, int sd, std::vector<Term>& out) {
         break;
     }
   }
-  out.push_back({e, negative});
+  out.push_back({e, negative, {}});
 }
 
 /// `e` with every access to dimension `sd` moved by `by` planes.
@@ -145,8 +172,9 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
   split(stmt.rhs, false, streamDim, terms);
   std::map<int64_t, std::vector<Term>> byPlane;
   for (const Term& t : terms) {
-    Reads reads = readsOf(t.expr, streamDim);
-    const std::string term = brief(t.expr, names);
+    const ExprPtr whole = t.expr();
+    Reads reads = readsOf(whole, streamDim);
+    const std::string term = brief(whole, names);
     if (reads.local) {
       r.whyNot = fmt::format(
           "the term `{}` reads the per-point local scalar '{}', which another statement "
@@ -179,12 +207,24 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
     RetimedPart part;
     part.offset = offset;
     part.terms = static_cast<int>(ts.size());
+    // Terms that share their scales summed first, in order of first appearance.
+    std::vector<std::string> order;
+    std::map<std::string, std::vector<const Term*>> byKey;
     for (const Term& t : ts) {
-      ExprPtr x = shifted(t.expr, streamDim, -offset - lhsPlane);
-      if (!part.sum)
-        part.sum = t.negative ? unary(Op::Neg, x, x->loc) : x;
-      else
-        part.sum = binary(t.negative ? Op::Sub : Op::Add, part.sum, x, x->loc);
+      const std::string key = t.key(names);
+      if (!byKey.count(key)) order.push_back(key);
+      byKey[key].push_back(&t);
+    }
+    auto add = [](ExprPtr sum, const ExprPtr& x, bool negative) {
+      if (!sum) return negative ? unary(Op::Neg, x, x->loc) : x;
+      return binary(negative ? Op::Sub : Op::Add, sum, x, x->loc);
+    };
+    for (const std::string& key : order) {
+      const std::vector<const Term*>& group = byKey[key];
+      ExprPtr x;
+      for (const Term* t : group)
+        x = add(x, shifted(t->core, streamDim, -offset - lhsPlane), t->negative);
+      part.sum = add(part.sum, group.front()->scaled(x), false);
     }
     streamedAccesses(part.sum, streamDim, after, names);
     r.parts.push_back(part);
@@ -202,6 +242,12 @@ ExprPtr planeSum(const Retiming& r, int64_t lhsPlane) {
     ExprPtr x = shifted(p.sum, r.streamDim, p.offset + lhsPlane);
     sum = sum ? binary(Op::Add, sum, x, x->loc) : x;
   }
+  return sum;
+}
+
+ExprPtr planeReads(const Retiming& r) {
+  ExprPtr sum;
+  for (const RetimedPart& p : r.parts) sum = sum ? binary(Op::Add, sum, p.sum, p.sum->loc) : p.sum;
   return sum;
 }
 

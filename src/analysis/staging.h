@@ -86,7 +86,10 @@ struct StagePlan {
   /// the leading plane goes to the slot no thread reads any more, so a plane needs one barrier
   /// (loaded, then read), not a second one before its load (STENCILGEN's double buffering).
   /// The sweep is unrolled by the slots, so each access names its slot's array.
-  int64_t ringSlots() const { return sharedPlanes() > 0 ? sharedPlanes() + 1 : 0; }
+  int64_t ringSlots() const { return sharedPlanes() > 0 ? sharedPlanes() + spareSlots : 0; }
+  /// The ring's slots beyond its planes: 1, or 0 for a sweep kept rolled (a retimed statement's
+  /// one plane: a barrier before each load instead; PoCL 3.1 miscompiles its unrolled sweep).
+  int64_t spareSlots = 1;
   /// Shared-memory elements this group needs (Tile: one tile; Planes: the ring's slots).
   int64_t sharedElements() const;
 };

@@ -134,7 +134,7 @@ json infoJson(const Program& prog, const std::optional<ParamValues>& params) {
       stj["region"] = region;
       if (!reg.stmts[s].conditions.empty()) stj["conditional"] = true;
       // Retiming along the slowest iterator, the one a stream schedule sweeps by default
-      // (analysis/retiming.h; issue 12: analysed, not yet applied by a kernel).
+      // (analysis/retiming.h; the stream family applies it with --retime).
       if (iters.size() >= 2) {
         Retiming rt = retime(prog, c, st, 0);
         json rj = {{"along", iters[0]}, {"retimable", rt.ok}};
@@ -287,7 +287,7 @@ std::string infoText(const json& j) {
         if (r["retimable"].get<bool>())
           out += fmt::format(
               "       retimable along {}: {} part{}, {} accumulator{}, distinct plane reads per "
-              "point {} -> {} (analysis only: no kernel retimes yet)\n",
+              "point {} -> {} (applied by --schedule stream --retime)\n",
               along, r["parts"].get<int>(), r["parts"].get<int>() == 1 ? "" : "s",
               r["accumulators"].get<int>(), r["accumulators"].get<int>() == 1 ? "" : "s",
               r["distinct_plane_reads_before"].get<int>(),

@@ -104,6 +104,11 @@ std::string appliedText(const KernelReport& r) {
   else
     parts.push_back(k.wideReason.empty() ? "64-bit indices (index_bits 64)"
                                          : "64-bit indices: " + k.wideReason);
+  if (k.retimed > 0)
+    parts.push_back(
+        fmt::format("retimed: {} accumulators, one shared plane per array (a rolled "
+                    "sweep, 2 barriers per plane)",
+                    k.retimed));
   if (k.maxRegisters > 0)
     parts.push_back(
         fmt::format("a cap of {} registers per thread (CUDA __maxnreg__)", k.maxRegisters));
@@ -139,6 +144,7 @@ nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
                     {"l2_bytes", t.l2Bytes},
                     {"l1_bytes", t.l1Bytes},
                     {"shared_bytes", t.sharedBytes},
+                    {"shared_loads", t.sharedLoads},
                     {"store_bytes", t.storeBytes}};
     if (r.occupancy) j["occupancy"] = occupancyJson(r);
     if (r.ptxas) {

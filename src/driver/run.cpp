@@ -208,14 +208,16 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
       out << fmt::format(
           "verification PASSED: {} {} the reference interpreter (max relative error {:.3g}{})\n",
           results.size(), results.size() == 1 ? "array matches" : "arrays match", worst,
-          opts.contracted ? "; --fma: relative to each array's largest magnitude where an "
-                            "element is smaller"
-                          : "");
+          opts.contracted
+              ? "; --fma or --retime: relative to each array's largest magnitude where an "
+                "element is smaller"
+              : "");
     } else {
       out << "verification FAILED against the reference interpreter"
-          << (opts.contracted ? " (--fma: errors relative to each array's largest magnitude where "
-                                "an element is smaller)"
-                              : "")
+          << (opts.contracted
+                  ? " (--fma or --retime: errors relative to each array's largest magnitude where "
+                    "an element is smaller)"
+                  : "")
           << ":\n"
           << failures;
       code = kExitVerifyFailed;

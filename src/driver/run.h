@@ -21,7 +21,8 @@ struct RunOptions {
   uint64_t seed = 1;
   bool json = false;      // print the report as JSON (time_s, gstencils_per_s, verification, ...)
   double tolerance = -1;  // < 0: the default for each array's type (1e-12 double, 1e-5 float)
-  /// The kernels contract multiply-adds (--fma): the default tolerance is contractedTolerance.
+  /// The kernels contract multiply-adds (--fma) or reassociate sums (--retime): the default
+  /// tolerance is contractedTolerance.
   bool contracted = false;
 };
 

@@ -79,6 +79,9 @@ struct GpuKernelInfo {
   int indexBits = 64;
   std::string wideReason;
   int maxRegisters = 0;  // the register cap it was generated with (Schedule::maxRegisters); 0 none
+  /// stream --retime: the statement's retimed parts accumulate in this many registers (0: not
+  /// retimed; analysis/retiming.h).
+  int retimed = 0;
   int fallback = -1;
 };
 

@@ -47,6 +47,9 @@ struct StagedContext {
   StmtStaging staging;
   StagedNames names;
   int threads = 1;  // per block
+  /// stream: the sweep runs from the block's first plane + sweepLo to its last + sweepHi (a
+  /// retimed statement reads planes around its outputs: analysis/retiming.h).
+  int64_t sweepLo = 0, sweepHi = 0;
 };
 
 class StagedKernel {
@@ -68,6 +71,14 @@ class StagedKernel {
       const std::function<std::vector<lir::StmtPtr>(int phase)>& computeAt);
   /// The sweep's copy read() builds references for: its ring slots are constants.
   void setPhase(int phase) { phase_ = phase; }
+  /// stream: sweep the planes from the block's first + lo to its last + hi.
+  void setSweep(int64_t lo, int64_t hi) {
+    c_.sweepLo = lo;
+    c_.sweepHi = hi;
+  }
+  /// stream: the variables of the block's first and last plane (of its outputs).
+  const std::string& firstPlane() const { return c_.names.first; }
+  const std::string& lastPlane() const { return c_.names.last; }
   /// Declares on kernel `f` the shared arrays the body uses and the block shape it assumes
   /// (its staging loops stride by the block's thread count).
   void declare(lir::Function& f) const;

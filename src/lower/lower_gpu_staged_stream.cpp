@@ -88,7 +88,7 @@ void StreamSweep::registers(size_t gi) {
   const StagePlan& p = c_.staging.groups[gi];
   const StagedNames::Group& nm = c_.names.groups[gi];
   const std::string& it = c_.g.iters[c_.grid.stream];
-  ExprPtr first = var(c_.names.first, ScalarType::Int);
+  ExprPtr first = indexAddConst(var(c_.names.first, ScalarType::Int), c_.sweepLo);
   before_.push_back(
       comment(fmt::format("'{}': planes {}..{} of the own point in registers.", p.group.name,
                           planeText(it, p.regLo), planeText(it, p.regHi))));
@@ -104,12 +104,16 @@ void StreamSweep::ring(size_t gi) {
   const StagedNames::Group& nm = c_.names.groups[gi];
   const std::string& it = c_.g.iters[c_.grid.stream];
   const std::string& name = p.group.name;
-  ExprPtr first = var(c_.names.first, ScalarType::Int);
+  ExprPtr first = indexAddConst(var(c_.names.first, ScalarType::Int), c_.sweepLo);
   before_.push_back(comment(fmt::format(
-      "'{}': plane{} {}{} in shared memory, a ring of {} slots (one more than the planes: a "
-      "plane loads into the slot no thread reads any more){}.",
-      name, p.sharedPlanes() == 1 ? "" : "s", planeText(it, p.sharedLo),
-      p.sharedPlanes() == 1 ? "" : ".." + planeText(it, p.sharedHi), p.ringSlots(),
+      "'{}': plane{} {}{} in shared memory, {}{}.", name, p.sharedPlanes() == 1 ? "" : "s",
+      planeText(it, p.sharedLo), p.sharedPlanes() == 1 ? "" : ".." + planeText(it, p.sharedHi),
+      p.spareSlots > 0 ? fmt::format("a ring of {} slots (one more than the planes: a plane "
+                                     "loads into the slot no thread reads any more)",
+                                     p.ringSlots())
+                       : fmt::format("{} slot{} (the sweep kept rolled: a barrier before each "
+                                     "plane's load)",
+                                     p.ringSlots(), p.ringSlots() == 1 ? "" : "s"),
       p.sharedPlanes() > 1
           ? fmt::format("; the first {} loaded before the sweep", p.sharedPlanes() - 1)
           : "")));
@@ -158,7 +162,8 @@ std::vector<StmtPtr> StreamSweep::plane(int phase) const {
 std::vector<StmtPtr> StreamSweep::sweep() const {
   const StagedNames& nm = c_.names;
   const std::string& k = c_.g.iters[c_.grid.stream];
-  ExprPtr first = var(nm.first, ScalarType::Int), last = var(nm.last, ScalarType::Int);
+  ExprPtr first = indexAddConst(var(nm.first, ScalarType::Int), c_.sweepLo),
+          last = indexAddConst(var(nm.last, ScalarType::Int), c_.sweepHi);
   if (unroll_ == 1) return {forLoop(k, first, last, LoopKind::Serial, plane(0))};
   // Copy `phase` of the body: the plane base + phase. The plane and the round's first plane are
   // declared once (pass work-item-loops keeps a value that lives across a barrier per thread,

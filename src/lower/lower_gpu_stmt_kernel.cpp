@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include "analysis/retiming.h"
 #include "lower/lower_gpu_staged.h"
 
 namespace tessel::gpu {
@@ -42,6 +43,64 @@ void StmtKernel::uses(const Expr& ref) {
 }
 
 ExprPtr StmtKernel::replace(const Expr& ref) { return staged_ ? staged_->read(ref) : nullptr; }
+
+std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKernel& staged,
+                                             Namer& scope, bool& status) {
+  const int sd = c_.grid.stream;
+  Retiming rt = retime(c_.prog, c_.call, st, sd);
+  if (!rt.ok) internal("a retimed schedule for a statement that cannot be retimed: " + rt.whyNot);
+  const int64_t lo = rt.parts.front().offset, hi = rt.parts.back().offset;
+  const std::string& k = c_.g.iters.at(static_cast<size_t>(sd));
+  // accs[m]: the output on plane k - hi + m (k: the plane streamed in).
+  std::vector<std::string> accs;
+  for (int64_t m = 0; m < rt.accumulators; ++m)
+    accs.push_back(scope.take(fmt::format("acc_{}", m)));
+  const ScalarType at = planeReads(rt)->type;
+  // The output completed on plane k - hi, stored where it belongs to the block's planes.
+  tessel::Stmt out = st;
+  {
+    auto lhs = std::make_shared<Expr>(*st.lhs);
+    for (Subscript& s : lhs->subs)
+      if (!s.fixed() && s.iter == sd) s.offset -= hi;
+    out.lhs = lhs;
+    out.rhs = var(accs.front(), at);
+  }
+  staged.setSweep(lo, hi);
+  auto compute = [&](int phase) {
+    staged.setPhase(phase);
+    staged_ = &staged;
+    std::vector<StmtPtr> c = {comment(fmt::format(
+        "Plane {} adds its parts to the outputs on planes {}..{}; the one on {} is complete.", k,
+        planeText(k, -hi), planeText(k, -lo), planeText(k, -hi)))};
+    for (const RetimedPart& p : rt.parts) {
+      const std::string& acc = accs.at(static_cast<size_t>(hi - p.offset));
+      ExprPtr v = x_.lower(p.sum);
+      status = status || usesStatusHelper(v);
+      c.push_back(assign(acc, binary(Op::Add, var(acc, at), v)));
+    }
+    Assignment a = x_.assignment(out);
+    status = status || usesStatusHelper(a.value) || usesStatusHelper(a.index);
+    use_.arrays[st.lhs->array] = true;
+    ExprPtr plane = indexAddConst(var(k, ScalarType::Int), -hi);
+    ExprPtr mine = binary(Op::And, binary(Op::Ge, plane, var(staged.firstPlane(), ScalarType::Int)),
+                          binary(Op::Le, plane, var(staged.lastPlane(), ScalarType::Int)));
+    c.push_back(ifThen(mine, {store(a.buffer, a.index, a.value)}));
+    c.push_back(comment("Rotate the accumulators: the next output starts from zero."));
+    for (size_t m = 0; m + 1 < accs.size(); ++m) c.push_back(assign(accs[m], var(accs[m + 1], at)));
+    c.push_back(assign(accs.back(), zeroOf(at)));
+    staged_ = nullptr;
+    staged.setPhase(0);
+    return c;
+  };
+  std::vector<StmtPtr> kb = {comment(fmt::format(
+      "Retimed (paper 000 III-B2, paper 004 Algorithm 2): {} accumulators per thread, the "
+      "outputs on planes {}..{} of the plane streamed in.",
+      accs.size(), planeText(k, -hi), planeText(k, -lo)))};
+  for (const std::string& acc : accs)
+    kb.push_back(localDecl(valueType(at), acc, zeroOf(at), false));
+  for (auto& s : staged.body(compute)) kb.push_back(s);
+  return kb;
+}
 
 std::vector<lir::Param> StmtKernel::params() const {
   const Program& prog = c_.prog;
@@ -104,14 +163,23 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
   } else if (!st.lhs->array.local) {
     c_.uses.arrays.insert(st.lhs->array.index);
   }
-  Assignment a = x_.assignment(st);
-  if (!st.lhsIsScalar()) use_.arrays[st.lhs->array] = true;  // after the reads: written wins
-  std::vector<StmtPtr> body = {store(a.buffer, a.index, a.value)};
+  const bool retimed = staged && c_.grid.retime && c_.grid.stream >= 0;
+  Assignment a;
+  std::vector<StmtPtr> body;
+  if (!retimed) {
+    a = x_.assignment(st);
+    if (!st.lhsIsScalar()) use_.arrays[st.lhs->array] = true;  // after the reads: written wins
+    body = {store(a.buffer, a.index, a.value)};
+  }
   staged_ = nullptr;
 
   Function f;
   std::vector<StmtPtr> kb;
-  if (staged) {
+  bool status = false;  // the body calls a helper that sets the error status
+  if (retimed) {
+    kb = retimedBody(st, *staged, scope, status);
+    info.retimed = static_cast<int>(retime(c_.prog, c_.call, st, c_.grid.stream).accumulators);
+  } else if (staged) {
     // Staged families: the builder maps threads, stages, synchronises and guards; a streamed
     // sweep asks for one copy of the store per phase of its rings (their slots differ).
     kb = staged->body([&](int phase) {
@@ -123,14 +191,16 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
       staged->setPhase(0);
       return std::vector<StmtPtr>{store(again.buffer, again.index, again.value)};
     });
+  } else {
+    kb = pointPerThread(std::move(body));
+  }
+  if (staged) {
     std::string how = staged->describe();
     if (!how.empty()) text += "\n" + how;
     staged->declare(f);
     info.sharedBytes = staged->staging().sharedBytes;
     info.sweepCopies = staged->sweepCopies();
     info.staging = how;
-  } else {
-    kb = pointPerThread(std::move(body));
   }
 
   f.name = name;
@@ -138,7 +208,8 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
   f.comment = std::move(text);
   f.params = params();
   f.params.push_back({kDeviceStatusParam, CType::Int32, true});
-  f.params.back().maybeUnused = !usesStatusHelper(a.value) && !usesStatusHelper(a.index);
+  f.params.back().maybeUnused =
+      retimed ? !status : !usesStatusHelper(a.value) && !usesStatusHelper(a.index);
   f.body = block(std::move(kb));
   return f;
 }

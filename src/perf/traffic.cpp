@@ -4,6 +4,7 @@
 #include <set>
 
 #include "analysis/counts.h"
+#include "analysis/retiming.h"
 
 namespace tessel {
 
@@ -62,6 +63,16 @@ Traffic statementTraffic(const Program& prog, const GpuKernelInfo& k, const Stmt
   const double planes = streamed && k.chunk > 0 ? k.chunk : 0;
   Traffic t;
   t.flops = t.usefulFlops = stmtFlops(st);
+  if (k.retimed) {
+    // The retimed parts (analysis/retiming.h): each product distributed over its sum, and one
+    // addition per part into its accumulator.
+    Retiming r = retime(prog, call, st, k.streamIter);
+    if (r.ok) {
+      Stmt parts = st;
+      parts.rhs = planeReads(r);
+      t.flops = t.usefulFlops = stmtFlops(parts) + static_cast<double>(r.parts.size());
+    }
+  }
   t.fp64 = st.lhs->type == ScalarType::Double;
   std::set<ArrayId> inDram;                     // arrays whose compulsory read is counted
   double l1 = 0, l2 = 0, shared = 0, dram = 0;  // bytes per block (and plane)
@@ -78,6 +89,7 @@ Traffic statementTraffic(const Program& prog, const GpuKernelInfo& k, const Stmt
            p.planeInShared[static_cast<size_t>(r.offset(static_cast<size_t>(p.streamPos)) -
                                                p.group.lo[static_cast<size_t>(p.streamPos)])]))
         ++refsInShared;
+    t.sharedLoads += refsInShared;
     if (p.kind == StageKind::Tile) shared += (loads + n * refsInShared) * w;
     if (p.kind == StageKind::Planes)
       shared += ((p.sharedPlanes() > 0 ? static_cast<double>(p.tileElements()) : 0.0) +

@@ -34,6 +34,9 @@ struct Traffic {
   bool fp64 = false;  // computes in double precision (the FP64 peak applies)
   double flops = 0, usefulFlops = 0;
   double dramBytes = 0, l2Bytes = 0, l1Bytes = 0, sharedBytes = 0, storeBytes = 0;
+  /// Shared-memory elements read per output point (the distinct staged references a point
+  /// reads; the staging's stores are in sharedBytes besides).
+  double sharedLoads = 0;
 };
 
 /// Elements group `p` of a statement's kernel loads from global memory per block (per plane

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "analysis/dead_stores.h"
+#include "analysis/retiming.h"
 #include "analysis/stream_fusion.h"
 #include "support/saturating.h"
 
@@ -249,6 +250,7 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   g.timeTile = clampInt(s.timeTile.value);
   g.keepDeadStores = s.keepDeadStores.value;
   g.sparePlane = s.sparePlane.value;
+  g.retime = s.retime.value;
   g.indexBits = s.indexBits.value;
   g.fma = s.fma.value;
   g.maxRegisters = s.maxRegisters.value;
@@ -342,6 +344,20 @@ StmtStaging stageStatement(const Program& prog, const CallInst& call, const Stmt
   std::vector<int64_t> tile(static_cast<size_t>(prog.dims()), 1);
   for (size_t gd = 0; gd < g.iters.size() && gd < 3; ++gd)
     tile[static_cast<size_t>(g.iters[gd])] = g.tile(gd);
+  if (g.retime && g.stream >= 0 && g.staged()) {
+    // Retimed: the kernel reads only the plane streamed in (analysis/retiming.h).
+    Retiming r = retime(prog, call, st, g.stream);
+    if (r.ok) {
+      Stmt planes = st;
+      planes.rhs = planeReads(r);
+      StmtStaging s = planStaging(prog, call, planes, tile, g.stream, true);
+      for (StagePlan& p : s.groups) p.spareSlots = 0;
+      s.sharedBytes = 0;
+      for (const StagePlan& p : s.groups)
+        s.sharedBytes = satAdd(s.sharedBytes, satMul(p.sharedElements(), typeBytes(p.group.type)));
+      return s;
+    }
+  }
   return planStaging(prog, call, st, tile, g.stream, g.staged());
 }
 

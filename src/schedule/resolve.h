@@ -40,9 +40,12 @@ struct GridShape {
   int timeTile = 1;                       // overlapped, stream: time steps fused per kernel
   bool keepDeadStores = false;            // fused kernels write back dead arrays too
   bool sparePlane = true;                 // Schedule::sparePlane (stream + time_tile)
-  int indexBits = 0;                      // Schedule::indexBits: 0 auto, 32 or 64
-  bool fma = false;                       // Schedule::fma: contracted multiply-adds
-  int maxRegisters = 0;                   // Schedule::maxRegisters: a register cap; 0 none
+  /// Schedule::retime under the stream family (per-statement kernels): each statement's kernel
+  /// accumulates its retimed parts plane by plane (analysis/retiming.h).
+  bool retime = false;
+  int indexBits = 0;     // Schedule::indexBits: 0 auto, 32 or 64
+  bool fma = false;      // Schedule::fma: contracted multiply-adds
+  int maxRegisters = 0;  // Schedule::maxRegisters: a register cap; 0 none
 
   bool staged() const {
     return family == ScheduleFamily::Shared || family == ScheduleFamily::Stream;

@@ -153,6 +153,7 @@ struct ScheduleOptions {
   std::optional<int64_t> chunk;               // --chunk SB
   std::optional<bool> keepDeadStores;         // --dead-stores keep|drop
   std::optional<bool> sparePlane;             // --spare-plane on|off
+  std::optional<bool> retime;                 // --retime
   std::optional<int> indexBits;               // --index-bits auto|32|64 (auto: 0)
   std::optional<bool> fma;                    // --fma
   std::optional<int> maxRegisters;            // --max-registers N

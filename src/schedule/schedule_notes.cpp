@@ -33,7 +33,6 @@ std::vector<std::string> scheduleNotes(const Program& prog,
     if (s.timeTile.value > 1 && !overlapped && !streamsTimeTiled(s, prog))
       note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
     if (s.prefetch.value) note("prefetch", s.prefetch.origin);
-    if (s.retime.value) note("retime", s.retime.origin);
     if (s.fold.value) note("fold", s.fold.origin);
     if (s.occupancy) note("occupancy", s.occupancy->origin);
     if (s.perspective) note("perspective", s.perspective->origin);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "analysis/int_arithmetic.h"
+#include "analysis/retiming.h"
 #include "schedule/schedule.h"
 
 namespace tessel {
@@ -213,6 +214,57 @@ struct Checker {
     }
   }
 
+  // Retiming (analysis/retiming.h) needs the stream family's per-statement sweep, and every
+  // statement of the stencil retimable along the streamed iterator.
+  void checkRetime() {
+    if (!s.retime.value) return;
+    const std::string what = settingName(s.retime.origin, "retime");
+    const int sd = streamDim(s, prog);
+    const bool fused = s.timeTile.value > 1;
+    if (s.family.value != ScheduleFamily::Stream || sd < 0 || fused) {
+      error(s.retime.origin,
+            fmt::format("{}: retiming accumulates each statement plane by plane in a streamed "
+                        "sweep: it applies to the stream family's kernels, not to {}",
+                        what,
+                        fused && s.family.value == ScheduleFamily::Stream
+                            ? std::string("stream + time_tile")
+                            : fmt::format("the '{}' family{}", familyName(s.family.value),
+                                          sd < 0 && s.family.value == ScheduleFamily::Stream
+                                              ? " without a streamed iterator"
+                                              : "")),
+            "use --schedule stream (time_tile 1), or leave retime out");
+      return;
+    }
+    const std::string& name = prog.stencils[s.stencil].name;
+    for (const CallInst& call : prog.calls) {
+      if (call.stencil != s.stencil) continue;
+      for (size_t k = 0; k < call.stmts.size(); ++k) {
+        const Stmt& st = call.stmts[k];
+        Retiming r = retime(prog, call, st, sd);
+        std::string why = r.whyNot;
+        SourceLoc at = r.where;
+        if (r.ok && !st.lhsIsScalar()) {
+          // A sweep that writes plane k after reading the planes beyond it would race with the
+          // blocks of the next chunk reading what it writes.
+          visitExpr(st.rhs, [&](const ExprPtr& x) {
+            if (why.empty() && x->kind == ExprKind::ArrayRef && x->array == st.lhs->array) {
+              why = fmt::format("it reads '{}', the array it writes", x->name);
+              at = x->loc;
+            }
+          });
+        }
+        if (why.empty()) continue;
+        diags.report(
+            DiagId::bad_schedule, at.valid() ? at : st.loc,
+            fmt::format("{}: statement {} of stencil '{}' cannot be retimed along {}: {}", what,
+                        k + 1, name, prog.iterators[static_cast<size_t>(sd)].name, why),
+            "leave retime out for this stencil (the stream family runs it without)");
+        ok = false;
+        return;
+      }
+    }
+  }
+
   void checkRest() {
     if (s.timeTile.value < 1)
       error(
@@ -279,6 +331,7 @@ bool validate(const Schedule& s, const Program& prog, const MachineDesc& m,
   c.checkUnroll();
   c.checkChunk();
   c.checkRest();
+  c.checkRetime();
   c.checkResources();
   return c.ok;
 }

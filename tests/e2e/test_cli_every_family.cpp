@@ -34,13 +34,7 @@ const char* kFamilies[] = {
 /// Extents no multiple of any block or tile and larger than one (300; 23x70; 13x21x35), and at
 /// most 4 time steps, so that T = 3 leaves steps over.
 std::string params(const fs::path& file) {
-  static const std::vector<std::vector<int64_t>> sizes = {{300}, {23, 70}, {13, 21, 35}};
-  Parsed p = parseFile(file);
-  ParamValues v = extentParams(*p.prog, sizes.at(static_cast<size_t>(p.prog->dims() - 1)), 4);
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i)
-    out += " --param " + p.prog->params[i].name + "=" + std::to_string(v[i]);
-  return out;
+  return paramFlags(file, {{300}, {23, 70}, {13, 21, 35}}, 4);
 }
 
 class EveryFamily : public ::testing::TestWithParam<std::string> {};

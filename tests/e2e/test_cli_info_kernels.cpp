@@ -202,7 +202,7 @@ TEST(CliInfoKernels, StatementsSayWhetherTheyCanBeRetimed) {
   auto t = runCommand(tesselBinary() + " info " + bench("j3d27pt"));
   EXPECT_TRUE(has(t.output,
                   "retimable along k: 3 parts, 3 accumulators, distinct plane reads per point "
-                  "27 -> 9 (analysis only: no kernel retimes yet)"))
+                  "27 -> 9 (applied by --schedule stream --retime)"))
       << t.output;
   auto d = runCommand(tesselBinary() + " info " + bench("denoise"));
   EXPECT_TRUE(has(d.output,

@@ -74,13 +74,7 @@ void expectClean(const std::string& file, const std::string& args) {
 /// Tiny extents, none a multiple of a block: 37 (1-D), 13x19 (2-D), 7x9x11 (3-D); at most 3
 /// time steps (so that a time tile of 2 leaves a remainder).
 std::string tinyParams(const fs::path& file) {
-  static const std::vector<std::vector<int64_t>> sizes = {{37}, {13, 19}, {7, 9, 11}};
-  Parsed p = parseFile(file);
-  ParamValues v = extentParams(*p.prog, sizes.at(static_cast<size_t>(p.prog->dims() - 1)), 3);
-  std::string out;
-  for (size_t i = 0; i < v.size(); ++i)
-    out += " --param " + p.prog->params[i].name + "=" + std::to_string(v[i]);
-  return out;
+  return paramFlags(file, {{37}, {13, 19}, {7, 9, 11}}, 3);
 }
 
 const char* kFamilies[] = {
@@ -129,6 +123,18 @@ TEST_P(OclgrindBenchmark, StagedFamiliesHaveNoRaceOrOutOfBoundsAccess) {
   for (const char* family : kFamilies) {
     SCOPED_TRACE(family);
     expectClean(file.string(), std::string(family) + params);
+  }
+}
+
+// Issue 12: the retimed stream kernels (--retime) of every benchmark whose statements can all
+// be retimed (the others are refused, tests/e2e/test_retime.cpp).
+TEST(Oclgrind, RetimedKernelsHaveNoRaceOrOutOfBoundsAccess) {
+  TESSEL_REQUIRE_OCLGRIND();
+  TESSEL_REQUIRE_OPENCL();
+  for (const char* b : {"j3d27pt", "j3d13pt", "gaussian", "fdtd2d", "hypterm", "cosmo-hdiff"}) {
+    SCOPED_TRACE(b);
+    fs::path file = benchmarkPath(b);
+    expectClean(file.string(), "--schedule stream --retime" + tinyParams(file));
   }
 }
 

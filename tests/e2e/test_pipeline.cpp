@@ -140,7 +140,11 @@ INSTANTIATE_TEST_SUITE_P(
              {{"--schedule", "stream"}, {"--time-tile", "2"}, {"--block", "16,8"}}},
         Case{"j3d7pt-shared-unroll2",
              "j3d7pt",
-             {{"--schedule", "shared"}, {"--block", "8,4,2"}, {"--unroll", "i=2"}}}),
+             {{"--schedule", "shared"}, {"--block", "8,4,2"}, {"--unroll", "i=2"}}},
+        // Issue 12: the retimed stream kernel (analysis/retiming.h).
+        Case{"j3d27pt-stream-retime",
+             "j3d27pt",
+             {{"--schedule", "stream"}, {"--retime", "on"}, {"--block", "16,8"}}}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.name;
       std::replace(n.begin(), n.end(), '-', '_');

@@ -150,6 +150,20 @@ inline Parsed parseFile(const fs::path& path) {
   return parse(ss.str(), path.string());
 }
 
+/// `tessel run`'s " --param NAME=VALUE" flags for the program in `file`: its extents from
+/// `sizes` (one list per number of dimensions, 1-D first), its other parameters (time steps) at
+/// their defaults, at most `maxOther` (extentParams).
+inline std::string paramFlags(const fs::path& file, const std::vector<std::vector<int64_t>>& sizes,
+                              int64_t maxOther) {
+  Parsed p = parseFile(file);
+  ParamValues v =
+      extentParams(*p.prog, sizes.at(static_cast<size_t>(p.prog->dims() - 1)), maxOther);
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i)
+    out += " --param " + p.prog->params[i].name + "=" + std::to_string(v[i]);
+  return out;
+}
+
 inline bool contains(const std::string& hay, const std::string& needle) {
   return hay.find(needle) != std::string::npos;
 }

@@ -286,7 +286,7 @@ TEST(Schedule, GlobalStreamStreamsTheSlowestIteratorByDefault) {
 TEST(Schedule, PragmaClausesMapOntoTheScheduleWithTheirLocations) {
   auto c = program(k3d,
                    "#pragma stream j block (64, 4) unroll k=2, i=1 cyclic time_tile 3\n"
-                   "#pragma prefetch retime fold occupancy 0.5 perspective input no_shmem");
+                   "#pragma prefetch fold occupancy 0.5 perspective input no_shmem");
   auto r = check(*c.prog);
   EXPECT_TRUE(r.valid) << allText(r.diags);
   const Schedule& s = r.schedule;
@@ -305,14 +305,30 @@ TEST(Schedule, PragmaClausesMapOntoTheScheduleWithTheirLocations) {
   EXPECT_EQ(s.unrollFactor("j"), 1);
   EXPECT_EQ(s.unroll.value.distribution, UnrollDistribution::Cyclic);
   EXPECT_EQ(s.timeTile.value, 3);
-  EXPECT_TRUE(s.prefetch.value && s.retime.value && s.fold.value && s.noShmem.value);
+  EXPECT_TRUE(s.prefetch.value && s.fold.value && s.noShmem.value);
   EXPECT_EQ(s.prefetch.origin.loc.line(), 5);
   ASSERT_TRUE(s.occupancy && s.perspective);
   EXPECT_DOUBLE_EQ(s.occupancy->value, 0.5);
   EXPECT_EQ(s.perspective->value, Perspective::Input);
   EXPECT_EQ(toString(s),
             "stream, stream j, chunk 16, block (64, 4), unroll k=2, i=1, cyclic, time_tile 3, "
-            "prefetch, retime, fold, no_shmem, occupancy 0.5, perspective input");
+            "prefetch, fold, no_shmem, occupancy 0.5, perspective input");
+}
+
+// Issue 12: the `retime` clause maps onto Schedule::retime; the stream family applies it, and
+// with a time tile above 1 (stream + time_tile) it is refused at the clause.
+TEST(Schedule, RetimeClauseAppliesToTheStreamFamily) {
+  auto c = program(k3d, "#pragma stream k retime");
+  auto r = check(*c.prog);
+  EXPECT_TRUE(r.valid) << allText(r.diags);
+  EXPECT_TRUE(r.schedule.retime.value);
+  EXPECT_EQ(toString(r.schedule), "stream, stream k, chunk 16, block (32, 8, 1), retime");
+  auto t = program(k3d, "#pragma stream k time_tile 2 retime");
+  auto rt = check(*t.prog);
+  EXPECT_FALSE(rt.valid);
+  EXPECT_TRUE(allText(rt.diags).find("test.sten:4:30: error: 'retime': retiming accumulates") !=
+              std::string::npos)
+      << allText(rt.diags);
 }
 
 TEST(Schedule, FullStreamAndPlacements) {
