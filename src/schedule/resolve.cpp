@@ -251,6 +251,9 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   g.keepDeadStores = s.keepDeadStores.value;
   g.sparePlane = s.sparePlane.value;
   g.retime = s.retime.value;
+  for (const PlacementSpec& p : s.placements)
+    if (p.kind == PlacementKind::Gmem) g.globalFormals.push_back(p.array);
+  for (const std::string& d : s.demoted) g.globalFormals.push_back(d);
   g.indexBits = s.indexBits.value;
   g.fma = s.fma.value;
   g.maxRegisters = s.maxRegisters.value;
@@ -344,21 +347,40 @@ StmtStaging stageStatement(const Program& prog, const CallInst& call, const Stmt
   std::vector<int64_t> tile(static_cast<size_t>(prog.dims()), 1);
   for (size_t gd = 0; gd < g.iters.size() && gd < 3; ++gd)
     tile[static_cast<size_t>(g.iters[gd])] = g.tile(gd);
+  StmtStaging s;
+  bool retimed = false;
   if (g.retime && g.stream >= 0 && g.staged()) {
-    // Retimed: the kernel reads only the plane streamed in (analysis/retiming.h).
+    // Retimed: the kernel reads only the plane streamed in (analysis/retiming.h), kept rolled.
     Retiming r = retime(prog, call, st, g.stream);
     if (r.ok) {
       Stmt planes = st;
       planes.rhs = planeReads(r);
-      StmtStaging s = planStaging(prog, call, planes, tile, g.stream, true);
+      s = planStaging(prog, call, planes, tile, g.stream, true);
       for (StagePlan& p : s.groups) p.spareSlots = 0;
-      s.sharedBytes = 0;
-      for (const StagePlan& p : s.groups)
-        s.sharedBytes = satAdd(s.sharedBytes, satMul(p.sharedElements(), typeBytes(p.group.type)));
-      return s;
+      retimed = true;
     }
   }
-  return planStaging(prog, call, st, tile, g.stream, g.staged());
+  if (!retimed) s = planStaging(prog, call, st, tile, g.stream, g.staged());
+  // Arrays placed in global memory (`gmem`) or demoted there for the occupancy target: read
+  // from global memory at each use.
+  for (StagePlan& p : s.groups)
+    if (p.kind != StageKind::Global &&
+        std::find(g.globalFormals.begin(), g.globalFormals.end(),
+                  formalName(prog, call, p.group.array)) != g.globalFormals.end())
+      p.kind = StageKind::Global;
+  s.sharedBytes = 0;
+  for (const StagePlan& p : s.groups)
+    s.sharedBytes = satAdd(s.sharedBytes, satMul(p.sharedElements(), typeBytes(p.group.type)));
+  return s;
+}
+
+std::string formalName(const Program& prog, const CallInst& call, ArrayId a) {
+  if (a.local) return call.localArrays.at(static_cast<size_t>(a.index)).name;
+  const std::string& actual = prog.arrays.at(static_cast<size_t>(a.index)).name;
+  const StencilDef& def = prog.stencils.at(static_cast<size_t>(call.stencil));
+  for (size_t f = 0; f < call.actualNames.size() && f < def.formals.size(); ++f)
+    if (call.actualNames[f] == actual) return def.formals[f].name;
+  return actual;
 }
 
 const StmtStaging& ResolvedSchedule::stagingOf(int call, int stmt) const {

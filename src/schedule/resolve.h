@@ -43,6 +43,9 @@ struct GridShape {
   /// Schedule::retime under the stream family (per-statement kernels): each statement's kernel
   /// accumulates its retimed parts plane by plane (analysis/retiming.h).
   bool retime = false;
+  /// staged families: arrays (the stencil's formal names) read from global memory at each use,
+  /// never staged: `gmem` placements and the arrays Schedule::demoted names.
+  std::vector<std::string> globalFormals;
   int indexBits = 0;     // Schedule::indexBits: 0 auto, 32 or 64
   bool fma = false;      // Schedule::fma: contracted multiply-adds
   int maxRegisters = 0;  // Schedule::maxRegisters: a register cap; 0 none
@@ -139,6 +142,9 @@ struct ResolvedSchedule {
 
 /// The staging of statement `st` of `call` under grid `g`: a block covers g.tile(gd) points
 /// along the iterator of grid dimension gd and sweeps g.stream; on chip when g is staged.
+/// The stencil's name for array `a` in `call`: its formal parameter's (or local array's) name.
+std::string formalName(const Program& prog, const CallInst& call, ArrayId a);
+
 StmtStaging stageStatement(const Program& prog, const CallInst& call, const Stmt& st,
                            const GridShape& g);
 

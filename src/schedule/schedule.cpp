@@ -360,6 +360,7 @@ std::optional<std::vector<Schedule>> buildSchedules(const Program& prog,
   }
   // Settings nobody gave explicitly for the family in use adapt until they fit (notes say how).
   fitSchedules(out, prog, m, refuseStreamedExcess);
+  demoteForOccupancy(out, prog, m);
   bool ok = true;
   for (const Schedule& s : out) ok = validate(s, prog, m, diags) && ok;
   if (ok) ok = validateFusion(out, prog, m, diags, refuseStreamedExcess);

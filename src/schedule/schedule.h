@@ -126,6 +126,10 @@ struct Schedule {
   std::optional<Setting<double>> occupancy;  // 0 < t <= 1
   std::optional<Setting<Perspective>> perspective;
   std::vector<PlacementSpec> placements;
+  /// `occupancy t` under a staged family: the arrays (formal names) moved from shared to global
+  /// memory, fewest accesses first, until the block's shared memory allows the target
+  /// (demoteForOccupancy; a note each in adjustments).
+  std::vector<std::string> demoted;
   /// What fitSchedules() changed so that the schedule runs (a dropped `#pragma` setting, an
   /// adapted default block, fewer fused steps), one note each for the user.
   std::vector<std::string> adjustments;
@@ -198,6 +202,16 @@ std::vector<int64_t> defaultBlock(const Schedule& s, const Program& prog);
 /// refuse them as they are.
 void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const MachineDesc& m,
                   bool refuseStreamedExcess);
+
+/// ARTEMIS's `occupancy t` (paper 000 section II-B) under the staged families (shared, stream):
+/// while a kernel of the stencil keeps fewer than t of its multiprocessor's warps resident (the
+/// occupancy calculator on `m` with the kernel's threads and shared memory; registers are not
+/// known before nvcc, so this is an upper bound), the array in shared memory with the fewest
+/// accesses per point moves to global memory (Schedule::demoted), each move a note in
+/// Schedule::adjustments; arrays placed with `shmem` stay. A target that nothing more reaches is
+/// noted too. Other families keep the clause recorded (scheduleNotes).
+void demoteForOccupancy(std::vector<Schedule>& schedules, const Program& prog,
+                        const MachineDesc& m);
 
 /// Refuses a schedule the machine cannot run or that names what the program lacks, with a
 /// bad_schedule error at the clause it came from (or naming the command-line flag): a block

@@ -34,10 +34,22 @@ std::vector<std::string> scheduleNotes(const Program& prog,
       note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
     if (s.prefetch.value) note("prefetch", s.prefetch.origin);
     if (s.fold.value) note("fold", s.fold.origin);
-    if (s.occupancy) note("occupancy", s.occupancy->origin);
+    const GridShape grid = gridOf(s, prog);
+    const bool perStatementStaged = grid.staged() && !grid.fusesSteps();
+    if (s.occupancy && !perStatementStaged) note("occupancy", s.occupancy->origin);
     if (s.perspective) note("perspective", s.perspective->origin);
-    for (const PlacementSpec& p : s.placements)
+    for (const PlacementSpec& p : s.placements) {
+      if (perStatementStaged && p.kind == PlacementKind::Gmem) continue;  // applied
+      if (perStatementStaged && p.kind == PlacementKind::Shmem && s.occupancy) {
+        notes.push_back(fmt::format(
+            "stencil '{}': shmem ({}) ({}): the occupancy target never moves '{}' to global "
+            "memory; whether it is in shared memory is the staging analysis's choice (an array "
+            "read only at its centre is not)",
+            who, p.array, describe(p.origin), p.array));
+        continue;
+      }
       note(fmt::format("the placement of '{}'", p.array), p.origin);
+    }
     if (overlapped || f == ScheduleFamily::Shared)
       for (auto& c : prog.stencils[s.stencil].hints.clauses)
         if (c.name == "stream" || c.name == "full_stream")
