@@ -36,6 +36,7 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                       {"bound", p.bound},
                       {"blocks", p.blocks},
                       {"shared_bytes", r.sharedBytes},
+                      {"applied", appliedText(r)},
                       {"wave_efficiency", p.waveEfficiency},
                       {"levels", levels},
                       {"hints", p.hints}};
@@ -295,6 +296,7 @@ std::string analyzeText(const nlohmann::json& a) {
                          k["occupancy"]["blocks_per_sm"].get<int>(),
                          100 * k["occupancy"]["fraction"].get<double>(),
                          k["occupancy"]["limited_by"].get<std::string>());
+    if (k.contains("applied")) out += "    applied  " + k["applied"].get<std::string>() + "\n";
     for (const auto& h : k["hints"]) out += "    hint     " + h.get<std::string>() + "\n";
   }
   if (!a["ptxas"].get<std::string>().empty())

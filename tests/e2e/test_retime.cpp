@@ -105,6 +105,11 @@ TEST(RetimeReport, FewerSharedLoadsAndRegisters) {
     EXPECT_LE(retimed["traffic"]["shared_loads"].get<double>(), 10);
     EXPECT_NE(retimed["applied"].get<std::string>().find("retimed: "), std::string::npos)
         << retimed.dump();
+    // `tessel analyze` says what was applied to each kernel, as the kernel report does.
+    auto a = runCommand(tesselBinary() + " analyze --no-ptxas " + benchmarkPath(bench).string() +
+                        " --schedule stream --retime");
+    EXPECT_NE(a.output.find("    applied  32-bit indices"), std::string::npos) << a.output;
+    EXPECT_NE(a.output.find("retimed: "), std::string::npos) << a.output;
     if (!ptxas) continue;
     EXPECT_LT(retimed["registers"].get<int>(), plain["registers"].get<int>()) << retimed.dump();
     EXPECT_EQ(retimed["spill_bytes"].get<int>(), 0) << retimed.dump();
