@@ -84,10 +84,10 @@ const char* scheduleHelp(const std::string& flag) {
            "bounds; 16 to the machine's 255, N x threads within a block's registers), or auto: "
            "the cap the performance model chooses from ptxas's figures (needs nvcc)";
   if (flag == "--retime")
-    return "stream family: each statement's kernel retimes its sum (the terms that read plane "
-           "k+o accumulated while plane k+o is streamed in; paper 000 III-B2): one shared plane, "
-           "2r+1 accumulators per thread; results differ from the reference in the last bits "
-           "(reassociated), so --verify uses the --fma tolerance";
+    return "stream and global-stream families: each statement's kernel retimes its sum (the "
+           "terms that read plane k+o accumulated while plane k+o is streamed in; paper 000 "
+           "III-B2): 2r+1 accumulators per thread, each plane read once; results differ from the "
+           "reference in the last bits (reassociated), so --verify uses the --fma tolerance";
   if (flag == "--fma")
     return "contract a*b+c in the GPU kernels into fused multiply-adds (fma: one rounding, "
            "faster; results differ from the reference in the last bits, so --verify uses a "

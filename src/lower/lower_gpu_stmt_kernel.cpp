@@ -44,7 +44,7 @@ void StmtKernel::uses(const Expr& ref) {
 
 ExprPtr StmtKernel::replace(const Expr& ref) { return staged_ ? staged_->read(ref) : nullptr; }
 
-std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKernel& staged,
+std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKernel* staged,
                                              Namer& scope, bool& status) {
   const int sd = c_.grid.stream;
   Retiming rt = retime(c_.prog, c_.call, st, sd);
@@ -65,10 +65,20 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
     out.lhs = lhs;
     out.rhs = var(accs.front(), at);
   }
-  staged.setSweep(lo, hi);
+  // The outputs a block (stream) or a thread (global-stream) computes: first..last.
+  const ExprPtr first = var(staged ? staged->firstPlane() : lo_.at(static_cast<size_t>(sd)),
+                            ScalarType::Int),
+                last = var(staged ? staged->lastPlane() : hi_.at(static_cast<size_t>(sd)),
+                           ScalarType::Int);
+  auto within = [&](int64_t shift) {  // plane k + shift is one of them
+    ExprPtr plane = indexAddConst(var(k, ScalarType::Int), shift);
+    return binary(Op::And, binary(Op::Ge, plane, first), binary(Op::Le, plane, last));
+  };
   auto compute = [&](int phase) {
-    staged.setPhase(phase);
-    staged_ = &staged;
+    if (staged) {
+      staged->setPhase(phase);
+      staged_ = staged;
+    }
     std::vector<StmtPtr> c = {comment(fmt::format(
         "Plane {} adds its parts to the outputs on planes {}..{}; the one on {} is complete.", k,
         planeText(k, -hi), planeText(k, -lo), planeText(k, -hi)))};
@@ -76,20 +86,20 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
       const std::string& acc = accs.at(static_cast<size_t>(hi - p.offset));
       ExprPtr v = x_.lower(p.sum);
       status = status || usesStatusHelper(v);
-      c.push_back(assign(acc, binary(Op::Add, var(acc, at), v)));
+      StmtPtr add = assign(acc, binary(Op::Add, var(acc, at), v));
+      // From global memory, a part reads the plane only for outputs of the region (whose reads
+      // are in bounds); a staged plane is in shared memory either way.
+      c.push_back(staged ? add : ifThen(within(-p.offset), {add}));
     }
     Assignment a = x_.assignment(out);
     status = status || usesStatusHelper(a.value) || usesStatusHelper(a.index);
     use_.arrays[st.lhs->array] = true;
-    ExprPtr plane = indexAddConst(var(k, ScalarType::Int), -hi);
-    ExprPtr mine = binary(Op::And, binary(Op::Ge, plane, var(staged.firstPlane(), ScalarType::Int)),
-                          binary(Op::Le, plane, var(staged.lastPlane(), ScalarType::Int)));
-    c.push_back(ifThen(mine, {store(a.buffer, a.index, a.value)}));
+    c.push_back(ifThen(within(-hi), {store(a.buffer, a.index, a.value)}));
     c.push_back(comment("Rotate the accumulators: the next output starts from zero."));
     for (size_t m = 0; m + 1 < accs.size(); ++m) c.push_back(assign(accs[m], var(accs[m + 1], at)));
     c.push_back(assign(accs.back(), zeroOf(at)));
     staged_ = nullptr;
-    staged.setPhase(0);
+    if (staged) staged->setPhase(0);
     return c;
   };
   std::vector<StmtPtr> kb = {comment(fmt::format(
@@ -98,8 +108,15 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
       accs.size(), planeText(k, -hi), planeText(k, -lo)))};
   for (const std::string& acc : accs)
     kb.push_back(localDecl(valueType(at), acc, zeroOf(at), false));
-  for (auto& s : staged.body(compute)) kb.push_back(s);
-  return kb;
+  if (staged) {
+    staged->setSweep(lo, hi);
+    for (auto& s : staged->body(compute)) kb.push_back(s);
+    return kb;
+  }
+  // global-stream: each thread sweeps the planes of its outputs and the parts' planes around.
+  kb.push_back(
+      forLoop(k, indexAddConst(first, lo), indexAddConst(last, hi), LoopKind::Serial, compute(0)));
+  return pointPerThread(std::move(kb), false);
 }
 
 std::vector<lir::Param> StmtKernel::params() const {
@@ -127,10 +144,10 @@ std::vector<lir::Param> StmtKernel::params() const {
   return ps;
 }
 
-std::vector<StmtPtr> StmtKernel::pointPerThread(std::vector<StmtPtr> body) const {
+std::vector<StmtPtr> StmtKernel::pointPerThread(std::vector<StmtPtr> body, bool sweep) const {
   const GridShape& grid = c_.grid;
   const std::vector<std::string>& iters = c_.g.iters;
-  if (grid.stream >= 0) {
+  if (grid.stream >= 0 && sweep) {
     int s = grid.stream;
     body = {forLoop(iters[s], var(lo_[s], ScalarType::Int), var(hi_[s], ScalarType::Int),
                     LoopKind::Serial, body)};
@@ -163,7 +180,7 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
   } else if (!st.lhs->array.local) {
     c_.uses.arrays.insert(st.lhs->array.index);
   }
-  const bool retimed = staged && c_.grid.retime && c_.grid.stream >= 0;
+  const bool retimed = c_.grid.retime && c_.grid.stream >= 0;
   Assignment a;
   std::vector<StmtPtr> body;
   if (!retimed) {
@@ -177,7 +194,7 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
   std::vector<StmtPtr> kb;
   bool status = false;  // the body calls a helper that sets the error status
   if (retimed) {
-    kb = retimedBody(st, *staged, scope, status);
+    kb = retimedBody(st, staged ? &*staged : nullptr, scope, status);
     info.retimed = static_cast<int>(retime(c_.prog, c_.call, st, c_.grid.stream).accumulators);
   } else if (staged) {
     // Staged families: the builder maps threads, stages, synchronises and guards; a streamed

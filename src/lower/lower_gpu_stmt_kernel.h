@@ -59,15 +59,16 @@ class StmtKernel : public KernelSite, public RefObserver {
   const StagedKernel* staged_ = nullptr;  // the staging, while the store is translated
 
   std::vector<lir::Param> params() const;
-  /// The stream family's body of a retimed statement (analysis/retiming.h): per plane streamed
-  /// in, each part added to its output's accumulator, the completed output stored, the
-  /// accumulators rotated.
-  /// `status`: set when the body calls a helper that sets the error status.
-  std::vector<lir::StmtPtr> retimedBody(const tessel::Stmt& st, StagedKernel& staged, Namer& scope,
+  /// The body of a retimed statement (analysis/retiming.h): per plane streamed in, each part
+  /// added to its output's accumulator, the completed output stored, the accumulators rotated.
+  /// `staged`: the stream family's staging (its sweep); null under global-stream, where each
+  /// thread sweeps and reads global memory. `status`: set when the body calls a helper that sets
+  /// the error status.
+  std::vector<lir::StmtPtr> retimedBody(const tessel::Stmt& st, StagedKernel* staged, Namer& scope,
                                         bool& status);
-  /// One point per thread of the grid's dimensions, looping over the streaming one (if any),
-  /// guarded against the region's upper bounds.
-  std::vector<lir::StmtPtr> pointPerThread(std::vector<lir::StmtPtr> body) const;
+  /// One point per thread of the grid's dimensions, looping over the streaming one (if any, and
+  /// `sweep`: else the body sweeps it itself), guarded against the region's upper bounds.
+  std::vector<lir::StmtPtr> pointPerThread(std::vector<lir::StmtPtr> body, bool sweep = true) const;
 };
 
 }  // namespace tessel::gpu

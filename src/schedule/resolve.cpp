@@ -349,13 +349,13 @@ StmtStaging stageStatement(const Program& prog, const CallInst& call, const Stmt
     tile[static_cast<size_t>(g.iters[gd])] = g.tile(gd);
   StmtStaging s;
   bool retimed = false;
-  if (g.retime && g.stream >= 0 && g.staged()) {
+  if (g.retime && g.stream >= 0) {
     // Retimed: the kernel reads only the plane streamed in (analysis/retiming.h), kept rolled.
     Retiming r = retime(prog, call, st, g.stream);
     if (r.ok) {
       Stmt planes = st;
       planes.rhs = planeReads(r);
-      s = planStaging(prog, call, planes, tile, g.stream, true);
+      s = planStaging(prog, call, planes, tile, g.stream, g.staged());
       for (StagePlan& p : s.groups) p.spareSlots = 0;
       retimed = true;
     }

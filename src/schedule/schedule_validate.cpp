@@ -221,10 +221,13 @@ struct Checker {
     const std::string what = settingName(s.retime.origin, "retime");
     const int sd = streamDim(s, prog);
     const bool fused = s.timeTile.value > 1;
-    if (s.family.value != ScheduleFamily::Stream || sd < 0 || fused) {
+    const bool streamed =
+        s.family.value == ScheduleFamily::Stream || s.family.value == ScheduleFamily::GlobalStream;
+    if (!streamed || sd < 0 || fused) {
       error(s.retime.origin,
             fmt::format("{}: retiming accumulates each statement plane by plane in a streamed "
-                        "sweep: it applies to the stream family's kernels, not to {}",
+                        "sweep: it applies to the stream and global-stream families' kernels, not "
+                        "to {}",
                         what,
                         fused && s.family.value == ScheduleFamily::Stream
                             ? std::string("stream + time_tile")

@@ -135,6 +135,7 @@ TEST(Oclgrind, RetimedKernelsHaveNoRaceOrOutOfBoundsAccess) {
     SCOPED_TRACE(b);
     fs::path file = benchmarkPath(b);
     expectClean(file.string(), "--schedule stream --retime" + tinyParams(file));
+    expectClean(file.string(), "--schedule global-stream --retime" + tinyParams(file));
   }
 }
 
