@@ -137,6 +137,34 @@ TEST(Retiming, HandWrittenStatementsSplitAndAgree) {
   expectRecombinedAgrees(box, box.substr(from, to - from), 1e-12, {{"L", 9}, {"M", 8}, {"N", 7}});
 }
 
+// Where and why retimed results differ from the reference in the last bits: the reference adds
+// the terms in source order, a retimed kernel plane by plane (k-1, then k, then k+1: planeSum's
+// order). With o = a[k+1] + a[k-1] + a[k] and a = -1e16, 1, 1e16 on planes k-1, k, k+1, the
+// source order gives (1e16 - 1e16) + 1 = 1, the planes' order (-1e16 + 1) + 1e16 = 0, since
+// -1e16 + 1 rounds to -1e16 in double: reassociation, which --verify's tolerance for --retime
+// allows relative to the array's largest magnitude (here 1e16).
+TEST(Retiming, ReassociationChangesTheLastBits) {
+  test::Session s = test::load(
+      "parameter L=3, M=1, N=1;\niterator k, j, i;\ndouble a[L,M,N], o[L,M,N];\n"
+      "stencil s (o, a) {\n  [1:1][0:0][0:0] : o[k][j][i] = a[k+1][j][i] + a[k-1][j][i] + "
+      "a[k][j][i];\n}\ns (o, a);\n");
+  const Program& p = s.prog();
+  Retiming r = retime(p, p.calls[0], p.calls[0].stmts[0], 0);
+  ASSERT_TRUE(r.ok) << r.whyNot;
+  EXPECT_EQ(toString(planeSum(r), p.iteratorNames()), "a[k-1][j][i] + a[k][j][i] + a[k+1][j][i]");
+  s.set("a", {-1e16, 1.0, 1e16});
+  s.run();
+  EXPECT_EQ(s.values("o")[1], 1.0);  // the reference: source order
+  // The retimed order, evaluated the same way.
+  test::Session t = test::load(
+      "parameter L=3, M=1, N=1;\niterator k, j, i;\ndouble a[L,M,N], o[L,M,N];\n"
+      "stencil s (o, a) {\n  [1:1][0:0][0:0] : o[k][j][i] = " +
+      toString(planeSum(r), p.iteratorNames()) + ";\n}\ns (o, a);\n");
+  t.set("a", {-1e16, 1.0, 1e16});
+  t.run();
+  EXPECT_EQ(t.values("o")[1], 0.0);
+}
+
 // A term that reads two planes cannot be homogenised: refused, naming both accesses, the
 // second one's position given.
 TEST(Retiming, ATermOfTwoPlanesIsRefusedWithTheAccessNamed) {
