@@ -8,6 +8,8 @@
 #include <optional>
 #include <set>
 
+#include "analysis/staging.h"  // planeText
+
 namespace tessel {
 
 namespace {
@@ -139,10 +141,6 @@ ExprPtr shifted(const ExprPtr& e, int sd, int64_t by) {
 std::string brief(const ExprPtr& e, const std::vector<std::string>& names) {
   std::string t = toString(e, names);
   return t.size() <= 60 ? t : t.substr(0, 57) + "...";
-}
-
-std::string planeText(const std::string& iter, int64_t o) {
-  return o == 0 ? iter : fmt::format("{}{:+d}", iter, o);
 }
 
 /// The distinct accesses of the streamed arrays in `e` (array and every subscript).

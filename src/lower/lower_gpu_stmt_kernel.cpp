@@ -45,11 +45,12 @@ void StmtKernel::uses(const Expr& ref) {
 ExprPtr StmtKernel::replace(const Expr& ref) { return staged_ ? staged_->read(ref) : nullptr; }
 
 std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKernel* staged,
-                                             Namer& scope, bool& status) {
+                                             Namer& scope, bool& status, int& accumulators) {
   const int sd = c_.grid.stream;
   Retiming rt = retime(c_.prog, c_.call, st, sd);
   if (!rt.ok) internal("a retimed schedule for a statement that cannot be retimed: " + rt.whyNot);
   const int64_t lo = rt.parts.front().offset, hi = rt.parts.back().offset;
+  accumulators = static_cast<int>(rt.accumulators);
   const std::string& k = c_.g.iters.at(static_cast<size_t>(sd));
   // accs[m]: the output on plane k - hi + m (k: the plane streamed in).
   std::vector<std::string> accs;
@@ -194,8 +195,7 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
   std::vector<StmtPtr> kb;
   bool status = false;  // the body calls a helper that sets the error status
   if (retimed) {
-    kb = retimedBody(st, staged ? &*staged : nullptr, scope, status);
-    info.retimed = static_cast<int>(retime(c_.prog, c_.call, st, c_.grid.stream).accumulators);
+    kb = retimedBody(st, staged ? &*staged : nullptr, scope, status, info.retimed);
   } else if (staged) {
     // Staged families: the builder maps threads, stages, synchronises and guards; a streamed
     // sweep asks for one copy of the store per phase of its rings (their slots differ).

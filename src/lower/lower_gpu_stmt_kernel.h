@@ -63,9 +63,9 @@ class StmtKernel : public KernelSite, public RefObserver {
   /// added to its output's accumulator, the completed output stored, the accumulators rotated.
   /// `staged`: the stream family's staging (its sweep); null under global-stream, where each
   /// thread sweeps and reads global memory. `status`: set when the body calls a helper that sets
-  /// the error status.
+  /// the error status; `accumulators`: set to the accumulators per thread.
   std::vector<lir::StmtPtr> retimedBody(const tessel::Stmt& st, StagedKernel* staged, Namer& scope,
-                                        bool& status);
+                                        bool& status, int& accumulators);
   /// One point per thread of the grid's dimensions, looping over the streaming one (if any, and
   /// `sweep`: else the body sweeps it itself), guarded against the region's upper bounds.
   std::vector<lir::StmtPtr> pointPerThread(std::vector<lir::StmtPtr> body, bool sweep = true) const;

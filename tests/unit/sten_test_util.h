@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -55,6 +56,21 @@ inline Compiled compileText(const std::string& text, const std::string& name = "
   Compiled c;
   c.file = std::make_unique<SourceFile>(name, text);
   c.prog = parseProgram(*c.file, c.diags);
+  return c;
+}
+
+/// The text of benchmarks/NAME.sten of the source tree.
+inline std::string benchmarkText(const std::string& name) {
+  std::ifstream in(std::string(TESSEL_SOURCE_DIR) + "/benchmarks/" + name + ".sten");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// benchmarks/NAME.sten compiled; a test failure if it does not compile.
+inline Compiled compileBenchmark(const std::string& name) {
+  Compiled c = compileText(benchmarkText(name), name + ".sten");
+  EXPECT_TRUE(c.prog.has_value()) << c.diagText();
   return c;
 }
 

@@ -16,14 +16,7 @@ namespace {
 using test::Compiled;
 using test::compileText;
 
-Compiled benchmark(const std::string& name) {
-  std::ifstream in(std::string(TESSEL_SOURCE_DIR) + "/benchmarks/" + name + ".sten");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Compiled c = compileText(ss.str(), name + ".sten");
-  EXPECT_TRUE(c.prog.has_value()) << c.diagText();
-  return c;
-}
+Compiled benchmark(const std::string& name) { return test::compileBenchmark(name); }
 
 Retiming firstStatement(const Compiled& c, int streamDim = 0) {
   const Program& p = *c.prog;
@@ -129,10 +122,7 @@ TEST(Retiming, HandWrittenStatementsSplitAndAgree) {
   EXPECT_EQ(r.accumulators, 4);
   expectRecombinedAgrees(text, rhs, 1e-12);
   Compiled c = benchmark("j3d27pt");
-  std::ifstream in(std::string(TESSEL_SOURCE_DIR) + "/benchmarks/j3d27pt.sten");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string box = ss.str();
+  const std::string box = test::benchmarkText("j3d27pt");
   const size_t from = box.find("c0*in[k][j][i]"), to = box.find(";\n}", from);
   expectRecombinedAgrees(box, box.substr(from, to - from), 1e-12, {{"L", 9}, {"M", 8}, {"N", 7}});
 }

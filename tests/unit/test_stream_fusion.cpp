@@ -14,14 +14,7 @@ namespace {
 using test::Compiled;
 using test::compileText;
 
-Compiled benchmark(const std::string& name) {
-  std::ifstream in(std::string(TESSEL_SOURCE_DIR) + "/benchmarks/" + name + ".sten");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Compiled c = compileText(ss.str(), name + ".sten");
-  EXPECT_TRUE(c.prog.has_value()) << c.diagText();
-  return c;
-}
+Compiled benchmark(const std::string& name) { return test::compileBenchmark(name); }
 
 // j3d7pt, T = 4, tile 26x26 streamed along k: stage s runs 3 - s planes ahead (s = 0..3); the
 // input ring's newest plane is stage 1's lead + 1 = 4. The first output plane p0 needs stage 1

@@ -20,15 +20,7 @@ Compiled compiled(const std::string& text) {
   return c;
 }
 
-Compiled benchmark(const std::string& name) {
-  std::ifstream in(std::string(TESSEL_SOURCE_DIR) + "/benchmarks/" + name + ".sten");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  EXPECT_FALSE(ss.str().empty()) << name;
-  Compiled c = compileText(ss.str(), name + ".sten");
-  EXPECT_TRUE(c.prog.has_value()) << c.diagText();
-  return c;
-}
+Compiled benchmark(const std::string& name) { return test::compileBenchmark(name); }
 
 /// lo..hi along one dimension of a box.
 std::pair<int64_t, int64_t> span(const Box& b, size_t d) { return {b.lo.at(d), b.hi.at(d)}; }
