@@ -87,7 +87,9 @@ def main():
     ap.add_argument("--backend", default="opencl", help="opencl (default) or cuda")
     ap.add_argument("--families", default=",".join(DEFAULT_FAMILIES),
                     help="comma-separated schedule families, each optionally /T for a time "
-                         "tile of T steps (global is always run)")
+                         "tile of T steps and [OPTIONS] for options of that variant only, e.g. "
+                         "'stream[--retime]' or 'stream/2[--spare-plane off]' (global, "
+                         "without options, is always run)")
     ap.add_argument("--benchmarks", default="",
                     help="comma-separated benchmark names (default: every benchmarks/*.sten)")
     ap.add_argument("--size", choices=["small", "full", "awkward"], default="small",
@@ -106,6 +108,18 @@ def main():
                     help="more options for every GPU run, space-separated (e.g. "
                          "\"--index-bits 64 --dead-stores keep\"); recorded in the CSV")
     args = ap.parse_args()
+
+    def fam_of(family):
+        """The schedule family of a variant such as 'stream/2[--spare-plane off]'."""
+        return family.split("[", 1)[0].partition("/")[0]
+
+    def variant_options(family):
+        """The time tile and the bracketed options of a variant, as tessel arguments."""
+        head, _, opts = family.partition("[")
+        tile = head.partition("/")[2]
+        if opts and not opts.endswith("]"):
+            sys.exit(f"bench.py: variant '{family}' opens '[' without closing it")
+        return (["--time-tile", tile] if tile else []) + opts[:-1].split()
 
     families = [f for f in args.families.split(",") if f]
     if "global" not in families:
@@ -130,8 +144,7 @@ def main():
             if not args.no_verify:
                 cmd.append("--verify")
             if family:
-                fam, _, tile = family.partition("/")
-                cmd += ["--schedule", fam] + (["--time-tile", tile] if tile else [])
+                cmd += ["--schedule", fam_of(family)] + variant_options(family)
                 cmd += args.extra.split()
             status, rep, err = tessel_json(args.tessel, cmd)
             row = {"benchmark": name, "backend": backend, "schedule": family or "-",
