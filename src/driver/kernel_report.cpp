@@ -104,11 +104,21 @@ std::string appliedText(const KernelReport& r) {
   else
     parts.push_back(k.wideReason.empty() ? "64-bit indices (index_bits 64)"
                                          : "64-bit indices: " + k.wideReason);
+  const int points = k.unroll[0] * k.unroll[1] * k.unroll[2];
+  if (points > 1) {
+    std::vector<int> along(k.unroll.begin(),
+                           k.unroll.begin() + std::max<size_t>(1, k.gridIters.size()));
+    parts.push_back(fmt::format("unrolled: {} points per thread ({}, {})", points,
+                                fmt::join(along, "x"), k.cyclic ? "cyclic" : "blocked"));
+  }
   if (k.retimed > 0)
-    parts.push_back(
-        fmt::format("retimed: {} accumulators, one shared plane per array (a rolled "
-                    "sweep, 2 barriers per plane)",
-                    k.retimed));
+    parts.push_back(k.family == ScheduleFamily::Stream
+                        ? fmt::format("retimed: {} accumulators, one shared plane per array (a "
+                                      "rolled sweep, 2 barriers per plane)",
+                                      k.retimed)
+                        : fmt::format("retimed: {} accumulators, each plane's points read once "
+                                      "from global memory",
+                                      k.retimed));
   if (k.maxRegisters > 0)
     parts.push_back(
         fmt::format("a cap of {} registers per thread (CUDA __maxnreg__)", k.maxRegisters));

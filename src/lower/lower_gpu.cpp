@@ -24,6 +24,14 @@ namespace gpu {
 
 ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc ? binary(Op::And, acc, x) : x; }
 
+ExprPtr pointInBlock(const GridShape& grid, size_t gd, int copy) {
+  ExprPtr l = intrinsic(Intrinsic::LocalId, static_cast<int>(gd));
+  const int e = grid.unroll[gd], u = grid.copyAlong(copy, gd);
+  if (e <= 1) return l;
+  return grid.cyclic ? indexAddConst(l, static_cast<int64_t>(u) * grid.block[gd])
+                     : indexAddConst(indexMul(l, intLit(e)), u);
+}
+
 ExprPtr zeroOf(ScalarType t) {
   switch (t) {
     case ScalarType::Bool:
@@ -131,6 +139,7 @@ GpuKernelInfo kernelInfo(GpuKernelInfo info, const std::string& name, int index,
   info.streamIter = grid.stream;
   info.chunk = grid.chunk;
   info.unroll = grid.unroll;
+  info.cyclic = grid.cyclic;
   return info;
 }
 

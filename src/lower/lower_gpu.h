@@ -63,7 +63,8 @@ struct GpuKernelInfo {
   std::array<int, 3> block = {1, 1, 1};   // threads per block, x first
   int streamIter = -1;                    // the iterator each thread loops over; -1: none
   int chunk = 0;                          // stream: planes per block; 0: the whole extent
-  std::array<int, 3> unroll = {1, 1, 1};  // shared: points per thread along grid x, y, z
+  std::array<int, 3> unroll = {1, 1, 1};  // points per thread along grid x, y, z
+  bool cyclic = false;                    // unrolled points a block apart (else consecutive)
   std::string staging;                    // shared, stream: what is staged where
   // overlapped: the fused calls (call = the first, stmt = -1), the output tile per iterator
   // dimension.

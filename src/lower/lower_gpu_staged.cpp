@@ -49,8 +49,14 @@ StagedNames nameStaging(const StmtStaging& staging, const GlobalNames& g, const 
     } else if (p.sharedElements() > 0) {
       gn.shared = scope.take("s_" + p.group.name);
     }
-    for (int64_t o = p.regLo; o <= p.regHi; ++o)
-      gn.regs.push_back(scope.take(fmt::format("r_{}_{}", p.group.name, offsetTag(o))));
+    const int copies = grid.copies();
+    for (int u = 0; u < copies && p.regLo <= p.regHi; ++u) {
+      gn.regs.emplace_back();
+      for (int64_t o = p.regLo; o <= p.regHi; ++o)
+        gn.regs.back().push_back(
+            scope.take(copies == 1 ? fmt::format("r_{}_{}", p.group.name, offsetTag(o))
+                                   : fmt::format("r_{}_{}_u{}", p.group.name, offsetTag(o), u)));
+    }
     nm.groups.push_back(gn);
   }
   return nm;
@@ -124,7 +130,8 @@ ExprPtr StagedKernel::read(const Expr& ref) const {
   const StagedNames::Group& nm = c_.names.groups[gi];
   if (p.kind == StageKind::Tile) return load(nm.shared, tileIndex(c_, p, offs), ref.type);
   int64_t o = offs[p.streamPos];
-  if (!p.planeInShared[o - p.group.lo[p.streamPos]]) return var(nm.regs.at(o - p.regLo), ref.type);
+  if (!p.planeInShared[o - p.group.lo[p.streamPos]])
+    return var(nm.regs.at(copy_).at(o - p.regLo), ref.type);
   // The plane's slot in this copy of the sweep (lower_gpu_staged_stream.cpp).
   return load(nm.slots.at(ringSlot(p, phase_, o)), tileIndex(c_, p, offs), ref.type);
 }
@@ -162,9 +169,16 @@ std::string StagedKernel::describe() const {
 }
 
 std::vector<StmtPtr> StagedKernel::body(
-    const std::function<std::vector<StmtPtr>(int phase)>& computeAt) {
-  if (c_.grid.family == ScheduleFamily::Stream) return streamBody(c_, computeAt);
-  return sharedBody(c_, computeAt(0));
+    const std::function<std::vector<StmtPtr>(int phase, int copy)>& computeAt) {
+  auto at = [&](int phase, int copy) {
+    phase_ = phase;
+    copy_ = copy;
+    std::vector<StmtPtr> b = computeAt(phase, copy);
+    phase_ = copy_ = 0;
+    return b;
+  };
+  if (c_.grid.family == ScheduleFamily::Stream) return streamBody(c_, at);
+  return sharedBody(c_, at(0, 0));
 }
 
 }  // namespace tessel::gpu

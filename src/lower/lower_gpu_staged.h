@@ -22,7 +22,8 @@ struct StagedNames {
   struct Group {
     std::string shared;              // the shared array of a tile
     std::vector<std::string> slots;  // stream: the shared array of each slot of the ring
-    std::vector<std::string> regs;   // stream: planes regLo..regHi
+    /// stream: planes regLo..regHi, per unrolled copy (GridShape::copies) of the thread's point
+    std::vector<std::vector<std::string>> regs;
   };
   std::vector<Group> groups;        // per StmtStaging::groups entry
   std::vector<std::string> t0;      // per iterator: the block's first point ("" if none)
@@ -63,14 +64,14 @@ class StagedKernel {
   /// What replaces a reference of the right-hand side: a shared-memory load or a register; null
   /// where it is read from global memory.
   ExprPtr read(const Expr& ref) const;
-  /// The kernel's body around the compute statements `computeAt(phase)` builds (for the point
-  /// the iterator variables name; this body declares them and guards them against the region's
-  /// upper bounds). The stream family unrolls its sweep by its rings' slots and builds one copy
-  /// per phase (the plane's position in the round: setPhase, which read() follows).
+  /// The kernel's body around the compute statements `computeAt(phase, copy)` builds (for the
+  /// point the iterator variables name; this body declares them and guards them against the
+  /// region's upper bounds). The stream family unrolls its sweep by its rings' slots and builds
+  /// one copy per phase (the plane's position in the round), and one per point of the thread
+  /// (`copy`, GridShape::copies: each has registers of its own); read() follows both, which the
+  /// body sets before each call. The shared family loops over a thread's points: (0, 0).
   std::vector<lir::StmtPtr> body(
-      const std::function<std::vector<lir::StmtPtr>(int phase)>& computeAt);
-  /// The sweep's copy read() builds references for: its ring slots are constants.
-  void setPhase(int phase) { phase_ = phase; }
+      const std::function<std::vector<lir::StmtPtr>(int phase, int copy)>& computeAt);
   /// stream: sweep the planes from the block's first + lo to its last + hi.
   void setSweep(int64_t lo, int64_t hi) {
     c_.sweepLo = lo;
@@ -90,7 +91,7 @@ class StagedKernel {
 
  private:
   StagedContext c_;
-  int phase_ = 0;
+  int phase_ = 0, copy_ = 0;  // what read() builds references for (body())
 };
 
 }  // namespace tessel::gpu

@@ -73,6 +73,17 @@ int sweepCopies(const StmtStaging& staging) {
   return static_cast<int>(copies);
 }
 
+std::vector<StmtPtr> declarePoint(const StagedContext& c, int copy) {
+  std::vector<StmtPtr> out;
+  for (size_t gd = 0; gd < c.grid.iters.size(); ++gd) {
+    int d = c.grid.iters[gd];
+    out.push_back(
+        localDecl(CType::Int64, c.g.iters[d],
+                  indexAdd(var(c.names.t0[d], ScalarType::Int), pointInBlock(c.grid, gd, copy))));
+  }
+  return out;
+}
+
 ExprPtr regionGuard(const StagedContext& c) {
   ExprPtr ok;
   for (int it : c.grid.iters)

@@ -34,9 +34,9 @@ ExprPtr inHalo(const StagedContext& c, const StagePlan& p, const std::vector<Exp
   for (size_t s = 0; s < grp.iters.size(); ++s) {
     int d = grp.iters[s];
     if (d < 0 || static_cast<int>(s) == p.streamPos) continue;
-    int bl = 1;
+    int64_t bl = 1;  // the block's points along d: its threads' unrolled points
     for (size_t gd = 0; gd < c.grid.iters.size(); ++gd)
-      if (c.grid.iters[gd] == d) bl = c.grid.block[gd];
+      if (c.grid.iters[gd] == d) bl = c.grid.tile(gd);
     ExprPtr t0 = var(c.names.t0[d], ScalarType::Int);
     ExprPtr outside = binary(Op::Or, binary(Op::Lt, coords[s], t0),
                              binary(Op::Gt, coords[s], indexAddConst(t0, bl - 1)));
@@ -82,7 +82,7 @@ bool needsFlatIndex(const StagedContext& c) {
 }
 
 std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
-                              const std::string& shared, const std::string& ownReg) {
+                              const std::string& shared, const std::vector<StmtPtr>& ownStores) {
   const StagePlan& p = c.staging.groups[gi];
   const StageGroup& grp = p.group;
   const StagedNames& nm = c.names;
@@ -129,10 +129,9 @@ std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& 
   }
   std::vector<StmtPtr> out;
   ExprPtr cond = inArray(c, p, coords);
-  if (!ownReg.empty()) {
+  if (!ownStores.empty()) {
     // The block's own points come from the registers; the loop loads the halo around them.
-    out.push_back(
-        store(shared, tileIndex(c, p, std::vector<int64_t>(n, 0)), var(ownReg, grp.type)));
+    out.insert(out.end(), ownStores.begin(), ownStores.end());
     if (ExprPtr halo = inHalo(c, p, coords)) cond = binary(Op::And, cond, halo);
   }
   std::string buf = c.site.readBuffer(grp.array);
@@ -152,6 +151,13 @@ std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& 
   }
   out.insert(out.end(), body.begin(), body.end());
   return out;
+}
+
+StmtPtr ownStore(const StagedContext& c, size_t gi, const std::string& shared,
+                 const std::string& reg) {
+  const StagePlan& p = c.staging.groups[gi];
+  return store(shared, tileIndex(c, p, std::vector<int64_t>(p.group.iters.size(), 0)),
+               var(reg, p.group.type));
 }
 
 StmtPtr loadRegister(const StagedContext& c, size_t gi, const ExprPtr& plane,

@@ -39,10 +39,18 @@ ExprPtr flatThreadId(const GridShape& grid);
 // ---- Cooperative loads ---------------------------------------------------------------------
 
 /// Cooperative load of group gi's tile (or of plane `plane`) into shared array `shared` (the
-/// tile's, or a ring slot's). With `ownReg` (a register holding the thread's own element of that
-/// plane), each thread stores its register and the loop loads only the halo.
+/// tile's, or a ring slot's). With `ownStores` (each thread storing its own points of that plane
+/// from its registers: ownStore), the loop loads only the halo around the block's points.
 std::vector<lir::StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
-                                   const std::string& shared, const std::string& ownReg = "");
+                                   const std::string& shared,
+                                   const std::vector<lir::StmtPtr>& ownStores = {});
+/// The store of register `reg` (group gi's plane at the current point) into shared array
+/// `shared` at that point.
+lir::StmtPtr ownStore(const StagedContext& c, size_t gi, const std::string& shared,
+                      const std::string& reg);
+/// The thread's point of unrolled copy `copy`: the iterator variables of the grid's
+/// dimensions, from the block's first point (t0).
+std::vector<lir::StmtPtr> declarePoint(const StagedContext& c, int copy);
 /// Whether some group's tile loads as one flat loop over its elements (each split into
 /// coordinates by division and modulo), which needs the thread's flat index, rather than one
 /// loop per dimension from the thread's own index: when some grid dimension of more than one
@@ -57,6 +65,7 @@ lir::StmtPtr loadRegister(const StagedContext& c, size_t gi, const ExprPtr& plan
 /// The stream family's body: the block's chunk of planes swept plane by plane, each group's
 /// window (registers, a ring of shared planes) loaded ahead and rotated.
 std::vector<lir::StmtPtr> streamBody(
-    const StagedContext& c, const std::function<std::vector<lir::StmtPtr>(int phase)>& computeAt);
+    const StagedContext& c,
+    const std::function<std::vector<lir::StmtPtr>(int phase, int copy)>& computeAt);
 
 }  // namespace tessel::gpu::staged

@@ -22,17 +22,22 @@ namespace {
 /// chunk's last planes, each copy guarded by the one before.
 class StreamSweep {
  public:
-  StreamSweep(const StagedContext& c, const std::function<std::vector<StmtPtr>(int)>& computeAt)
-      : c_(c), computeAt_(computeAt) {}
+  StreamSweep(const StagedContext& c,
+              const std::function<std::vector<StmtPtr>(int, int)>& computeAt)
+      : c_(c), computeAt_(computeAt), copies_(c.grid.copies()) {}
 
   std::vector<StmtPtr> body();
 
  private:
   const StagedContext& c_;
-  const std::function<std::vector<StmtPtr>(int)>& computeAt_;
+  const std::function<std::vector<StmtPtr>(int, int)>& computeAt_;
   std::vector<StmtPtr> before_;  // before the sweep: the block's origin, the window's first planes
   int64_t unroll_ = 1;           // copies per round: the rings' slots' least common multiple
+  int copies_ = 1;               // points per thread and plane (GridShape::copies)
 
+  /// `body` for each of the thread's points: as it is for one point (whose iterator variables
+  /// the block's start declares); else one block per point declaring its iterator variables.
+  std::vector<StmtPtr> perPoint(const std::function<std::vector<StmtPtr>(int copy)>& body) const;
   /// The block's origin, the thread's point and the block's first and last plane.
   void blockStart();
   /// Group gi's window of planes in registers: the planes before the first.
@@ -50,21 +55,22 @@ void StreamSweep::blockStart() {
   const GridShape& grid = c_.grid;
   const StagedNames& nm = c_.names;
   int s = grid.stream;
-  before_.push_back(
-      comment("The block's tile of a plane starts at t0; each thread owns one point."));
+  before_.push_back(comment(
+      copies_ == 1
+          ? std::string("The block's tile of a plane starts at t0; each thread owns one "
+                        "point.")
+          : fmt::format("The block's tile of a plane starts at t0; each thread owns {} "
+                        "points of it ({}), each with registers of its own.",
+                        copies_, grid.cyclic ? "cyclic: a block apart" : "blocked: consecutive")));
   for (size_t gd = 0; gd < grid.iters.size(); ++gd) {
     int d = grid.iters[gd];
     ExprPtr group = intrinsic(Intrinsic::GroupId, static_cast<int>(gd));
     before_.push_back(localDecl(
         CType::Int64, nm.t0[d],
-        indexAdd(var(c_.lo[d], ScalarType::Int), indexMul(group, intLit(grid.block[gd])))));
+        indexAdd(var(c_.lo[d], ScalarType::Int), indexMul(group, intLit(grid.tile(gd))))));
   }
-  for (size_t gd = 0; gd < grid.iters.size(); ++gd) {
-    int d = grid.iters[gd];
-    before_.push_back(localDecl(CType::Int64, c_.g.iters[d],
-                                indexAdd(var(nm.t0[d], ScalarType::Int),
-                                         intrinsic(Intrinsic::LocalId, static_cast<int>(gd)))));
-  }
+  if (copies_ == 1)
+    for (auto& x : declarePoint(c_, 0)) before_.push_back(x);
   ExprPtr lo = var(c_.lo[s], ScalarType::Int), hi = var(c_.hi[s], ScalarType::Int);
   if (grid.chunk == 0) {
     before_.push_back(comment(
@@ -84,6 +90,20 @@ void StreamSweep::blockStart() {
   if (needsFlatIndex(c_)) before_.push_back(localDecl(CType::Int64, nm.tid, flatThreadId(grid)));
 }
 
+std::vector<StmtPtr> StreamSweep::perPoint(
+    const std::function<std::vector<StmtPtr>(int copy)>& body) const {
+  if (copies_ == 1) return body(0);
+  std::vector<StmtPtr> out;
+  for (int u = 0; u < copies_; ++u) {
+    std::vector<StmtPtr> b = body(u);
+    if (b.empty()) continue;
+    std::vector<StmtPtr> point = declarePoint(c_, u);
+    point.insert(point.end(), b.begin(), b.end());
+    out.push_back(block(std::move(point)));
+  }
+  return out;
+}
+
 void StreamSweep::registers(size_t gi) {
   const StagePlan& p = c_.staging.groups[gi];
   const StagedNames::Group& nm = c_.names.groups[gi];
@@ -92,11 +112,18 @@ void StreamSweep::registers(size_t gi) {
   before_.push_back(
       comment(fmt::format("'{}': planes {}..{} of the own point in registers.", p.group.name,
                           planeText(it, p.regLo), planeText(it, p.regHi))));
-  for (size_t r = 0; r < nm.regs.size(); ++r)
-    before_.push_back(localDecl(valueType(p.group.type), nm.regs[r], zeroOf(p.group.type), false));
-  for (size_t r = 0; r + 1 < nm.regs.size(); ++r)
-    before_.push_back(
-        loadRegister(c_, gi, indexAddConst(first, p.regLo + static_cast<int64_t>(r)), nm.regs[r]));
+  for (const std::vector<std::string>& regs : nm.regs)
+    for (const std::string& r : regs)
+      before_.push_back(localDecl(valueType(p.group.type), r, zeroOf(p.group.type), false));
+  for (auto& x : perPoint([&](int u) {
+         std::vector<StmtPtr> b;
+         const std::vector<std::string>& regs = nm.regs[static_cast<size_t>(u)];
+         for (size_t r = 0; r + 1 < regs.size(); ++r)
+           b.push_back(loadRegister(c_, gi, indexAddConst(first, p.regLo + static_cast<int64_t>(r)),
+                                    regs[r]));
+         return b;
+       }))
+    before_.push_back(x);
 }
 
 void StreamSweep::ring(size_t gi) {
@@ -129,29 +156,48 @@ void StreamSweep::ring(size_t gi) {
 
 std::vector<StmtPtr> StreamSweep::plane(int phase) const {
   ExprPtr cur = iterVar(c_, c_.grid.stream);
-  std::vector<StmtPtr> lead, shift;
+  std::vector<StmtPtr> shift;
+  // Each point's leading register planes (every group's), before the shared planes that may
+  // take the thread's own points from them.
+  std::vector<StmtPtr> lead = perPoint([&](int u) {
+    std::vector<StmtPtr> b;
+    for (size_t gi = 0; gi < c_.staging.groups.size(); ++gi) {
+      const StagePlan& p = c_.staging.groups[gi];
+      const StagedNames::Group& nm = c_.names.groups[gi];
+      if (p.kind == StageKind::Planes && !nm.regs.empty())
+        b.push_back(loadRegister(c_, gi, indexAddConst(cur, p.regHi),
+                                 nm.regs[static_cast<size_t>(u)].back()));
+    }
+    return b;
+  });
   for (size_t gi = 0; gi < c_.staging.groups.size(); ++gi) {
     const StagePlan& p = c_.staging.groups[gi];
     const StagedNames::Group& nm = c_.names.groups[gi];
     if (p.kind != StageKind::Planes) continue;
-    if (!nm.regs.empty()) {
-      lead.push_back(loadRegister(c_, gi, indexAddConst(cur, p.regHi), nm.regs.back()));
-      for (size_t r = 0; r + 1 < nm.regs.size(); ++r)
-        shift.push_back(assign(nm.regs[r], var(nm.regs[r + 1], p.group.type)));
-    }
+    for (const std::vector<std::string>& regs : nm.regs)
+      for (size_t r = 0; r + 1 < regs.size(); ++r)
+        shift.push_back(assign(regs[r], var(regs[r + 1], p.group.type)));
     if (p.sharedPlanes() == 0) continue;
-    // The leading shared plane: where the shift register holds it (its register was loaded
-    // just before), each thread stores its own point and the loop loads only the halo. The
-    // own points and the halo are disjoint: one phase.
-    std::string own =
-        p.ownFromRegisters ? nm.regs.at(static_cast<size_t>(p.sharedHi - p.regLo)) : std::string();
+    // The leading shared plane: where the shift registers hold it (they were loaded just
+    // before), each thread stores its own points and the loop loads only the halo. The own
+    // points and the halo are disjoint: one phase.
     const std::string& slot = nm.slots.at(ringSlot(p, phase, p.sharedHi));
+    std::vector<StmtPtr> own;
+    if (p.ownFromRegisters)
+      own = perPoint([&](int u) {
+        return std::vector<StmtPtr>{ownStore(
+            c_, gi, slot,
+            nm.regs[static_cast<size_t>(u)].at(static_cast<size_t>(p.sharedHi - p.regLo)))};
+      });
     lead.push_back(phaseBlock(loadTile(c_, gi, indexAddConst(cur, p.sharedHi), slot, own)));
   }
   // Barriers: pass insert-barriers (between the leading plane's loads and the compute, which
   // reads them).
   std::vector<StmtPtr> b = lead;
-  b.push_back(ifThen(regionGuard(c_), computeAt_(phase)));
+  for (auto& x : perPoint([&](int u) {
+         return std::vector<StmtPtr>{ifThen(regionGuard(c_), computeAt_(phase, u))};
+       }))
+    b.push_back(x);
   if (!shift.empty()) {
     b.push_back(comment("Rotate the register planes."));
     b.insert(b.end(), shift.begin(), shift.end());
@@ -226,7 +272,7 @@ std::vector<StmtPtr> StreamSweep::body() {
 }  // namespace
 
 std::vector<StmtPtr> streamBody(const StagedContext& c,
-                                const std::function<std::vector<StmtPtr>(int)>& computeAt) {
+                                const std::function<std::vector<StmtPtr>(int, int)>& computeAt) {
   return StreamSweep(c, computeAt).body();
 }
 

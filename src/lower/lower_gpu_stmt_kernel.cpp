@@ -50,12 +50,15 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
   Retiming rt = retime(c_.prog, c_.call, st, sd);
   if (!rt.ok) internal("a retimed schedule for a statement that cannot be retimed: " + rt.whyNot);
   const int64_t lo = rt.parts.front().offset, hi = rt.parts.back().offset;
-  accumulators = static_cast<int>(rt.accumulators);
+  const int copies = c_.grid.copies();
+  accumulators = static_cast<int>(rt.accumulators) * copies;
   const std::string& k = c_.g.iters.at(static_cast<size_t>(sd));
-  // accs[m]: the output on plane k - hi + m (k: the plane streamed in).
-  std::vector<std::string> accs;
-  for (int64_t m = 0; m < rt.accumulators; ++m)
-    accs.push_back(scope.take(fmt::format("acc_{}", m)));
+  // accs[u][m]: the output on plane k - hi + m (k: the plane streamed in) of the thread's point u.
+  std::vector<std::vector<std::string>> accs(static_cast<size_t>(copies));
+  for (int u = 0; u < copies; ++u)
+    for (int64_t m = 0; m < rt.accumulators; ++m)
+      accs[static_cast<size_t>(u)].push_back(
+          scope.take(copies == 1 ? fmt::format("acc_{}", m) : fmt::format("acc_{}_u{}", m, u)));
   const ScalarType at = planeReads(rt)->type;
   // The output completed on plane k - hi, stored where it belongs to the block's planes.
   tessel::Stmt out = st;
@@ -63,8 +66,7 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
     auto lhs = std::make_shared<Expr>(*st.lhs);
     for (Subscript& s : lhs->subs)
       if (!s.fixed() && s.iter == sd) s.offset -= hi;
-    out.lhs = lhs;
-    out.rhs = var(accs.front(), at);
+    out.lhs = lhs;  // its right-hand side: the point's first accumulator (compute)
   }
   // The outputs a block (stream) or a thread (global-stream) computes: first..last.
   const ExprPtr first = var(staged ? staged->firstPlane() : lo_.at(static_cast<size_t>(sd)),
@@ -75,16 +77,14 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
     ExprPtr plane = indexAddConst(var(k, ScalarType::Int), shift);
     return binary(Op::And, binary(Op::Ge, plane, first), binary(Op::Le, plane, last));
   };
-  auto compute = [&](int phase) {
-    if (staged) {
-      staged->setPhase(phase);
-      staged_ = staged;
-    }
+  auto compute = [&](int copy) {
+    const std::vector<std::string>& acc_ = accs.at(static_cast<size_t>(copy));
+    staged_ = staged;
     std::vector<StmtPtr> c = {comment(fmt::format(
         "Plane {} adds its parts to the outputs on planes {}..{}; the one on {} is complete.", k,
         planeText(k, -hi), planeText(k, -lo), planeText(k, -hi)))};
     for (const RetimedPart& p : rt.parts) {
-      const std::string& acc = accs.at(static_cast<size_t>(hi - p.offset));
+      const std::string& acc = acc_.at(static_cast<size_t>(hi - p.offset));
       ExprPtr v = x_.lower(p.sum);
       status = status || usesStatusHelper(v);
       StmtPtr add = assign(acc, binary(Op::Add, var(acc, at), v));
@@ -92,32 +92,33 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
       // are in bounds); a staged plane is in shared memory either way.
       c.push_back(staged ? add : ifThen(within(-p.offset), {add}));
     }
-    Assignment a = x_.assignment(out);
+    tessel::Stmt done = out;
+    done.rhs = var(acc_.front(), at);
+    Assignment a = x_.assignment(done);
     status = status || usesStatusHelper(a.value) || usesStatusHelper(a.index);
     use_.arrays[st.lhs->array] = true;
     c.push_back(ifThen(within(-hi), {store(a.buffer, a.index, a.value)}));
     c.push_back(comment("Rotate the accumulators: the next output starts from zero."));
-    for (size_t m = 0; m + 1 < accs.size(); ++m) c.push_back(assign(accs[m], var(accs[m + 1], at)));
-    c.push_back(assign(accs.back(), zeroOf(at)));
+    for (size_t m = 0; m + 1 < acc_.size(); ++m) c.push_back(assign(acc_[m], var(acc_[m + 1], at)));
+    c.push_back(assign(acc_.back(), zeroOf(at)));
     staged_ = nullptr;
-    if (staged) staged->setPhase(0);
     return c;
   };
   std::vector<StmtPtr> kb = {comment(fmt::format(
-      "Retimed (paper 000 III-B2, paper 004 Algorithm 2): {} accumulators per thread, the "
-      "outputs on planes {}..{} of the plane streamed in.",
-      accs.size(), planeText(k, -hi), planeText(k, -lo)))};
-  for (const std::string& acc : accs)
-    kb.push_back(localDecl(valueType(at), acc, zeroOf(at), false));
+      "Retimed (paper 000 III-B2, paper 004 Algorithm 2): {} accumulators per {}, the outputs "
+      "on planes {}..{} of the plane streamed in.",
+      rt.accumulators, copies == 1 ? "thread" : "point of a thread", planeText(k, -hi),
+      planeText(k, -lo)))};
+  for (const std::vector<std::string>& point : accs)
+    for (const std::string& acc : point)
+      kb.push_back(localDecl(valueType(at), acc, zeroOf(at), false));
   if (staged) {
     staged->setSweep(lo, hi);
-    for (auto& s : staged->body(compute)) kb.push_back(s);
+    for (auto& s : staged->body([&](int, int copy) { return compute(copy); })) kb.push_back(s);
     return kb;
   }
   // global-stream: each thread sweeps the planes of its outputs and the parts' planes around.
-  kb.push_back(
-      forLoop(k, indexAddConst(first, lo), indexAddConst(last, hi), LoopKind::Serial, compute(0)));
-  return pointPerThread(std::move(kb), false);
+  return pointPerThread(compute, std::move(kb), indexAddConst(first, lo), indexAddConst(last, hi));
 }
 
 std::vector<lir::Param> StmtKernel::params() const {
@@ -145,25 +146,55 @@ std::vector<lir::Param> StmtKernel::params() const {
   return ps;
 }
 
-std::vector<StmtPtr> StmtKernel::pointPerThread(std::vector<StmtPtr> body, bool sweep) const {
+std::vector<StmtPtr> StmtKernel::pointPerThread(
+    const std::function<std::vector<StmtPtr>(int copy)>& bodyAt, std::vector<StmtPtr> before,
+    const ExprPtr& from, const ExprPtr& to) const {
   const GridShape& grid = c_.grid;
   const std::vector<std::string>& iters = c_.g.iters;
-  if (grid.stream >= 0 && sweep) {
-    int s = grid.stream;
-    body = {forLoop(iters[s], var(lo_[s], ScalarType::Int), var(hi_[s], ScalarType::Int),
-                    LoopKind::Serial, body)};
-  }
+  const int copies = grid.copies();
+  auto sweep = [&](std::vector<StmtPtr> b) {
+    if (!from) return b;
+    return std::vector<StmtPtr>{
+        forLoop(iters[static_cast<size_t>(grid.stream)], from, to, LoopKind::Serial, b)};
+  };
+  // The point of copy u: its iterator variables and its guard.
+  auto point = [&](int u, std::vector<StmtPtr>& decls) {
+    ExprPtr guard;
+    for (size_t gd = 0; gd < grid.iters.size(); ++gd) {
+      int it = grid.iters[gd];
+      ExprPtr x = copies == 1
+                      ? intrinsic(Intrinsic::GlobalId, static_cast<int>(gd))
+                      : indexAdd(indexMul(intrinsic(Intrinsic::GroupId, static_cast<int>(gd)),
+                                          intLit(grid.tile(gd))),
+                                 pointInBlock(grid, gd, u));
+      decls.push_back(
+          localDecl(CType::Int64, iters[it], indexAdd(var(lo_[it], ScalarType::Int), x)));
+      guard = allOf(guard,
+                    binary(Op::Le, var(iters[it], ScalarType::Int), var(hi_[it], ScalarType::Int)));
+    }
+    return guard;
+  };
   std::vector<StmtPtr> kb;
-  ExprPtr guard;
-  for (size_t gd = 0; gd < grid.iters.size(); ++gd) {
-    int it = grid.iters[gd];
-    ExprPtr id = intrinsic(Intrinsic::GlobalId, static_cast<int>(gd));
-    kb.push_back(localDecl(CType::Int64, iters[it], indexAdd(var(lo_[it], ScalarType::Int), id)));
-    guard = allOf(guard,
-                  binary(Op::Le, var(iters[it], ScalarType::Int), var(hi_[it], ScalarType::Int)));
+  if (copies == 1) {
+    ExprPtr guard = point(0, kb);
+    kb.push_back(comment("Guard: the grid is rounded up to whole blocks."));
+    for (auto& x : sweep(bodyAt(0))) before.push_back(x);
+    kb.push_back(ifThen(guard, before));
+    return kb;
   }
-  kb.push_back(comment("Guard: the grid is rounded up to whole blocks."));
-  kb.push_back(ifThen(guard, body));
+  kb = std::move(before);
+  kb.push_back(comment(fmt::format(
+      "Each thread computes {} points ({}), each guarded: the grid is rounded up to whole "
+      "blocks.",
+      copies, grid.cyclic ? "cyclic: a block apart" : "blocked: consecutive")));
+  std::vector<StmtPtr> points;
+  for (int u = 0; u < copies; ++u) {
+    std::vector<StmtPtr> b;
+    ExprPtr guard = point(u, b);
+    b.push_back(ifThen(guard, bodyAt(u)));
+    points.push_back(block(std::move(b)));
+  }
+  for (auto& x : sweep(std::move(points))) kb.push_back(x);
   return kb;
 }
 
@@ -199,17 +230,23 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
   } else if (staged) {
     // Staged families: the builder maps threads, stages, synchronises and guards; a streamed
     // sweep asks for one copy of the store per phase of its rings (their slots differ).
-    kb = staged->body([&](int phase) {
-      if (phase == 0) return body;
-      staged->setPhase(phase);
+    kb = staged->body([&](int phase, int copy) {
+      if (phase == 0 && copy == 0) return body;
       staged_ = &*staged;
       Assignment again = x_.assignment(st);
       staged_ = nullptr;
-      staged->setPhase(0);
       return std::vector<StmtPtr>{store(again.buffer, again.index, again.value)};
     });
   } else {
-    kb = pointPerThread(std::move(body));
+    const int s = c_.grid.stream;
+    kb = pointPerThread(
+        [&](int copy) {
+          if (copy == 0) return body;
+          Assignment again = x_.assignment(st);
+          return std::vector<StmtPtr>{store(again.buffer, again.index, again.value)};
+        },
+        {}, s >= 0 ? var(lo_[static_cast<size_t>(s)], ScalarType::Int) : nullptr,
+        s >= 0 ? var(hi_[static_cast<size_t>(s)], ScalarType::Int) : nullptr);
   }
   if (staged) {
     std::string how = staged->describe();

@@ -4,6 +4,7 @@
 // reads and writes. Part of the GPU lowering; not a public interface.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -66,9 +67,14 @@ class StmtKernel : public KernelSite, public RefObserver {
   /// the error status; `accumulators`: set to the accumulators per thread.
   std::vector<lir::StmtPtr> retimedBody(const tessel::Stmt& st, StagedKernel* staged, Namer& scope,
                                         bool& status, int& accumulators);
-  /// One point per thread of the grid's dimensions, looping over the streaming one (if any, and
-  /// `sweep`: else the body sweeps it itself), guarded against the region's upper bounds.
-  std::vector<lir::StmtPtr> pointPerThread(std::vector<lir::StmtPtr> body, bool sweep = true) const;
+  /// The thread's points of the grid's dimensions (GridShape::copies: one, or one per unrolled
+  /// copy, each guarded against the region's upper bounds) computing `bodyAt(copy)`, after
+  /// `before`; with `from`, all of them inside a loop over the streamed iterator from `from` to
+  /// `to`.
+  std::vector<lir::StmtPtr> pointPerThread(
+      const std::function<std::vector<lir::StmtPtr>(int copy)>& bodyAt,
+      std::vector<lir::StmtPtr> before = {}, const ExprPtr& from = nullptr,
+      const ExprPtr& to = nullptr) const;
 };
 
 }  // namespace tessel::gpu

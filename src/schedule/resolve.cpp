@@ -26,8 +26,10 @@ int clampInt(int64_t v) {
       std::clamp<int64_t>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
 }
 
-bool appliesUnroll(ScheduleFamily f) {
-  return f == ScheduleFamily::Shared || f == ScheduleFamily::Overlapped;
+/// Every family gives a thread several points, but for the fused kernels of stream + time_tile
+/// (one point per thread and plane).
+bool appliesUnroll(ScheduleFamily f, int64_t timeTile) {
+  return f != ScheduleFamily::Stream || timeTile <= 1;
 }
 
 /// Throws std::invalid_argument when `g` is one no program can run.
@@ -274,11 +276,10 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   for (int d = n - 1; d >= 0; --d)
     if (d != g.stream) g.iters.push_back(d);  // x is the fastest remaining iterator
   const size_t gd = g.iters.size();
-  if (appliesUnroll(g.family)) {
+  if (appliesUnroll(g.family, g.timeTile)) {
     for (size_t k = 0; k < gd && k < 3; ++k)
       g.unroll[k] = clampInt(s.unrollFactor(prog.iterators[g.iters[k]].name));
-    g.cyclic = g.family == ScheduleFamily::Shared &&
-               s.unroll.value.distribution == UnrollDistribution::Cyclic;
+    g.cyclic = s.unroll.value.distribution == UnrollDistribution::Cyclic;
   }
   // The block: the family's default where none is set, else the Schedule's (0 means 1).
   std::vector<int64_t> b = s.block.value.empty() ? defaultBlockShape(g.family, gd) : s.block.value;
@@ -292,6 +293,17 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
                       "xyz"[k], gd, gd == 1 ? "" : "s"));
   }
   return g;
+}
+
+int GridShape::copies() const {
+  int64_t n = 1;
+  for (size_t gd = 0; gd < iters.size() && gd < 3; ++gd) n = satMul(n, std::max(1, unroll[gd]));
+  return clampInt(n);
+}
+
+int GridShape::copyAlong(int copy, size_t gd) const {
+  for (size_t d = 0; d < gd; ++d) copy /= std::max(1, unroll[d]);
+  return copy % std::max(1, unroll[gd]);
 }
 
 bool GridShape::fusesSteps() const {

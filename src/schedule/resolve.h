@@ -55,6 +55,11 @@ struct GridShape {
   }
   /// Points per block along grid dimension gd (64 bits: the fitting may try absurd unrolls).
   int64_t tile(size_t gd) const { return static_cast<int64_t>(block[gd]) * unroll[gd]; }
+  /// Points per thread (per plane of a sweep): the product of the unroll factors. A kernel that
+  /// gives each copy names of its own (registers, accumulators) writes this many copies.
+  int copies() const;
+  /// Copy `copy`'s position along grid dimension gd, 0..unroll[gd]-1 (x fastest).
+  int copyAlong(int copy, size_t gd) const;
   /// The grid of the stencil's per-statement kernels (the calls a fused kernel does not cover):
   /// an overlapped stencil's run as `global`, one point per thread; the others as they are.
   GridShape perStatement() const;

@@ -20,21 +20,30 @@ std::vector<std::string> scheduleNotes(const Program& prog,
       notes.push_back(fmt::format("stencil '{}': {} ({}) is recorded but not applied yet", who,
                                   clause, describe(o)));
     };
-    bool unrolled = false;
-    for (auto& [it, n] : s.unroll.value.factors) unrolled = unrolled || n != 1;
-    // `shared` (and `stream` on a 1-D program, which runs as `shared`) and `overlapped` apply
-    // unroll.
-    bool sharedRuns = f == ScheduleFamily::Shared || (f == ScheduleFamily::Stream && !s.stream);
-    if (unrolled && !sharedRuns && !overlapped)
-      notes.push_back(
-          fmt::format("stencil '{}': unroll ({}) is not applied by the '{}' schedule "
-                      "(only 'shared' and 'overlapped' give a thread several points)",
-                      who, describe(s.unroll.origin), familyName(f)));
+    // Every family applies unroll along the grid's iterators, but for the fused kernels of
+    // stream + time_tile (one point per thread and plane); a streamed iterator is swept.
+    const GridShape grid = gridOf(s, prog);
+    bool unrolled = false, alongStream = false;
+    for (auto& [it, n] : s.unroll.value.factors) {
+      unrolled = unrolled || n != 1;
+      const bool streamed =
+          grid.stream >= 0 && prog.iterators[static_cast<size_t>(grid.stream)].name == it;
+      alongStream = alongStream || (n != 1 && streamed);
+    }
+    if (unrolled && grid.fusedStreamDim() >= 0)
+      notes.push_back(fmt::format(
+          "stencil '{}': unroll ({}) is not applied by stream + time_tile (its fused kernels "
+          "give a thread one point per plane)",
+          who, describe(s.unroll.origin)));
+    else if (alongStream)
+      notes.push_back(fmt::format(
+          "stencil '{}': unroll ({}) along the streamed iterator '{}' is not applied (the sweep "
+          "computes one plane at a time; the other factors are)",
+          who, describe(s.unroll.origin), prog.iterators[grid.stream].name));
     if (s.timeTile.value > 1 && !overlapped && !streamsTimeTiled(s, prog))
       note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
     if (s.prefetch.value) note("prefetch", s.prefetch.origin);
     if (s.fold.value) note("fold", s.fold.origin);
-    const GridShape grid = gridOf(s, prog);
     const bool perStatementStaged = grid.staged() && !grid.fusesSteps();
     if (s.occupancy && !perStatementStaged) note("occupancy", s.occupancy->origin);
     if (s.perspective) note("perspective", s.perspective->origin);

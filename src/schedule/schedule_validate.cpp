@@ -16,6 +16,8 @@ namespace {
 
 // The launch plan (lower/lower_gpu.h) holds unroll factors and chunks as int.
 constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
+/// Points per thread where the kernel writes a copy of the statement per point.
+constexpr int64_t kMaxCopies = 64;
 
 struct Checker {
   const Schedule& s;
@@ -212,6 +214,23 @@ struct Checker {
         error(s.unroll.origin, fmt::format("{}: unroll factor {} for '{}' must be at most {}", what,
                                            factor, name, kMaxInt));
     }
+    // global, global-stream and stream write one copy of the statement per point of a thread
+    // (each with its own registers): a bounded number of them.
+    const ScheduleFamily f = s.family.value;
+    const bool copied = f == ScheduleFamily::Global || f == ScheduleFamily::GlobalStream ||
+                        (f == ScheduleFamily::Stream && s.timeTile.value <= 1);
+    if (!copied || prog.dims() < 2) return;
+    const int sd = streamDim(s, prog);
+    int64_t points = 1;
+    for (auto& [name, factor] : u.factors)
+      if (int it = iteratorIndex(name); it >= 0 && it != (f == ScheduleFamily::Global ? -1 : sd))
+        points = std::min<int64_t>(kMaxInt, points * std::clamp<int64_t>(factor, 1, kMaxInt));
+    if (points > kMaxCopies)
+      error(s.unroll.origin,
+            fmt::format("{}: {} points per thread under '{}': at most {} (the kernel holds a copy "
+                        "of the statement, with its registers, per point)",
+                        settingName(s.unroll.origin, "unroll"), points, familyName(f), kMaxCopies),
+            "unroll less, or use --schedule shared, whose threads loop over their points");
   }
 
   // Retiming (analysis/retiming.h) needs the stream family's per-statement sweep, and every

@@ -73,13 +73,22 @@ TEST(CliGpu, RunOpenclPassesTheScheduleThrough) {
 }
 
 TEST(CliGpu, ClausesNotAppliedYetAreNoted) {
+  // `global` applies unroll (issue 12) but not a time tile.
   auto r = runCommand(tesselBinary() + " run " + bench("j2d5pt") +
-                      " --backend opencl --param N=8 --param M=8 --unroll j=2 --time-tile 2");
+                      " --backend opencl --param N=8 --param M=8 --schedule global --unroll j=2 "
+                      "--time-tile 2 --verify");
   ASSERT_EQ(r.exitCode, 0) << r.output;
-  EXPECT_TRUE(
-      has(r.output, "unroll (command line (--unroll j=2)) is not applied by the 'global' schedule"))
-      << r.output;
+  EXPECT_FALSE(has(r.output, "unroll")) << r.output;
   EXPECT_TRUE(has(r.output, "time_tile 2")) << r.output;
+  EXPECT_TRUE(has(r.output, "verification PASSED")) << r.output;
+  // The fused kernels of stream + time_tile give a thread one point per plane.
+  auto t = runCommand(tesselBinary() + " run " + bench("j2d5pt") +
+                      " --backend opencl --param N=8 --param M=8 --schedule stream --unroll i=2 "
+                      "--time-tile 2");
+  ASSERT_EQ(t.exitCode, 0) << t.output;
+  EXPECT_TRUE(
+      has(t.output, "unroll (command line (--unroll i=2)) is not applied by stream + time_tile"))
+      << t.output;
   // `shared` applies unroll (no note for it), and runs correctly with it.
   auto s = runCommand(tesselBinary() + " run " + bench("j2d5pt") +
                       " --backend opencl --param N=19 --param M=11 --schedule shared "

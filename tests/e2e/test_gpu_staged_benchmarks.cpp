@@ -73,6 +73,12 @@ std::vector<TestSetting> settings(int dims) {
   add("stream chunk 3, 7x3", ScheduleFamily::Stream, odd, 3);
   add("stream chunk 1, 32x2", ScheduleFamily::Stream, wide, 1);
   add("stream serial (full_stream)", ScheduleFamily::Stream, {0, 0, 0}, 0);
+  // Issue 12: unrolled under stream, each point with registers of its own.
+  std::array<int, 3> two = dims == 3 ? std::array<int, 3>{2, 2, 1} : std::array<int, 3>{3, 1, 1};
+  add("stream chunk 3, 7x3 unroll fastest 2", ScheduleFamily::Stream, odd, 3, unrollFast);
+  add(dims == 3 ? "stream chunk 16, 16x2 unroll 2x2 cyclic" : "stream chunk 16, 16 unroll 3 cyclic",
+      ScheduleFamily::Stream,
+      dims == 3 ? std::array<int, 3>{16, 2, 1} : std::array<int, 3>{16, 1, 1}, 16, two, true);
   return out;
 }
 

@@ -87,6 +87,9 @@ const char* kFamilies[] = {
     "--schedule stream --time-tile 2",
     "--schedule stream --time-tile 3",  // spare planes with more stages between the loads
     "--schedule stream --time-tile 2 --spare-plane off",
+    // Issue 12: unrolling under stream (registers per point) and global (a point per copy).
+    "--schedule stream --unroll i=2,cyclic",
+    "--schedule global --unroll i=3",
 };
 
 class OclgrindBenchmark : public ::testing::TestWithParam<std::string> {};
@@ -136,6 +139,14 @@ TEST(Oclgrind, RetimedKernelsHaveNoRaceOrOutOfBoundsAccess) {
     fs::path file = benchmarkPath(b);
     expectClean(file.string(), "--schedule stream --retime" + tinyParams(file));
     expectClean(file.string(), "--schedule global-stream --retime" + tinyParams(file));
+  }
+  // Retimed and unrolled: accumulators per point of a thread.
+  for (const char* b : {"j3d27pt", "gaussian"}) {
+    SCOPED_TRACE(b);
+    fs::path file = benchmarkPath(b);
+    expectClean(file.string(), "--schedule stream --retime --unroll i=2" + tinyParams(file));
+    expectClean(file.string(),
+                "--schedule global-stream --retime --unroll i=2,cyclic" + tinyParams(file));
   }
 }
 

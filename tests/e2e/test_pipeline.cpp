@@ -144,7 +144,11 @@ INSTANTIATE_TEST_SUITE_P(
         // Issue 12: the retimed stream kernel (analysis/retiming.h).
         Case{"j3d27pt-stream-retime",
              "j3d27pt",
-             {{"--schedule", "stream"}, {"--retime", "on"}, {"--block", "16,8"}}}),
+             {{"--schedule", "stream"}, {"--retime", "on"}, {"--block", "16,8"}}},
+        // Issue 12: unrolling under stream (two points per thread, registers of their own).
+        Case{"j3d7pt-stream-unroll2",
+             "j3d7pt",
+             {{"--schedule", "stream"}, {"--block", "16,8"}, {"--unroll", "i=2"}}}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.name;
       std::replace(n.begin(), n.end(), '-', '_');

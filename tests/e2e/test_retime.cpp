@@ -18,10 +18,7 @@ using namespace tessel::gputest;
 
 namespace {
 
-/// Awkward extents (as in EveryFamily): 300; 23x70; 13x21x35; 2 time steps.
-std::string params(const fs::path& file) {
-  return paramFlags(file, {{300}, {23, 70}, {13, 21, 35}}, 2);
-}
+std::string params(const fs::path& file) { return awkwardParamFlags(file); }
 
 // Benchmarks with a statement that cannot be retimed, and why (the message names it).
 const std::map<std::string, std::string> kRefused = {

@@ -164,6 +164,12 @@ inline std::string paramFlags(const fs::path& file, const std::vector<std::vecto
   return out;
 }
 
+/// paramFlags at awkward extents (no multiple of a block, of a chunk or of 2 or 3): 300; 23x70;
+/// 13x21x35; at most 2 time steps.
+inline std::string awkwardParamFlags(const fs::path& file) {
+  return paramFlags(file, {{300}, {23, 70}, {13, 21, 35}}, 2);
+}
+
 inline bool contains(const std::string& hay, const std::string& needle) {
   return hay.find(needle) != std::string::npos;
 }

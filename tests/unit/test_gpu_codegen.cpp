@@ -608,15 +608,24 @@ TEST(GpuLowering, PlanFromSchedules) {
       << notes[1];
   EXPECT_EQ(resolve(*p.prog, *schedules).grids[0].unroll, (std::array<int, 3>{2, 1, 1}));
   EXPECT_TRUE(resolve(*p.prog, *schedules).grids[0].cyclic);
+  // `stream` applies it too (issue 12), but its fused kernels under a time tile do not.
   sh.family = ScheduleFamily::Stream;
+  schedules = buildSchedules(*p.prog, sh, *machine, diags);
+  ASSERT_TRUE(schedules);
+  notes = scheduleNotes(*p.prog, *schedules);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(resolve(*p.prog, *schedules).grids[0].unroll, (std::array<int, 3>{2, 1, 1}));
+  EXPECT_TRUE(resolve(*p.prog, *schedules).grids[0].cyclic);
+  sh.timeTile = 2;
   schedules = buildSchedules(*p.prog, sh, *machine, diags);
   ASSERT_TRUE(schedules);
   notes = scheduleNotes(*p.prog, *schedules);
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_TRUE(contains(notes[0],
                        "unroll (command line (--unroll i=2,cyclic)) is not applied by "
-                       "the 'stream' schedule"))
+                       "stream + time_tile"))
       << notes[0];
+  EXPECT_EQ(resolve(*p.prog, *schedules).grids[0].unroll, (std::array<int, 3>{1, 1, 1}));
 
   ScheduleOptions global;
   global.family = ScheduleFamily::Global;

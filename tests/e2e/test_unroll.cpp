@@ -1,0 +1,118 @@
+// Issue 12, unrolling in every family (`--unroll`, paper 000 III-A3): `global`, `global-stream`
+// and `stream` give each thread several points (blocked or cyclic), each a copy of the statement
+// with registers of its own (the register planes of `stream`, the accumulators of a retimed
+// kernel). Every benchmark agrees with the reference on PoCL, alone, combined with streaming
+// and with retiming, and on the C++ target (the same kernels on the CPU); the stream family's
+// unrolled settings at awkward sizes and under nvcc are in test_gpu_staged_benchmarks.cpp, the
+// Oclgrind checks in test_oclgrind.cpp. Too many points per thread are refused; the kernel
+// report says what was unrolled.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "support/command.h"
+#include "unit/gpu_test_util.h"
+
+using namespace tessel;
+using namespace tessel::testing;
+using namespace tessel::gputest;
+
+namespace {
+
+std::string params(const fs::path& file) { return awkwardParamFlags(file); }
+
+// The benchmarks whose statements cannot all be retimed (test_retime.cpp says why).
+const std::set<std::string> kNotRetimable = {"cheby", "denoise", "gradient", "jacobi1d-boundary"};
+
+class Unroll : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(Unroll, EveryFamilyVerifiesOnPoclAndTheCppTarget) {
+  TESSEL_REQUIRE_OPENCL();
+  fs::path file = benchmarkPath(GetParam());
+  Parsed p = parseFile(file);
+  ASSERT_TRUE(p.prog);
+  const bool oneD = p.prog->dims() == 1, retimable = !kNotRetimable.count(GetParam());
+  // Unroll factors by iterator name: the unit-stride one, and the next where there is one.
+  const std::string fast = p.prog->iterators.back().name;
+  const std::string both =
+      oneD ? fast + "=3" : fast + "=2," + p.prog->iterators[p.prog->dims() - 2].name + "=2";
+  // Within a plane of the streamed families (they sweep the slowest iterator).
+  const std::string inPlane = p.prog->dims() == 3 ? both : fast + "=2";
+  struct Variant {
+    std::string flags, backend;
+  };
+  std::vector<Variant> variants = {
+      {"--schedule global --unroll " + both, "opencl"},
+      {"--schedule global --unroll " + fast + "=3,cyclic", "cpp"},
+  };
+  if (!oneD) {
+    variants.push_back({"--schedule global-stream --unroll " + fast + "=3,cyclic", "opencl"});
+    variants.push_back({"--schedule stream --unroll " + fast + "=2", "cpp"});
+  }
+  if (retimable) {
+    variants.push_back({"--schedule stream --retime --unroll " + fast + "=2,cyclic", "opencl"});
+    variants.push_back({"--schedule stream --retime --unroll " + fast + "=3", "cpp"});
+    variants.push_back({"--schedule global-stream --retime --unroll " + inPlane, "opencl"});
+  }
+  for (const Variant& v : variants) {
+    std::string cmd = tesselBinary() + " run " + file.string() + " --backend " + v.backend +
+                      " --verify " + v.flags + params(file);
+    auto r = runCommand(cmd);
+    EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+    EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << cmd << "\n" << r.output;
+    EXPECT_EQ(r.output.find("unroll ("), std::string::npos)
+        << "no note: every one of these applies the unroll\n"
+        << cmd << "\n"
+        << r.output;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, Unroll, ::testing::ValuesIn(benchmarkNames()), benchmarkTestName);
+
+// The kernel report says what was unrolled; ptxas's registers grow with the points per thread,
+// the report's shared loads per point do not (each point reads its own taps).
+TEST(UnrollReport, TheKernelReportNamesThePointsPerThread) {
+  auto info = [](const std::string& flags) {
+    auto r = runCommand(tesselBinary() + " info --kernels --json " +
+                        benchmarkPath("j3d27pt").string() + " " + flags);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    return nlohmann::json::parse(r.output)["kernels"][0];
+  };
+  nlohmann::json one = info("--schedule stream"), two = info("--schedule stream --unroll i=2");
+  EXPECT_EQ(one["applied"].get<std::string>().find("unrolled"), std::string::npos) << one;
+  EXPECT_NE(two["applied"].get<std::string>().find("unrolled: 2 points per thread (2x1, blocked)"),
+            std::string::npos)
+      << two;
+  nlohmann::json four = info("--schedule global --unroll i=2,j=2,cyclic");
+  EXPECT_NE(
+      four["applied"].get<std::string>().find("unrolled: 4 points per thread (2x2x1, cyclic)"),
+      std::string::npos)
+      << four;
+  nlohmann::json rt = info("--schedule stream --retime --unroll i=2");
+  EXPECT_NE(rt["applied"].get<std::string>().find("retimed: 6 accumulators"), std::string::npos)
+      << rt;
+}
+
+TEST(UnrollRefusals, TooManyPointsPerThreadAreRefusedWithAHint) {
+  auto r = runCommand(tesselBinary() + " check " + benchmarkPath("j3d7pt").string() +
+                      " --schedule global --unroll i=8,j=16");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("128 points per thread under 'global': at most 64"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("hint: unroll less, or use --schedule shared"), std::string::npos)
+      << r.output;
+  // shared loops over its points: no such limit.
+  auto s = runCommand(tesselBinary() + " check " + benchmarkPath("j3d7pt").string() +
+                      " --schedule shared --block 8,4,1 --unroll i=8,j=16");
+  EXPECT_EQ(s.exitCode, 0) << s.output;
+  // The streamed iterator is swept, not unrolled: a note says so.
+  auto k = runCommand(tesselBinary() + " emit " + benchmarkPath("j3d7pt").string() +
+                      " --target opencl -o " + (fs::temp_directory_path() / "unroll-k").string() +
+                      " --schedule stream --unroll k=2,i=2");
+  EXPECT_EQ(k.exitCode, 0) << k.output;
+  EXPECT_NE(k.output.find("along the streamed iterator 'k' is not applied"), std::string::npos)
+      << k.output;
+}
