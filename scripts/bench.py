@@ -22,6 +22,7 @@ import csv
 import datetime
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -121,7 +122,8 @@ def main():
             sys.exit(f"bench.py: variant '{family}' opens '[' without closing it")
         return (["--time-tile", tile] if tile else []) + opts[:-1].split()
 
-    families = [f for f in args.families.split(",") if f]
+    # Commas separate variants, except inside an option list: 'stream[--unroll i=2,cyclic]'.
+    families = [f for f in re.findall(r"(?:[^,\[]|\[[^\]]*\])+", args.families) if f]
     if "global" not in families:
         families.insert(0, "global")
     names = [b for b in args.benchmarks.split(",") if b] or sorted(

@@ -12,7 +12,7 @@ measurement) and, where bench.py CSVs are given, the measured times. Prints a Ma
     python3 scripts/kernel_quality.py --before .gpu/tessel-before --after build/tessel \\
         --before-times docs/data/2026-11-26-h200-before-full.csv \\
         --after-times docs/data/2026-11-26-h200-after-full.csv
-    python3 scripts/kernel_quality.py --with "--retime" --schedules stream,global-stream \\
+    python3 scripts/kernel_quality.py --with=--retime --schedules stream,global-stream \\
         --after-times docs/data/2026-11-26-h100-issue12-full.csv
 """
 import argparse
@@ -86,7 +86,7 @@ def main():
                     help="tessel binary before the change (or --with)")
     ap.add_argument("--with", dest="with_", default="",
                     help="compare each schedule without and with these options, both from "
-                         "--after (e.g. \"--retime\"); measured times from --after-times rows "
+                         "--after (--with=--retime, --with=\"--unroll i=2\"); measured times from --after-times rows "
                          "'SCHEDULE' and 'SCHEDULE[OPTIONS]' (bench.py's variants)")
     ap.add_argument("--after", default=os.path.join(ROOT, "build", "tessel"))
     ap.add_argument("--schedules", default="stream,stream/2,overlapped/2")

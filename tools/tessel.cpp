@@ -88,6 +88,10 @@ const char* scheduleHelp(const std::string& flag) {
            "terms that read plane k+o accumulated while plane k+o is streamed in; paper 000 "
            "III-B2): 2r+1 accumulators per thread, each plane read once; results differ from the "
            "reference in the last bits (reassociated), so --verify uses the --fma tolerance";
+  if (flag == "--prefetch")
+    return "stream family: each thread loads its elements of the next shared plane into "
+           "registers while the current plane is computed, and stores them when the sweep gets "
+           "there (paper 000 III-A4): the loads' latency hides behind the computation";
   if (flag == "--fma")
     return "contract a*b+c in the GPU kernels into fused multiply-adds (fma: one rounding, "
            "faster; results differ from the reference in the last bits, so --verify uses a "
@@ -230,7 +234,7 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> scheduleValues;
   for (CLI::App* sub : {check, info, emit, run, res, analyze})
     for (const std::string& flag : scheduleFlags()) {
-      if (flag == "--fma" || flag == "--retime") {  // a flag: on when given
+      if (flag == "--fma" || flag == "--retime" || flag == "--prefetch") {  // on when given
         sub->add_flag_callback(
             flag, [&scheduleValues, flag] { scheduleValues[flag] = "on"; }, scheduleHelp(flag));
         continue;

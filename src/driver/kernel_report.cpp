@@ -111,6 +111,10 @@ std::string appliedText(const KernelReport& r) {
     parts.push_back(fmt::format("unrolled: {} points per thread ({}, {})", points,
                                 fmt::join(along, "x"), k.cyclic ? "cyclic" : "blocked"));
   }
+  if (k.prefetched > 0)
+    parts.push_back(fmt::format("prefetched: the next plane in {} register{} per thread",
+                                k.prefetched, k.prefetched == 1 ? "" : "s"));
+  if (!k.notPrefetched.empty()) parts.push_back("not prefetched: " + k.notPrefetched);
   if (k.retimed > 0)
     parts.push_back(k.family == ScheduleFamily::Stream
                         ? fmt::format("retimed: {} accumulators, one shared plane per array (a "

@@ -65,6 +65,8 @@ struct GpuKernelInfo {
   int chunk = 0;                          // stream: planes per block; 0: the whole extent
   std::array<int, 3> unroll = {1, 1, 1};  // points per thread along grid x, y, z
   bool cyclic = false;                    // unrolled points a block apart (else consecutive)
+  int prefetched = 0;                     // stream: prefetch registers per thread
+  std::string notPrefetched;              // stream with prefetch: the planes left without, why
   std::string staging;                    // shared, stream: what is staged where
   // overlapped: the fused calls (call = the first, stmt = -1), the output tile per iterator
   // dimension.

@@ -81,8 +81,19 @@ bool needsFlatIndex(const StagedContext& c) {
   return false;
 }
 
-std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
-                              const std::string& shared, const std::vector<StmtPtr>& ownStores) {
+namespace {
+
+/// A tile element as the load loops reach it: the statements declaring its coordinates (from the
+/// loops' variables: nm.elem in the flat loop, nm.along per dimension), its coordinates per
+/// subscript, its index in the tile, and whether it lies in the array.
+struct TileElement {
+  std::vector<StmtPtr> decls;
+  std::vector<ExprPtr> coords;
+  ExprPtr elem, inArray;
+  std::vector<int> loops;  // loopDims: empty for the flat loop
+};
+
+TileElement tileElement(const StagedContext& c, size_t gi, const ExprPtr& plane) {
   const StagePlan& p = c.staging.groups[gi];
   const StageGroup& grp = p.group;
   const StagedNames& nm = c.names;
@@ -90,29 +101,28 @@ std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& 
   // Row-major over the tile's subscripts (the last fastest); the outermost needs no modulo.
   std::vector<int64_t> stride;
   int outer = tileStrides(p, stride);
-  int64_t total = p.tileElements();
   // Per dimension: a loop per subscript from the thread's own index in steps of the block's
   // threads along it, the element's index the sum of its offsets times the strides (no
   // division); else one flat loop over the elements.
-  const std::vector<int> loops = loopDims(c, p);
-  ExprPtr elem = loops.empty() ? var(nm.elem, ScalarType::Int) : nullptr;
-  std::vector<StmtPtr> body;
-  std::vector<ExprPtr> coords(n);
+  TileElement t;
+  t.loops = loopDims(c, p);
+  t.elem = t.loops.empty() ? var(nm.elem, ScalarType::Int) : nullptr;
+  t.coords.resize(n);
   for (size_t s = 0; s < n; ++s) {
     int d = grp.iters[s];
     if (d < 0) {
-      coords[s] = intLit(grp.fixed[s]);
+      t.coords[s] = intLit(grp.fixed[s]);
     } else if (static_cast<int>(s) == p.streamPos) {
-      coords[s] = plane;
-    } else if (!loops.empty()) {
-      ExprPtr y = loops[s] == -2 ? intLit(0) : var(nm.along[d], ScalarType::Int);
-      body.push_back(
+      t.coords[s] = plane;
+    } else if (!t.loops.empty()) {
+      ExprPtr y = t.loops[s] == -2 ? intLit(0) : var(nm.along[d], ScalarType::Int);
+      t.decls.push_back(
           localDecl(CType::Int64, nm.coord[d],
                     indexAdd(indexAddConst(var(nm.t0[d], ScalarType::Int), p.first[s]), y)));
-      coords[s] = var(nm.coord[d], ScalarType::Int);
-      if (loops[s] != -2) {
+      t.coords[s] = var(nm.coord[d], ScalarType::Int);
+      if (t.loops[s] != -2) {
         ExprPtr term = stride[s] == 1 ? y : indexMul(y, intLit(stride[s]));
-        elem = elem ? indexAdd(elem, term) : term;
+        t.elem = t.elem ? indexAdd(t.elem, term) : term;
       }
     } else {
       ExprPtr e = var(nm.elem, ScalarType::Int);
@@ -123,33 +133,131 @@ std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& 
         if (static_cast<int>(s) != outer) e = binary(Op::Mod, e, intLit(p.extent[s]));
       }
       ExprPtr x = indexAdd(indexAddConst(var(nm.t0[d], ScalarType::Int), p.first[s]), e);
-      body.push_back(localDecl(CType::Int64, nm.coord[d], x));
-      coords[s] = var(nm.coord[d], ScalarType::Int);
+      t.decls.push_back(localDecl(CType::Int64, nm.coord[d], x));
+      t.coords[s] = var(nm.coord[d], ScalarType::Int);
     }
   }
+  if (!t.elem) t.elem = intLit(0);
+  t.inArray = inArray(c, p, t.coords);
+  return t;
+}
+
+/// Along subscript s of a per-dimension load: the first index, the step and the iterations a
+/// thread makes at most.
+struct LoopShape {
+  ExprPtr from;
+  int64_t step = 1, trips = 1;
+};
+LoopShape loopShape(const StagedContext& c, const StagePlan& p, int gd, size_t s) {
+  LoopShape l;
+  l.from = gd >= 0 ? intrinsic(Intrinsic::LocalId, gd) : intLit(0);
+  l.step = gd >= 0 ? c.grid.block[static_cast<size_t>(gd)] : 1;
+  l.trips = (p.extent[s] + l.step - 1) / l.step;
+  return l;
+}
+
+/// The element a thread loads in its m-th iteration of the load loops (prefetchSlots of them):
+/// the loop variables' declarations and whether the element exists.
+std::pair<std::vector<StmtPtr>, ExprPtr> slot(const StagedContext& c, const StagePlan& p,
+                                              const TileElement& t, int64_t m) {
+  std::vector<StmtPtr> decls;
+  ExprPtr exists;
+  if (t.loops.empty()) {
+    ExprPtr e = indexAddConst(var(c.names.tid, ScalarType::Int), m * c.threads);
+    decls.push_back(localDecl(CType::Int64, c.names.elem, e));
+    return {decls,
+            binary(Op::Le, var(c.names.elem, ScalarType::Int), intLit(p.tileElements() - 1))};
+  }
+  // Mixed radix over the loops, the last subscript fastest.
+  for (size_t s = t.loops.size(); s-- > 0;) {
+    if (t.loops[s] == -2) continue;
+    LoopShape l = loopShape(c, p, t.loops[s], s);
+    const std::string& y = c.names.along[p.group.iters[s]];
+    decls.push_back(localDecl(CType::Int64, y, indexAddConst(l.from, (m % l.trips) * l.step)));
+    m /= l.trips;
+    exists = allOf(exists, binary(Op::Le, var(y, ScalarType::Int), intLit(p.extent[s] - 1)));
+  }
+  return {decls, exists ? exists : boolLit(true)};
+}
+
+}  // namespace
+
+std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
+                              const std::string& shared, const std::vector<StmtPtr>& ownStores) {
+  const StagePlan& p = c.staging.groups[gi];
+  const StageGroup& grp = p.group;
+  const StagedNames& nm = c.names;
+  TileElement t = tileElement(c, gi, plane);
+  std::vector<StmtPtr> body = t.decls;
   std::vector<StmtPtr> out;
-  ExprPtr cond = inArray(c, p, coords);
+  ExprPtr cond = t.inArray;
   if (!ownStores.empty()) {
     // The block's own points come from the registers; the loop loads the halo around them.
     out.insert(out.end(), ownStores.begin(), ownStores.end());
-    if (ExprPtr halo = inHalo(c, p, coords)) cond = binary(Op::And, cond, halo);
+    if (ExprPtr halo = inHalo(c, p, t.coords)) cond = binary(Op::And, cond, halo);
   }
   std::string buf = c.site.readBuffer(grp.array);
-  body.push_back(ifThen(cond, {store(shared, elem ? elem : intLit(0),
-                                     load(buf, globalIndex(c, p, coords), grp.type))}));
-  if (loops.empty()) {
-    out.push_back(cooperativeLoop(nm.elem, var(nm.tid, ScalarType::Int), intLit(total - 1),
-                                  intLit(c.threads), body));
+  body.push_back(
+      ifThen(cond, {store(shared, t.elem, load(buf, globalIndex(c, p, t.coords), grp.type))}));
+  if (t.loops.empty()) {
+    out.push_back(cooperativeLoop(nm.elem, var(nm.tid, ScalarType::Int),
+                                  intLit(p.tileElements() - 1), intLit(c.threads), body));
     return out;
   }
-  for (size_t s = n; s-- > 0;) {
-    if (loops[s] == -2) continue;
-    const int gd = loops[s];
-    ExprPtr from = gd >= 0 ? intrinsic(Intrinsic::LocalId, gd) : intLit(0);
-    ExprPtr step = intLit(gd >= 0 ? c.grid.block[static_cast<size_t>(gd)] : 1);
-    body = {cooperativeLoop(nm.along[grp.iters[s]], from, intLit(p.extent[s] - 1), step, body)};
+  for (size_t s = t.loops.size(); s-- > 0;) {
+    if (t.loops[s] == -2) continue;
+    LoopShape l = loopShape(c, p, t.loops[s], s);
+    body = {cooperativeLoop(nm.along[grp.iters[s]], l.from, intLit(p.extent[s] - 1), intLit(l.step),
+                            body)};
   }
   out.insert(out.end(), body.begin(), body.end());
+  return out;
+}
+
+int64_t prefetchSlots(const StagedContext& c, size_t gi) {
+  const StagePlan& p = c.staging.groups[gi];
+  std::vector<int> loops = loopDims(c, p);
+  if (loops.empty()) return (p.tileElements() + c.threads - 1) / c.threads;
+  int64_t n = 1;
+  for (size_t s = 0; s < loops.size(); ++s)
+    if (loops[s] != -2) n *= loopShape(c, p, loops[s], s).trips;
+  return n;
+}
+
+std::vector<StmtPtr> fetchTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
+                               const std::vector<std::string>& regs, bool haloOnly) {
+  const StagePlan& p = c.staging.groups[gi];
+  TileElement t = tileElement(c, gi, plane);
+  std::string buf = c.site.readBuffer(p.group.array);
+  ExprPtr value = load(buf, globalIndex(c, p, t.coords), p.group.type);
+  std::vector<StmtPtr> out;
+  for (size_t m = 0; m < regs.size(); ++m) {
+    auto [b, exists] = slot(c, p, t, static_cast<int64_t>(m));
+    b.insert(b.end(), t.decls.begin(), t.decls.end());
+    ExprPtr cond = binary(Op::And, exists, t.inArray);
+    if (haloOnly)
+      if (ExprPtr halo = inHalo(c, p, t.coords)) cond = binary(Op::And, cond, halo);
+    b.push_back(ifThen(cond, {assign(regs[m], value)}));
+    out.push_back(block(std::move(b)));
+  }
+  return out;
+}
+
+std::vector<StmtPtr> storeFetched(const StagedContext& c, size_t gi, const ExprPtr& plane,
+                                  const std::string& shared, const std::vector<std::string>& regs,
+                                  const std::vector<StmtPtr>& ownStores) {
+  const StagePlan& p = c.staging.groups[gi];
+  TileElement t = tileElement(c, gi, plane);
+  std::vector<StmtPtr> out = ownStores;
+  for (size_t m = 0; m < regs.size(); ++m) {
+    auto [b, exists] = slot(c, p, t, static_cast<int64_t>(m));
+    b.insert(b.end(), t.decls.begin(), t.decls.end());
+    ExprPtr cond = binary(Op::And, exists, t.inArray);
+    if (!ownStores.empty())
+      if (ExprPtr halo = inHalo(c, p, t.coords)) cond = binary(Op::And, cond, halo);
+    b.push_back(ifThen(cond, {store(shared, t.elem, var(regs[m], p.group.type))}));
+    out.push_back(block(std::move(b)));
+  }
   return out;
 }
 

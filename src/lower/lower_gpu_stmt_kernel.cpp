@@ -254,6 +254,8 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
     staged->declare(f);
     info.sharedBytes = staged->staging().sharedBytes;
     info.sweepCopies = staged->sweepCopies();
+    info.prefetched = staged->prefetchRegisters();
+    info.notPrefetched = fmt::format("{}", fmt::join(staged->notPrefetched(), ", "));
     info.staging = how;
   }
 

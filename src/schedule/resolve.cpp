@@ -253,6 +253,7 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   g.keepDeadStores = s.keepDeadStores.value;
   g.sparePlane = s.sparePlane.value;
   g.retime = s.retime.value;
+  g.prefetch = s.prefetch.value;
   for (const PlacementSpec& p : s.placements)
     if (p.kind == PlacementKind::Gmem) g.globalFormals.push_back(p.array);
   for (const std::string& d : s.demoted) g.globalFormals.push_back(d);

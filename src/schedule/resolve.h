@@ -43,6 +43,9 @@ struct GridShape {
   /// Schedule::retime under the stream family (per-statement kernels): each statement's kernel
   /// accumulates its retimed parts plane by plane (analysis/retiming.h).
   bool retime = false;
+  /// Schedule::prefetch under the stream family (per-statement kernels): each shared plane is
+  /// loaded into registers one plane ahead, while the current one is computed (paper 000 III-A4).
+  bool prefetch = false;
   /// staged families: arrays (the stencil's formal names) read from global memory at each use,
   /// never staged: `gmem` placements and the arrays Schedule::demoted names.
   std::vector<std::string> globalFormals;

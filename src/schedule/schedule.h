@@ -158,6 +158,7 @@ struct ScheduleOptions {
   std::optional<bool> keepDeadStores;         // --dead-stores keep|drop
   std::optional<bool> sparePlane;             // --spare-plane on|off
   std::optional<bool> retime;                 // --retime
+  std::optional<bool> prefetch;               // --prefetch
   std::optional<int> indexBits;               // --index-bits auto|32|64 (auto: 0)
   std::optional<bool> fma;                    // --fma
   std::optional<int> maxRegisters;            // --max-registers N

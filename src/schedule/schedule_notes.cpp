@@ -42,7 +42,6 @@ std::vector<std::string> scheduleNotes(const Program& prog,
           who, describe(s.unroll.origin), prog.iterators[grid.stream].name));
     if (s.timeTile.value > 1 && !overlapped && !streamsTimeTiled(s, prog))
       note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
-    if (s.prefetch.value) note("prefetch", s.prefetch.origin);
     if (s.fold.value) note("fold", s.fold.origin);
     const bool perStatementStaged = grid.staged() && !grid.fusesSteps();
     if (s.occupancy && !perStatementStaged) note("occupancy", s.occupancy->origin);

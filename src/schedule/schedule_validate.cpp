@@ -233,6 +233,25 @@ struct Checker {
             "unroll less, or use --schedule shared, whose threads loop over their points");
   }
 
+  // Prefetching loads a streamed sweep's next shared plane into registers: the stream family's
+  // per-statement kernels (lower_gpu_staged_stream.cpp).
+  void checkPrefetch() {
+    if (!s.prefetch.value) return;
+    const bool fused = s.timeTile.value > 1;
+    if (s.family.value == ScheduleFamily::Stream && streamDim(s, prog) >= 0 && !fused) return;
+    error(s.prefetch.origin,
+          fmt::format("{}: prefetching loads the next plane of a streamed sweep into registers "
+                      "while the current one is computed: it applies to the stream family's "
+                      "kernels, not to {}",
+                      settingName(s.prefetch.origin, "prefetch"),
+                      fused && s.family.value == ScheduleFamily::Stream
+                          ? std::string("stream + time_tile")
+                      : s.family.value == ScheduleFamily::Stream
+                          ? std::string("a program without a streamed iterator")
+                          : fmt::format("the '{}' family", familyName(s.family.value))),
+          "use --schedule stream (time_tile 1), or leave prefetch out");
+  }
+
   // Retiming (analysis/retiming.h) needs the stream family's per-statement sweep, and every
   // statement of the stencil retimable along the streamed iterator.
   void checkRetime() {
@@ -351,6 +370,7 @@ bool validate(const Schedule& s, const Program& prog, const MachineDesc& m,
   c.checkStream();
   c.checkBlock();
   c.checkUnroll();
+  c.checkPrefetch();
   c.checkChunk();
   c.checkRest();
   c.checkRetime();

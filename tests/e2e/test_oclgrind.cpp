@@ -150,5 +150,18 @@ TEST(Oclgrind, RetimedKernelsHaveNoRaceOrOutOfBoundsAccess) {
   }
 }
 
+// Issue 12: prefetched stream kernels (--prefetch), alone and with unrolling and retiming.
+TEST(Oclgrind, PrefetchedKernelsHaveNoRaceOrOutOfBoundsAccess) {
+  TESSEL_REQUIRE_OCLGRIND();
+  TESSEL_REQUIRE_OPENCL();
+  for (const char* b : {"j3d27pt", "heat", "hypterm", "j2d9pt", "fdtd2d", "cosmo-hdiff"}) {
+    SCOPED_TRACE(b);
+    fs::path file = benchmarkPath(b);
+    expectClean(file.string(), "--schedule stream --prefetch" + tinyParams(file));
+    expectClean(file.string(),
+                "--schedule stream --prefetch --retime --unroll i=2,cyclic" + tinyParams(file));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, OclgrindBenchmark, ::testing::ValuesIn(benchmarkNames()),
                          benchmarkTestName);

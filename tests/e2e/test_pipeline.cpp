@@ -148,7 +148,11 @@ INSTANTIATE_TEST_SUITE_P(
         // Issue 12: unrolling under stream (two points per thread, registers of their own).
         Case{"j3d7pt-stream-unroll2",
              "j3d7pt",
-             {{"--schedule", "stream"}, {"--block", "16,8"}, {"--unroll", "i=2"}}}),
+             {{"--schedule", "stream"}, {"--block", "16,8"}, {"--unroll", "i=2"}}},
+        // Issue 12: prefetching the next shared plane into registers.
+        Case{"j3d7pt-stream-prefetch",
+             "j3d7pt",
+             {{"--schedule", "stream"}, {"--block", "16,8"}, {"--prefetch", "on"}}}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.name;
       std::replace(n.begin(), n.end(), '-', '_');

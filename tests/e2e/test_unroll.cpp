@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "support/command.h"
 #include "unit/gpu_test_util.h"
@@ -22,9 +21,6 @@ namespace {
 
 std::string params(const fs::path& file) { return awkwardParamFlags(file); }
 
-// The benchmarks whose statements cannot all be retimed (test_retime.cpp says why).
-const std::set<std::string> kNotRetimable = {"cheby", "denoise", "gradient", "jacobi1d-boundary"};
-
 class Unroll : public ::testing::TestWithParam<std::string> {};
 
 }  // namespace
@@ -34,7 +30,7 @@ TEST_P(Unroll, EveryFamilyVerifiesOnPoclAndTheCppTarget) {
   fs::path file = benchmarkPath(GetParam());
   Parsed p = parseFile(file);
   ASSERT_TRUE(p.prog);
-  const bool oneD = p.prog->dims() == 1, retimable = !kNotRetimable.count(GetParam());
+  const bool oneD = p.prog->dims() == 1, retimed = retimable(GetParam());
   // Unroll factors by iterator name: the unit-stride one, and the next where there is one.
   const std::string fast = p.prog->iterators.back().name;
   const std::string both =
@@ -52,7 +48,7 @@ TEST_P(Unroll, EveryFamilyVerifiesOnPoclAndTheCppTarget) {
     variants.push_back({"--schedule global-stream --unroll " + fast + "=3,cyclic", "opencl"});
     variants.push_back({"--schedule stream --unroll " + fast + "=2", "cpp"});
   }
-  if (retimable) {
+  if (retimed) {
     variants.push_back({"--schedule stream --retime --unroll " + fast + "=2,cyclic", "opencl"});
     variants.push_back({"--schedule stream --retime --unroll " + fast + "=3", "cpp"});
     variants.push_back({"--schedule global-stream --retime --unroll " + inPlane, "opencl"});

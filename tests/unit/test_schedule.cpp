@@ -288,7 +288,12 @@ TEST(Schedule, PragmaClausesMapOntoTheScheduleWithTheirLocations) {
                    "#pragma stream j block (64, 4) unroll k=2, i=1 cyclic time_tile 3\n"
                    "#pragma prefetch fold occupancy 0.5 perspective input no_shmem");
   auto r = check(*c.prog);
-  EXPECT_TRUE(r.valid) << allText(r.diags);
+  // Every clause is read, with its location; prefetch is refused with time_tile 3 (stream +
+  // time_tile), the only error.
+  EXPECT_FALSE(r.valid);
+  EXPECT_EQ(r.diags.errorCount(), 1) << allText(r.diags);
+  EXPECT_NE(allText(r.diags).find("test.sten:5:9: error: 'prefetch'"), std::string::npos)
+      << allText(r.diags);
   const Schedule& s = r.schedule;
   EXPECT_EQ(s.family.value, ScheduleFamily::Stream);  // a stream clause selects `stream`
   ASSERT_TRUE(s.stream);
@@ -313,6 +318,23 @@ TEST(Schedule, PragmaClausesMapOntoTheScheduleWithTheirLocations) {
   EXPECT_EQ(toString(s),
             "stream, stream j, chunk 16, block (64, 4), unroll k=2, i=1, cyclic, time_tile 3, "
             "prefetch, fold, no_shmem, occupancy 0.5, perspective input");
+}
+
+// Issue 12: the `prefetch` clause, like `retime`: the stream family applies it; stream +
+// time_tile (its fused rings) refuses it at the clause.
+TEST(Schedule, PrefetchClauseAppliesToTheStreamFamily) {
+  auto c = program(k3d, "#pragma stream k prefetch");
+  auto r = check(*c.prog);
+  EXPECT_TRUE(r.valid) << allText(r.diags);
+  EXPECT_TRUE(r.schedule.prefetch.value);
+  EXPECT_EQ(toString(r.schedule), "stream, stream k, chunk 16, block (32, 8, 1), prefetch");
+  auto t = program(k3d, "#pragma stream k time_tile 2 prefetch");
+  auto rt = check(*t.prog);
+  EXPECT_FALSE(rt.valid);
+  EXPECT_NE(allText(rt.diags).find("test.sten:4:30: error: 'prefetch': prefetching loads the "
+                                   "next plane of a streamed sweep"),
+            std::string::npos)
+      << allText(rt.diags);
 }
 
 // Issue 12: the `retime` clause maps onto Schedule::retime; the stream family applies it, and
