@@ -90,6 +90,7 @@ const char* kFamilies[] = {
     // Issue 12: unrolling under stream (registers per point) and global (a point per copy).
     "--schedule stream --unroll i=2,cyclic",
     "--schedule global --unroll i=3",
+    "--schedule overlapped --time-tile 2 --unroll i=2,cyclic",
 };
 
 class OclgrindBenchmark : public ::testing::TestWithParam<std::string> {};

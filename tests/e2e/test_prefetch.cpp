@@ -74,6 +74,7 @@ INSTANTIATE_TEST_SUITE_P(All, Prefetch, ::testing::ValuesIn(benchmarkNames()), b
 TEST(PrefetchRefusals, OtherFamiliesAndFusedKernelsAreRefused) {
   const std::string j3d7pt = benchmarkPath("j3d7pt").string();
   for (const char* flags : {"--schedule shared --prefetch", "--schedule global-stream --prefetch",
+                            "--schedule overlapped --time-tile 2 --prefetch",
                             "--schedule stream --time-tile 2 --prefetch"}) {
     auto r = runCommand(tesselBinary() + " check " + j3d7pt + " " + flags);
     EXPECT_EQ(r.exitCode, 1) << flags << "\n" << r.output;

@@ -1,11 +1,11 @@
 // Issue 12, unrolling in every family (`--unroll`, paper 000 III-A3): `global`, `global-stream`
 // and `stream` give each thread several points (blocked or cyclic), each a copy of the statement
 // with registers of its own (the register planes of `stream`, the accumulators of a retimed
-// kernel). Every benchmark agrees with the reference on PoCL, alone, combined with streaming
-// and with retiming, and on the C++ target (the same kernels on the CPU); the stream family's
-// unrolled settings at awkward sizes and under nvcc are in test_gpu_staged_benchmarks.cpp, the
-// Oclgrind checks in test_oclgrind.cpp. Too many points per thread are refused; the kernel
-// report says what was unrolled.
+// kernel). Every benchmark agrees with the reference on PoCL, alone, combined with streaming,
+// with overlapped tiling and with retiming, and on the C++ target (the same kernels on the CPU);
+// the stream family's unrolled settings at awkward sizes and under nvcc are in
+// test_gpu_staged_benchmarks.cpp, the Oclgrind checks in test_oclgrind.cpp. Too many points per
+// thread are refused; the kernel report says what was unrolled.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -43,6 +43,8 @@ TEST_P(Unroll, EveryFamilyVerifiesOnPoclAndTheCppTarget) {
   std::vector<Variant> variants = {
       {"--schedule global --unroll " + both, "opencl"},
       {"--schedule global --unroll " + fast + "=3,cyclic", "cpp"},
+      // With overlapped tiling: the fused kernel's block covers block x F points.
+      {"--schedule overlapped --time-tile 2 --unroll " + fast + "=2", "opencl"},
   };
   if (!oneD) {
     variants.push_back({"--schedule global-stream --unroll " + fast + "=3,cyclic", "opencl"});
