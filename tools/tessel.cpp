@@ -92,6 +92,11 @@ const char* scheduleHelp(const std::string& flag) {
     return "stream family: each thread loads its elements of the next shared plane into "
            "registers while the current plane is computed, and stores them when the sweep gets "
            "there (paper 000 III-A4): the loads' latency hides behind the computation";
+  if (flag == "--fold")
+    return "shared and stream families: arrays a statement only ever combines point-wise "
+           "(every access a[s] op b[s], the same subscripts) are staged as their combination, "
+           "computed once per element as it is loaded (paper 000 III-B4): one array of shared "
+           "memory or registers instead of two";
   if (flag == "--fma")
     return "contract a*b+c in the GPU kernels into fused multiply-adds (fma: one rounding, "
            "faster; results differ from the reference in the last bits, so --verify uses a "
@@ -234,7 +239,8 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> scheduleValues;
   for (CLI::App* sub : {check, info, emit, run, res, analyze})
     for (const std::string& flag : scheduleFlags()) {
-      if (flag == "--fma" || flag == "--retime" || flag == "--prefetch") {  // on when given
+      if (flag == "--fma" || flag == "--retime" || flag == "--prefetch" ||
+          flag == "--fold") {  // a flag: on when given
         sub->add_flag_callback(
             flag, [&scheduleValues, flag] { scheduleValues[flag] = "on"; }, scheduleHelp(flag));
         continue;

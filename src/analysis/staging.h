@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,11 @@ struct StagePlan {
   /// The ring's slots beyond its planes: 1, or 0 for a sweep kept rolled (a retimed statement's
   /// one plane: a barrier before each load instead; PoCL 3.1 miscompiles its unrolled sweep).
   int64_t spareSlots = 1;
+  /// Folding: the array folded into this group's and the operator (every element staged, or
+  /// read, is `group.array op partner` at the same index); none without.
+  std::optional<ArrayId> foldPartner;
+  Op foldOp = Op::Mul;
+  std::string foldText;  // "my * u"
   /// Shared-memory elements this group needs (Tile: one tile; Planes: the ring's slots).
   int64_t sharedElements() const;
 };
@@ -98,6 +104,9 @@ struct StmtStaging {
   std::vector<StagePlan> groups;
   int64_t sharedBytes = 0;     // the kernel's shared memory
   int64_t registerPlanes = 0;  // values each thread keeps in plane registers
+  /// Folding (analysis/folding.h): the statement the kernel computes, whose references to a
+  /// folded group's array stand for the combination (StagePlan::fold); none without.
+  std::optional<Stmt> computes;
 };
 
 /// The staging of statement `st` when a block computes `tile[d]` points along iterator d

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/counts.h"
+#include "analysis/folding.h"
 #include "analysis/regions.h"
 #include "analysis/retiming.h"
 
@@ -148,6 +149,9 @@ json infoJson(const Program& prog, const std::optional<ParamValues>& params) {
         }
         stj["retiming"] = rj;
       }
+      // Folding (analysis/folding.h; the shared and stream families apply it with --fold).
+      Folding fo = foldStatement(prog, c, st);
+      if (!fo.folds.empty()) stj["foldable"] = describeFolds(fo);
       if (params) {
         Box b = evalIter(reg.stmts[s], *params);
         stj["points"] = b.points();
@@ -296,6 +300,9 @@ std::string infoText(const json& j) {
           out += fmt::format("       not retimable along {}: {}\n", along,
                              r["why_not"].get<std::string>());
       }
+      if (s.contains("foldable"))
+        out += fmt::format("       foldable: {} (applied by --fold under shared or stream)\n",
+                           s["foldable"].get<std::string>());
       ++si;
     }
     for (auto& d : c["dependences"])

@@ -111,6 +111,8 @@ std::string appliedText(const KernelReport& r) {
     parts.push_back(fmt::format("unrolled: {} points per thread ({}, {})", points,
                                 fmt::join(along, "x"), k.cyclic ? "cyclic" : "blocked"));
   }
+  if (!k.folded.empty())
+    parts.push_back("folded: " + k.folded + " staged as one array (computed as it is loaded)");
   if (k.prefetched > 0)
     parts.push_back(fmt::format("prefetched: the next plane in {} register{} per thread",
                                 k.prefetched, k.prefetched == 1 ? "" : "s"));

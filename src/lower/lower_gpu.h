@@ -67,6 +67,7 @@ struct GpuKernelInfo {
   bool cyclic = false;                    // unrolled points a block apart (else consecutive)
   int prefetched = 0;                     // stream: prefetch registers per thread
   std::string notPrefetched;              // stream with prefetch: the planes left without, why
+  std::string folded;                     // folded combinations staged as one array ("my * u")
   std::string staging;                    // shared, stream: what is staged where
   // overlapped: the fused calls (call = the first, stmt = -1), the output tile per iterator
   // dimension.

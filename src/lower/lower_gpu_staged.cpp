@@ -140,7 +140,15 @@ ExprPtr StagedKernel::read(const Expr& ref) const {
   int gi = groupOf(c_.staging, ref);
   if (gi < 0) internal("a reference to '" + ref.name + "' outside the staging analysis");
   const StagePlan& p = c_.staging.groups[gi];
-  if (p.kind == StageKind::Global) return nullptr;
+  if (p.kind == StageKind::Global) {
+    if (!p.foldPartner) return nullptr;
+    // A folded group read from global memory: both arrays' elements, combined.
+    std::vector<ExprPtr> coords;
+    for (const Subscript& s : ref.subs)
+      coords.push_back(s.fixed() ? intLit(s.offset)
+                                 : indexAddConst(staged::iterVar(c_, s.iter), s.offset));
+    return staged::foldedValue(c_, p, staged::globalIndex(c_, p, coords));
+  }
   std::vector<int64_t> offs;
   for (auto& s : ref.subs) offs.push_back(s.fixed() ? 0 : s.offset);
   const StagedNames::Group& nm = c_.names.groups[gi];

@@ -9,6 +9,14 @@ using namespace lir;
 
 namespace {
 
+/// What a load of group gi at global `index` yields: its array's element or, folded, the
+/// combination with its partner's (analysis/folding.h).
+ExprPtr groupValue(const StagedContext& c, const StagePlan& p, const ExprPtr& index) {
+  ExprPtr v = load(c.site.readBuffer(p.group.array), index, p.group.type);
+  if (!p.foldPartner) return v;
+  return binary(p.foldOp, v, load(c.site.readBuffer(*p.foldPartner), index, p.group.type));
+}
+
 /// The tile's row-major strides per subscript (the last fastest) and the outermost subscript
 /// the block's threads spread over (which needs no modulo), or -1.
 int tileStrides(const StagePlan& p, std::vector<int64_t>& stride) {
@@ -196,9 +204,8 @@ std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& 
     out.insert(out.end(), ownStores.begin(), ownStores.end());
     if (ExprPtr halo = inHalo(c, p, t.coords)) cond = binary(Op::And, cond, halo);
   }
-  std::string buf = c.site.readBuffer(grp.array);
   body.push_back(
-      ifThen(cond, {store(shared, t.elem, load(buf, globalIndex(c, p, t.coords), grp.type))}));
+      ifThen(cond, {store(shared, t.elem, groupValue(c, p, globalIndex(c, p, t.coords)))}));
   if (t.loops.empty()) {
     out.push_back(cooperativeLoop(nm.elem, var(nm.tid, ScalarType::Int),
                                   intLit(p.tileElements() - 1), intLit(c.threads), body));
@@ -228,8 +235,7 @@ std::vector<StmtPtr> fetchTile(const StagedContext& c, size_t gi, const ExprPtr&
                                const std::vector<std::string>& regs, bool haloOnly) {
   const StagePlan& p = c.staging.groups[gi];
   TileElement t = tileElement(c, gi, plane);
-  std::string buf = c.site.readBuffer(p.group.array);
-  ExprPtr value = load(buf, globalIndex(c, p, t.coords), p.group.type);
+  ExprPtr value = groupValue(c, p, globalIndex(c, p, t.coords));
   std::vector<StmtPtr> out;
   for (size_t m = 0; m < regs.size(); ++m) {
     auto [b, exists] = slot(c, p, t, static_cast<int64_t>(m));
@@ -268,6 +274,10 @@ StmtPtr ownStore(const StagedContext& c, size_t gi, const std::string& shared,
                var(reg, p.group.type));
 }
 
+ExprPtr foldedValue(const StagedContext& c, const StagePlan& p, const ExprPtr& index) {
+  return groupValue(c, p, index);
+}
+
 StmtPtr loadRegister(const StagedContext& c, size_t gi, const ExprPtr& plane,
                      const std::string& reg) {
   const StagePlan& p = c.staging.groups[gi];
@@ -277,9 +287,7 @@ StmtPtr loadRegister(const StagedContext& c, size_t gi, const ExprPtr& plane,
     coords.push_back(grp.iters[s] < 0                     ? intLit(grp.fixed[s])
                      : static_cast<int>(s) == p.streamPos ? plane
                                                           : iterVar(c, grp.iters[s]));
-  std::string buf = c.site.readBuffer(grp.array);
-  return ifThen(inArray(c, p, coords),
-                {assign(reg, load(buf, globalIndex(c, p, coords), grp.type))});
+  return ifThen(inArray(c, p, coords), {assign(reg, groupValue(c, p, globalIndex(c, p, coords)))});
 }
 
 }  // namespace tessel::gpu::staged

@@ -200,7 +200,9 @@ std::vector<StmtPtr> StmtKernel::pointPerThread(
 
 Function StmtKernel::build(size_t k, const std::string& name, std::string text, Namer& scope,
                            GpuKernelInfo& info) {
-  const tessel::Stmt& st = c_.call.stmts[k];
+  // Folded (analysis/folding.h): the statement with each folded combination one reference.
+  const bool folded = c_.grid.staged() && c_.staging.at(k).computes.has_value();
+  const tessel::Stmt& st = folded ? *c_.staging.at(k).computes : c_.call.stmts[k];
   std::optional<StagedKernel> staged;
   if (c_.grid.staged())
     staged.emplace(c_.prog, c_.call, c_.staging.at(k), c_.g, c_.grid, lo_, hi_, scope, *this);
@@ -255,6 +257,10 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
     info.sharedBytes = staged->staging().sharedBytes;
     info.sweepCopies = staged->sweepCopies();
     info.prefetched = staged->prefetchRegisters();
+    std::vector<std::string> folds;
+    for (const StagePlan& p : staged->staging().groups)
+      if (p.foldPartner) folds.push_back(p.foldText);
+    info.folded = fmt::format("{}", fmt::join(folds, ", "));
     info.notPrefetched = fmt::format("{}", fmt::join(staged->notPrefetched(), ", "));
     info.staging = how;
   }

@@ -78,10 +78,13 @@ Traffic statementTraffic(const Program& prog, const GpuKernelInfo& k, const Stmt
   double l1 = 0, l2 = 0, shared = 0, dram = 0;  // bytes per block (and plane)
   for (const StagePlan& p : staging.groups) {
     const double w = typeBytes(p.group.type);
+    // A folded group (analysis/folding.h) loads its partner's elements with its own.
+    const double arrays = p.foldPartner ? 2 : 1;
     const double loads = groupLoads(p, points, streamed, planes);
-    l1 += loads * w;
+    l1 += loads * w * arrays;
     // Read from global memory, a group's distinct elements reach the SM once per block.
-    l2 += (p.kind == StageKind::Global ? static_cast<double>(p.tileElements()) : loads) * w;
+    l2 +=
+        (p.kind == StageKind::Global ? static_cast<double>(p.tileElements()) : loads) * w * arrays;
     double refsInShared = 0;
     for (const Reference& r : p.group.refs)
       if (p.kind == StageKind::Tile ||
@@ -96,6 +99,8 @@ Traffic statementTraffic(const Program& prog, const GpuKernelInfo& k, const Stmt
                  n * refsInShared) *
                 w;
     if (fullRank(p.group, prog.dims()) && inDram.insert(p.group.array).second) dram += n * w;
+    if (p.foldPartner && fullRank(p.group, prog.dims()) && inDram.insert(*p.foldPartner).second)
+      dram += n * w;
   }
   // Per-point local scalars live in device buffers: one element per point each way.
   std::set<int> scalars;

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "analysis/dead_stores.h"
+#include "analysis/folding.h"
 #include "analysis/retiming.h"
 #include "analysis/stream_fusion.h"
 #include "support/saturating.h"
@@ -254,6 +255,7 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   g.sparePlane = s.sparePlane.value;
   g.retime = s.retime.value;
   g.prefetch = s.prefetch.value;
+  g.fold = s.fold.value;
   for (const PlacementSpec& p : s.placements)
     if (p.kind == PlacementKind::Gmem) g.globalFormals.push_back(p.array);
   for (const std::string& d : s.demoted) g.globalFormals.push_back(d);
@@ -373,7 +375,25 @@ StmtStaging stageStatement(const Program& prog, const CallInst& call, const Stmt
       retimed = true;
     }
   }
-  if (!retimed) s = planStaging(prog, call, st, tile, g.stream, g.staged());
+  bool folded = false;
+  if (!retimed && g.fold && g.staged()) {
+    // Folded (analysis/folding.h): the kernel computes the statement with each combination
+    // `A[s] op B[s]` replaced by A's reference, A's group staging the combination.
+    Folding f = foldStatement(prog, call, st);
+    if (!f.folds.empty()) {
+      s = planStaging(prog, call, f.stmt, tile, g.stream, g.staged());
+      for (StagePlan& p : s.groups)
+        for (const Fold& x : f.folds)
+          if (p.group.array == x.array) {
+            p.foldPartner = x.partner;
+            p.foldOp = x.op;
+            p.foldText = x.text;
+          }
+      s.computes = f.stmt;
+      folded = true;
+    }
+  }
+  if (!retimed && !folded) s = planStaging(prog, call, st, tile, g.stream, g.staged());
   // Arrays placed in global memory (`gmem`) or demoted there for the occupancy target: read
   // from global memory at each use.
   for (StagePlan& p : s.groups)

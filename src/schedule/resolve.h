@@ -46,6 +46,9 @@ struct GridShape {
   /// Schedule::prefetch under the stream family (per-statement kernels): each shared plane is
   /// loaded into registers one plane ahead, while the current one is computed (paper 000 III-A4).
   bool prefetch = false;
+  /// Schedule::fold under the staged families (per-statement kernels): arrays only ever combined
+  /// point-wise are staged as their combination (analysis/folding.h).
+  bool fold = false;
   /// staged families: arrays (the stencil's formal names) read from global memory at each use,
   /// never staged: `gmem` placements and the arrays Schedule::demoted names.
   std::vector<std::string> globalFormals;

@@ -58,9 +58,9 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog) {
 
 const std::vector<std::string>& scheduleFlags() {
   static const std::vector<std::string> f = {
-      "--schedule",  "--block",  "--stream",      "--full-stream",   "--unroll",
-      "--time-tile", "--chunk",  "--dead-stores", "--spare-plane",   "--index-bits",
-      "--fma",       "--retime", "--prefetch",    "--max-registers", "--machine"};
+      "--schedule", "--block",       "--stream",        "--full-stream", "--unroll", "--time-tile",
+      "--chunk",    "--dead-stores", "--spare-plane",   "--index-bits",  "--fma",    "--retime",
+      "--prefetch", "--fold",        "--max-registers", "--machine"};
   return f;
 }
 
@@ -170,6 +170,8 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
     opts.retime = value == "on";
   } else if (flag == "--prefetch") {
     opts.prefetch = value == "on";
+  } else if (flag == "--fold") {
+    opts.fold = value == "on";
   } else if (flag == "--spare-plane") {
     if (value != "on" && value != "off")
       return bad(fmt::format("'{}' is neither on nor off", value),
@@ -326,6 +328,7 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
                                                         *opts.keepDeadStores ? "keep" : "drop"))};
   if (opts.retime && *opts.retime) s.retime = {true, Origin::commandLine("--retime")};
   if (opts.prefetch && *opts.prefetch) s.prefetch = {true, Origin::commandLine("--prefetch")};
+  if (opts.fold && *opts.fold) s.fold = {true, Origin::commandLine("--fold")};
   if (opts.sparePlane)
     s.sparePlane = {*opts.sparePlane, Origin::commandLine(fmt::format(
                                           "--spare-plane {}", *opts.sparePlane ? "on" : "off"))};

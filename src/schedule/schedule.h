@@ -159,6 +159,7 @@ struct ScheduleOptions {
   std::optional<bool> sparePlane;             // --spare-plane on|off
   std::optional<bool> retime;                 // --retime
   std::optional<bool> prefetch;               // --prefetch
+  std::optional<bool> fold;                   // --fold
   std::optional<int> indexBits;               // --index-bits auto|32|64 (auto: 0)
   std::optional<bool> fma;                    // --fma
   std::optional<int> maxRegisters;            // --max-registers N

@@ -2,6 +2,7 @@
 // apply (resolve.h), so that nothing is silently ignored.
 #include <fmt/format.h>
 
+#include "analysis/folding.h"
 #include "schedule/resolve.h"
 
 namespace tessel {
@@ -42,7 +43,18 @@ std::vector<std::string> scheduleNotes(const Program& prog,
           who, describe(s.unroll.origin), prog.iterators[grid.stream].name));
     if (s.timeTile.value > 1 && !overlapped && !streamsTimeTiled(s, prog))
       note(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
-    if (s.fold.value) note("fold", s.fold.origin);
+    if (s.fold.value) {
+      // Applied where a statement has arrays to fold (analysis/folding.h); say so where none has.
+      bool any = false;
+      for (const CallInst& call : prog.calls)
+        for (const Stmt& st : call.stmts)
+          any = any || (call.stencil == s.stencil && !foldStatement(prog, call, st).folds.empty());
+      if (!any)
+        notes.push_back(fmt::format(
+            "stencil '{}': fold ({}): no statement combines two arrays only point-wise (every "
+            "access `a[s] op b[s]`, the same subscripts): nothing to fold",
+            who, describe(s.fold.origin)));
+    }
     const bool perStatementStaged = grid.staged() && !grid.fusesSteps();
     if (s.occupancy && !perStatementStaged) note("occupancy", s.occupancy->origin);
     if (s.perspective) note("perspective", s.perspective->origin);

@@ -252,6 +252,28 @@ struct Checker {
           "use --schedule stream (time_tile 1), or leave prefetch out");
   }
 
+  // Folding stages a combination instead of its arrays: the staged families' per-statement
+  // kernels (shared, stream with time_tile 1), not with retiming (whose parts regroup the
+  // products folding would combine).
+  void checkFold() {
+    if (!s.fold.value) return;
+    const ScheduleFamily f = s.family.value;
+    const bool fused = s.timeTile.value > 1 && f == ScheduleFamily::Stream;
+    const bool staged = f == ScheduleFamily::Shared || (f == ScheduleFamily::Stream && !fused);
+    if (staged && !s.retime.value) return;
+    error(s.fold.origin,
+          fmt::format("{}: folding stages arrays combined point-wise as their combination in "
+                      "shared memory or registers: it applies to the shared and stream families' "
+                      "kernels, not to {}",
+                      settingName(s.fold.origin, "fold"),
+                      s.retime.value && staged ? std::string("retimed ones")
+                      : fused                  ? std::string("stream + time_tile")
+                                               : fmt::format("the '{}' family", familyName(f))),
+          s.retime.value && staged ? "leave fold or retime out"
+                                   : "use --schedule shared or stream (time_tile 1), or leave "
+                                     "fold out");
+  }
+
   // Retiming (analysis/retiming.h) needs the stream family's per-statement sweep, and every
   // statement of the stencil retimable along the streamed iterator.
   void checkRetime() {
@@ -371,6 +393,7 @@ bool validate(const Schedule& s, const Program& prog, const MachineDesc& m,
   c.checkBlock();
   c.checkUnroll();
   c.checkPrefetch();
+  c.checkFold();
   c.checkChunk();
   c.checkRest();
   c.checkRetime();

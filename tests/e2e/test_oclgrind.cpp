@@ -164,5 +164,18 @@ TEST(Oclgrind, PrefetchedKernelsHaveNoRaceOrOutOfBoundsAccess) {
   }
 }
 
+// Issue 12: folded kernels (--fold) under shared and stream.
+TEST(Oclgrind, FoldedKernelsHaveNoRaceOrOutOfBoundsAccess) {
+  TESSEL_REQUIRE_OCLGRIND();
+  TESSEL_REQUIRE_OPENCL();
+  for (const char* b : {"hypterm", "denoise"}) {
+    SCOPED_TRACE(b);
+    fs::path file = benchmarkPath(b);
+    expectClean(file.string(), "--schedule shared --fold" + tinyParams(file));
+    expectClean(file.string(),
+                "--schedule stream --fold --prefetch --unroll i=2" + tinyParams(file));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, OclgrindBenchmark, ::testing::ValuesIn(benchmarkNames()),
                          benchmarkTestName);

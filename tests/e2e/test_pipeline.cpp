@@ -152,7 +152,11 @@ INSTANTIATE_TEST_SUITE_P(
         // Issue 12: prefetching the next shared plane into registers.
         Case{"j3d7pt-stream-prefetch",
              "j3d7pt",
-             {{"--schedule", "stream"}, {"--block", "16,8"}, {"--prefetch", "on"}}}),
+             {{"--schedule", "stream"}, {"--block", "16,8"}, {"--prefetch", "on"}}},
+        // Issue 12: folding (hypterm's m* * u staged as one array).
+        Case{"hypterm-shared-fold",
+             "hypterm",
+             {{"--schedule", "shared"}, {"--block", "16,4,2"}, {"--fold", "on"}}}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.name;
       std::replace(n.begin(), n.end(), '-', '_');

@@ -288,11 +288,13 @@ TEST(Schedule, PragmaClausesMapOntoTheScheduleWithTheirLocations) {
                    "#pragma stream j block (64, 4) unroll k=2, i=1 cyclic time_tile 3\n"
                    "#pragma prefetch fold occupancy 0.5 perspective input no_shmem");
   auto r = check(*c.prog);
-  // Every clause is read, with its location; prefetch is refused with time_tile 3 (stream +
-  // time_tile), the only error.
+  // Every clause is read, with its location; prefetch and fold are refused with time_tile 3
+  // (stream + time_tile), the only errors.
   EXPECT_FALSE(r.valid);
-  EXPECT_EQ(r.diags.errorCount(), 1) << allText(r.diags);
+  EXPECT_EQ(r.diags.errorCount(), 2) << allText(r.diags);
   EXPECT_NE(allText(r.diags).find("test.sten:5:9: error: 'prefetch'"), std::string::npos)
+      << allText(r.diags);
+  EXPECT_NE(allText(r.diags).find("test.sten:5:18: error: 'fold'"), std::string::npos)
       << allText(r.diags);
   const Schedule& s = r.schedule;
   EXPECT_EQ(s.family.value, ScheduleFamily::Stream);  // a stream clause selects `stream`
