@@ -92,6 +92,11 @@ const char* scheduleHelp(const std::string& flag) {
     return "stream family: each thread loads its elements of the next shared plane into "
            "registers while the current plane is computed, and stores them when the sweep gets "
            "there (paper 000 III-A4): the loads' latency hides behind the computation";
+  if (flag == "--perspective")
+    return "shared family: output (the default: a block of threads per output tile, the halo "
+           "loaded by loops), input (a thread per element of the input tile: each loads one, "
+           "those of the halo compute nothing) or mixed (input along x, output along the others; "
+           "paper 000 III-B3)";
   if (flag == "--fold")
     return "shared and stream families: arrays a statement only ever combines point-wise "
            "(every access a[s] op b[s], the same subscripts) are staged as their combination, "

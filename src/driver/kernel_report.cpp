@@ -111,6 +111,7 @@ std::string appliedText(const KernelReport& r) {
     parts.push_back(fmt::format("unrolled: {} points per thread ({}, {})", points,
                                 fmt::join(along, "x"), k.cyclic ? "cyclic" : "blocked"));
   }
+  if (!k.perspective.empty()) parts.push_back("input perspective: " + k.perspective);
   if (!k.folded.empty())
     parts.push_back("folded: " + k.folded + " staged as one array (computed as it is loaded)");
   if (k.prefetched > 0)

@@ -140,6 +140,21 @@ GpuKernelInfo kernelInfo(GpuKernelInfo info, const std::string& name, int index,
   info.chunk = grid.chunk;
   info.unroll = grid.unroll;
   info.cyclic = grid.cyclic;
+  for (size_t gd = 0; gd < grid.iters.size() && gd < 3; ++gd) info.tilePoints[gd] = grid.tile(gd);
+  if (grid.haloLo != std::array<int, 3>{0, 0, 0} || grid.haloHi != std::array<int, 3>{0, 0, 0}) {
+    std::vector<int64_t> b, t;
+    for (size_t gd = 0; gd < grid.iters.size(); ++gd) {
+      b.push_back(grid.block[gd]);
+      t.push_back(grid.tile(gd));
+    }
+    info.perspective = fmt::format(
+        "block {} for a {} output tile (a thread per input element "
+        "along {})",
+        fmt::join(b, "x"), fmt::join(t, "x"),
+        grid.haloLo[1] + grid.haloHi[1] + grid.haloLo[2] + grid.haloHi[2] > 0
+            ? "every dimension with a halo"
+            : "x");
+  }
   return info;
 }
 

@@ -68,7 +68,14 @@ struct GpuKernelInfo {
   int prefetched = 0;                     // stream: prefetch registers per thread
   std::string notPrefetched;              // stream with prefetch: the planes left without, why
   std::string folded;                     // folded combinations staged as one array ("my * u")
-  std::string staging;                    // shared, stream: what is staged where
+  std::string perspective;                // shared, input or mixed: block against output tile
+  /// Output points a block covers along grid x, y, z where the input or mixed perspective
+  /// makes them fewer than block x unroll (GridShape::tile); 0: block x unroll (tileAlong).
+  std::array<int64_t, 3> tilePoints = {0, 0, 0};
+  int64_t tileAlong(size_t gd) const {
+    return tilePoints[gd] > 0 ? tilePoints[gd] : static_cast<int64_t>(block[gd]) * unroll[gd];
+  }
+  std::string staging;  // shared, stream: what is staged where
   // overlapped: the fused calls (call = the first, stmt = -1), the output tile per iterator
   // dimension.
   std::vector<int> fusedCalls;

@@ -91,6 +91,7 @@ std::vector<StmtPtr> sharedBody(const StagedContext& c, const std::vector<StmtPt
     for (auto& x : loadTile(c, gi, nullptr, nm.groups[gi].shared)) b.push_back(x);
   }
   std::vector<StmtPtr> inner;
+  ExprPtr inTile;  // input and mixed perspectives: the thread's point is in the output tile
   for (size_t gd = 0; gd < grid.iters.size(); ++gd) {
     int it = grid.iters[gd], e = grid.unroll[gd], bl = grid.block[gd];
     ExprPtr l = intrinsic(Intrinsic::LocalId, static_cast<int>(gd));
@@ -98,10 +99,23 @@ std::vector<StmtPtr> sharedBody(const StagedContext& c, const std::vector<StmtPt
       ExprPtr u = var(nm.unroll[gd], ScalarType::Int);
       l = grid.cyclic ? indexAdd(l, indexMul(u, intLit(bl))) : indexAdd(indexMul(l, intLit(e)), u);
     }
+    if (grid.haloLo[gd] + grid.haloHi[gd] > 0) {
+      // A thread per element of the input tile: the first haloLo ones (and the last haloHi)
+      // only load.
+      ExprPtr lid = intrinsic(Intrinsic::LocalId, static_cast<int>(gd));
+      inTile = allOf(inTile, binary(Op::And, binary(Op::Ge, lid, intLit(grid.haloLo[gd])),
+                                    binary(Op::Lt, lid, intLit(grid.haloLo[gd] + grid.tile(gd)))));
+      l = indexAddConst(l, -grid.haloLo[gd]);
+    }
     inner.push_back(
         localDecl(CType::Int64, c.g.iters[it], indexAdd(var(nm.t0[it], ScalarType::Int), l)));
   }
-  inner.push_back(ifThen(regionGuard(c), compute));
+  if (inTile) {
+    b.push_back(comment("Input perspective: the threads of the halo only load (above)."));
+    inner.push_back(ifThen(allOf(inTile, regionGuard(c)), compute));
+  } else {
+    inner.push_back(ifThen(regionGuard(c), compute));
+  }
   for (size_t gd = grid.iters.size(); gd-- > 0;)
     if (grid.unroll[gd] > 1)
       inner = {forLoop(nm.unroll[gd], intLit(0), intLit(grid.unroll[gd] - 1), LoopKind::Unrolled,

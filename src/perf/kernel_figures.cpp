@@ -39,7 +39,7 @@ KernelReport statementReport(const Program& prog, const GpuKernelInfo& k,
   std::vector<int64_t> tile(n, 1);
   int64_t points = 1;  // output points per block (per plane when streamed)
   for (size_t gd = 0; gd < k.gridIters.size(); ++gd) {
-    tile[k.gridIters[gd]] = static_cast<int64_t>(k.block[gd]) * k.unroll[gd];
+    tile[k.gridIters[gd]] = k.tileAlong(gd);
     points = satMul(points, tile[k.gridIters[gd]]);
   }
   std::string swept = k.chunk == 0 ? std::string("all") : std::to_string(k.chunk);

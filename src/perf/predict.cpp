@@ -207,7 +207,7 @@ int64_t launchBlocks(const GpuKernelInfo& k, const Box& box) {
         blocks *= (extent(static_cast<int>(d)) + k.tile[d] - 1) / k.tile[d];
   } else {
     for (size_t gd = 0; gd < k.gridIters.size(); ++gd) {
-      const int64_t tile = static_cast<int64_t>(k.block[gd]) * k.unroll[gd];
+      const int64_t tile = k.tileAlong(gd);
       blocks *= (extent(k.gridIters[gd]) + tile - 1) / tile;
     }
   }

@@ -13,8 +13,7 @@ namespace {
 /// Points of the block's output tile (per plane when it sweeps): block x unroll.
 int64_t blockPoints(const GpuKernelInfo& k) {
   int64_t n = 1;
-  for (size_t gd = 0; gd < k.gridIters.size(); ++gd)
-    n *= static_cast<int64_t>(k.block[gd]) * k.unroll[gd];
+  for (size_t gd = 0; gd < k.gridIters.size(); ++gd) n *= k.tileAlong(gd);
   return n;
 }
 

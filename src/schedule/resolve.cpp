@@ -284,6 +284,12 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
       g.unroll[k] = clampInt(s.unrollFactor(prog.iterators[g.iters[k]].name));
     g.cyclic = s.unroll.value.distribution == UnrollDistribution::Cyclic;
   }
+  // The input and mixed perspectives (shared): threads for the halo around the output tile.
+  if (g.family == ScheduleFamily::Shared) {
+    const auto halo = perspectiveHalo(s, prog);
+    g.haloLo = halo[0];
+    g.haloHi = halo[1];
+  }
   // The block: the family's default where none is set, else the Schedule's (0 means 1).
   std::vector<int64_t> b = s.block.value.empty() ? defaultBlockShape(g.family, gd) : s.block.value;
   for (size_t k = 0; k < 3 && k < b.size(); ++k) {

@@ -34,12 +34,16 @@ struct GridShape {
   std::vector<int> iters;                 // iterator dimension of grid x, y, z
   std::array<int, 3> block = {1, 1, 1};   // threads per block, x first
   int stream = -1;                        // the iterator each thread (block) sweeps, or -1
-  std::array<int, 3> unroll = {1, 1, 1};  // shared, overlapped: points per thread along x, y, z
-  bool cyclic = false;                    // shared: a thread's points a block apart
-  int chunk = 0;                          // stream: planes per block; 0: the whole extent
-  int timeTile = 1;                       // overlapped, stream: time steps fused per kernel
-  bool keepDeadStores = false;            // fused kernels write back dead arrays too
-  bool sparePlane = true;                 // Schedule::sparePlane (stream + time_tile)
+  std::array<int, 3> unroll = {1, 1, 1};  // points per thread along x, y, z
+  bool cyclic = false;                    // a thread's points a block apart
+  /// shared with the input or mixed perspective (paper 000 III-B3): the block's threads before
+  /// and after its output tile along grid x, y, z, one per halo element (each thread loads one
+  /// element of the input tile; those of the halo compute nothing). 0 under the output one.
+  std::array<int, 3> haloLo = {0, 0, 0}, haloHi = {0, 0, 0};
+  int chunk = 0;                // stream: planes per block; 0: the whole extent
+  int timeTile = 1;             // overlapped, stream: time steps fused per kernel
+  bool keepDeadStores = false;  // fused kernels write back dead arrays too
+  bool sparePlane = true;       // Schedule::sparePlane (stream + time_tile)
   /// Schedule::retime under the stream family (per-statement kernels): each statement's kernel
   /// accumulates its retimed parts plane by plane (analysis/retiming.h).
   bool retime = false;
@@ -60,7 +64,9 @@ struct GridShape {
     return family == ScheduleFamily::Shared || family == ScheduleFamily::Stream;
   }
   /// Points per block along grid dimension gd (64 bits: the fitting may try absurd unrolls).
-  int64_t tile(size_t gd) const { return static_cast<int64_t>(block[gd]) * unroll[gd]; }
+  int64_t tile(size_t gd) const {
+    return static_cast<int64_t>(block[gd]) * unroll[gd] - haloLo[gd] - haloHi[gd];
+  }
   /// Points per thread (per plane of a sweep): the product of the unroll factors. A kernel that
   /// gives each copy names of its own (registers, accumulators) writes this many copies.
   int copies() const;

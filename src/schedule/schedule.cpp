@@ -48,6 +48,28 @@ int streamDim(const Schedule& s, const Program& prog) {
   return -1;
 }
 
+std::array<std::array<int, 3>, 2> perspectiveHalo(const Schedule& s, const Program& prog) {
+  std::array<std::array<int, 3>, 2> halo{};
+  if (!s.perspective || s.perspective->value == Perspective::Output) return halo;
+  const std::vector<int> dims = gridDims(s, prog);
+  const size_t n = s.perspective->value == Perspective::Mixed ? std::min<size_t>(1, dims.size())
+                                                              : std::min<size_t>(3, dims.size());
+  for (const CallInst& call : prog.calls) {
+    if (call.stencil != s.stencil) continue;
+    for (const Stmt& st : call.stmts)
+      visitExpr(st.rhs, [&](const ExprPtr& e) {
+        if (e->kind != ExprKind::ArrayRef) return;
+        for (const Subscript& sub : e->subs)
+          for (size_t gd = 0; gd < n; ++gd)
+            if (!sub.fixed() && sub.iter == dims[gd]) {
+              halo[0][gd] = std::max<int>(halo[0][gd], static_cast<int>(-sub.offset));
+              halo[1][gd] = std::max<int>(halo[1][gd], static_cast<int>(sub.offset));
+            }
+      });
+  }
+  return halo;
+}
+
 std::vector<int> gridDims(const Schedule& s, const Program& prog) {
   int streamed = streamDim(s, prog);
   std::vector<int> g;
@@ -58,9 +80,9 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog) {
 
 const std::vector<std::string>& scheduleFlags() {
   static const std::vector<std::string> f = {
-      "--schedule", "--block",       "--stream",        "--full-stream", "--unroll", "--time-tile",
-      "--chunk",    "--dead-stores", "--spare-plane",   "--index-bits",  "--fma",    "--retime",
-      "--prefetch", "--fold",        "--max-registers", "--machine"};
+      "--schedule", "--block",       "--stream",      "--full-stream",   "--unroll", "--time-tile",
+      "--chunk",    "--dead-stores", "--spare-plane", "--index-bits",    "--fma",    "--retime",
+      "--prefetch", "--fold",        "--perspective", "--max-registers", "--machine"};
   return f;
 }
 
@@ -172,6 +194,15 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
     opts.prefetch = value == "on";
   } else if (flag == "--fold") {
     opts.fold = value == "on";
+  } else if (flag == "--perspective") {
+    if (value != "output" && value != "input" && value != "mixed")
+      return bad(fmt::format("'{}' is not output, input or mixed", value),
+                 "--perspective output (the default: a thread per output point), input (a thread "
+                 "per input element, the halo's threads idle while the tile computes) or mixed "
+                 "(input along x only)");
+    opts.perspective = value == "input"   ? Perspective::Input
+                       : value == "mixed" ? Perspective::Mixed
+                                          : Perspective::Output;
   } else if (flag == "--spare-plane") {
     if (value != "on" && value != "off")
       return bad(fmt::format("'{}' is neither on nor off", value),
@@ -329,6 +360,13 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
   if (opts.retime && *opts.retime) s.retime = {true, Origin::commandLine("--retime")};
   if (opts.prefetch && *opts.prefetch) s.prefetch = {true, Origin::commandLine("--prefetch")};
   if (opts.fold && *opts.fold) s.fold = {true, Origin::commandLine("--fold")};
+  if (opts.perspective)
+    s.perspective = Setting<Perspective>{
+        *opts.perspective,
+        Origin::commandLine(
+            fmt::format("--perspective {}", *opts.perspective == Perspective::Input   ? "input"
+                                            : *opts.perspective == Perspective::Mixed ? "mixed"
+                                                                                      : "output"))};
   if (opts.sparePlane)
     s.sparePlane = {*opts.sparePlane, Origin::commandLine(fmt::format(
                                           "--spare-plane {}", *opts.sparePlane ? "on" : "off"))};

@@ -145,6 +145,10 @@ struct Schedule {
 int streamDim(const Schedule& s, const Program& prog);
 /// The iterators the thread grid covers, fastest first: grid x, y, z (iterator indices).
 std::vector<int> gridDims(const Schedule& s, const Program& prog);
+/// Under the input or mixed perspective (Schedule::perspective), per grid dimension (x first)
+/// the threads a block has before and after its output tile: the stencil's read offsets below
+/// and above 0 along that iterator (every dimension for input, x for mixed); zeros otherwise.
+std::array<std::array<int, 3>, 2> perspectiveHalo(const Schedule& s, const Program& prog);
 
 /// Command-line options that override the hints of every stencil. Each mirrors a clause.
 struct ScheduleOptions {
@@ -160,6 +164,7 @@ struct ScheduleOptions {
   std::optional<bool> retime;                 // --retime
   std::optional<bool> prefetch;               // --prefetch
   std::optional<bool> fold;                   // --fold
+  std::optional<Perspective> perspective;     // --perspective output|input|mixed
   std::optional<int> indexBits;               // --index-bits auto|32|64 (auto: 0)
   std::optional<bool> fma;                    // --fma
   std::optional<int> maxRegisters;            // --max-registers N

@@ -57,7 +57,6 @@ std::vector<std::string> scheduleNotes(const Program& prog,
     }
     const bool perStatementStaged = grid.staged() && !grid.fusesSteps();
     if (s.occupancy && !perStatementStaged) note("occupancy", s.occupancy->origin);
-    if (s.perspective) note("perspective", s.perspective->origin);
     for (const PlacementSpec& p : s.placements) {
       if (perStatementStaged && p.kind == PlacementKind::Gmem) continue;  // applied
       if (perStatementStaged && p.kind == PlacementKind::Shmem && s.occupancy) {

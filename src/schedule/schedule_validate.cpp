@@ -8,6 +8,7 @@
 
 #include "analysis/int_arithmetic.h"
 #include "analysis/retiming.h"
+#include "schedule/resolve.h"
 #include "schedule/schedule.h"
 
 namespace tessel {
@@ -252,6 +253,43 @@ struct Checker {
           "use --schedule stream (time_tile 1), or leave prefetch out");
   }
 
+  // The input and mixed perspectives give the shared family's blocks a thread per element of
+  // the input tile: the block must leave output points inside its halo, one point per thread.
+  void checkPerspective() {
+    if (!s.perspective || s.perspective->value == Perspective::Output) return;
+    const std::string what = settingName(
+        s.perspective->origin,
+        s.perspective->value == Perspective::Input ? "perspective input" : "perspective mixed");
+    if (s.family.value != ScheduleFamily::Shared) {
+      error(s.perspective->origin,
+            fmt::format("{}: the input and mixed perspectives give a block a thread per element "
+                        "of its input tile: they apply to the shared family's kernels, not to the "
+                        "'{}' family",
+                        what, familyName(s.family.value)),
+            "use --schedule shared, or --perspective output");
+      return;
+    }
+    const auto halo = perspectiveHalo(s, prog);
+    const GridShape g = gridOf(s, prog);
+    for (size_t gd = 0; gd < g.iters.size(); ++gd) {
+      if (halo[0][gd] + halo[1][gd] == 0) continue;
+      const std::string& it = prog.iterators[static_cast<size_t>(g.iters[gd])].name;
+      if (g.unroll[gd] > 1)
+        error(s.perspective->origin,
+              fmt::format("{}: a thread loads one element along '{}', so it computes one point: "
+                          "unroll {}={} does not combine with it",
+                          what, it, it, g.unroll[gd]),
+              "leave unroll out along that iterator, or use --perspective output");
+      else if (g.tile(gd) < 1)
+        error(s.perspective->origin,
+              fmt::format("{}: a block of {} threads along '{}' leaves no output point inside "
+                          "the stencil's halo of {} + {}",
+                          what, g.block[gd], it, halo[0][gd], halo[1][gd]),
+              fmt::format("give a block above {} along '{}' (--block)", halo[0][gd] + halo[1][gd],
+                          it));
+    }
+  }
+
   // Folding stages a combination instead of its arrays: the staged families' per-statement
   // kernels (shared, stream with time_tile 1), not with retiming (whose parts regroup the
   // products folding would combine).
@@ -394,6 +432,7 @@ bool validate(const Schedule& s, const Program& prog, const MachineDesc& m,
   c.checkUnroll();
   c.checkPrefetch();
   c.checkFold();
+  c.checkPerspective();
   c.checkChunk();
   c.checkRest();
   c.checkRetime();

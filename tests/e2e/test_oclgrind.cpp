@@ -91,6 +91,7 @@ const char* kFamilies[] = {
     "--schedule stream --unroll i=2,cyclic",
     "--schedule global --unroll i=3",
     "--schedule overlapped --time-tile 2 --unroll i=2,cyclic",
+    "--schedule shared --perspective input",
 };
 
 class OclgrindBenchmark : public ::testing::TestWithParam<std::string> {};

@@ -156,7 +156,11 @@ INSTANTIATE_TEST_SUITE_P(
         // Issue 12: folding (hypterm's m* * u staged as one array).
         Case{"hypterm-shared-fold",
              "hypterm",
-             {{"--schedule", "shared"}, {"--block", "16,4,2"}, {"--fold", "on"}}}),
+             {{"--schedule", "shared"}, {"--block", "16,4,2"}, {"--fold", "on"}}},
+        // Issue 12: the input perspective (a thread per input element).
+        Case{"j3d7pt-shared-input",
+             "j3d7pt",
+             {{"--schedule", "shared"}, {"--block", "18,6,4"}, {"--perspective", "input"}}}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.name;
       std::replace(n.begin(), n.end(), '-', '_');

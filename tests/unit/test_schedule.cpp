@@ -288,10 +288,12 @@ TEST(Schedule, PragmaClausesMapOntoTheScheduleWithTheirLocations) {
                    "#pragma stream j block (64, 4) unroll k=2, i=1 cyclic time_tile 3\n"
                    "#pragma prefetch fold occupancy 0.5 perspective input no_shmem");
   auto r = check(*c.prog);
-  // Every clause is read, with its location; prefetch and fold are refused with time_tile 3
-  // (stream + time_tile), the only errors.
+  // Every clause is read, with its location; prefetch, fold and the input perspective are
+  // refused under stream + time_tile (time_tile 3), the only errors.
   EXPECT_FALSE(r.valid);
-  EXPECT_EQ(r.diags.errorCount(), 2) << allText(r.diags);
+  EXPECT_EQ(r.diags.errorCount(), 3) << allText(r.diags);
+  EXPECT_NE(allText(r.diags).find("test.sten:5:37: error: 'perspective input'"), std::string::npos)
+      << allText(r.diags);
   EXPECT_NE(allText(r.diags).find("test.sten:5:9: error: 'prefetch'"), std::string::npos)
       << allText(r.diags);
   EXPECT_NE(allText(r.diags).find("test.sten:5:18: error: 'fold'"), std::string::npos)

@@ -1,0 +1,90 @@
+// Issue 12, load/compute perspectives (`--perspective`, the `perspective` clause, paper 000
+// III-B3) under `shared`: input gives a block a thread per element of its input tile (each loads
+// one; the halo's threads compute nothing), mixed does so along x only, output (the default) a
+// thread per output point. Every benchmark agrees with the reference on PoCL under input and
+// mixed, and on the C++ target; the kernel report gives the block against the output tile; the
+// other families, unrolling along a halo and blocks no wider than the halo are refused.
+// Oclgrind: test_oclgrind.cpp.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/command.h"
+#include "unit/gpu_test_util.h"
+
+using namespace tessel;
+using namespace tessel::testing;
+using namespace tessel::gputest;
+
+namespace {
+
+class PerspectiveBenchmark : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST_P(PerspectiveBenchmark, InputAndMixedVerifyOnPoclAndTheCppTarget) {
+  TESSEL_REQUIRE_OPENCL();
+  fs::path file = benchmarkPath(GetParam());
+  for (const auto& [flags, backend] :
+       std::vector<std::pair<std::string, std::string>>{{"--perspective input", "opencl"},
+                                                        {"--perspective mixed", "opencl"},
+                                                        {"--perspective input", "cpp"}}) {
+    std::string cmd = tesselBinary() + " run " + file.string() + " --backend " + backend +
+                      " --verify --schedule shared " + flags + awkwardParamFlags(file);
+    auto r = runCommand(cmd);
+    EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+    EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << cmd << "\n" << r.output;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(All, PerspectiveBenchmark, ::testing::ValuesIn(benchmarkNames()),
+                         benchmarkTestName);
+
+TEST(Perspective, TheReportGivesTheBlockAgainstTheOutputTile) {
+  auto info = [](const std::string& flags) {
+    auto r = runCommand(tesselBinary() + " info --kernels --json --no-ptxas " +
+                        benchmarkPath("j3d7pt").string() + " --schedule shared " + flags);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    return nlohmann::json::parse(r.output.substr(r.output.find('{')))["kernels"][0];
+  };
+  nlohmann::json input = info("--perspective input --block 34,6,4");
+  EXPECT_NE(input["applied"].get<std::string>().find(
+                "input perspective: block 34x6x4 for a 32x4x2 output tile"),
+            std::string::npos)
+      << input;
+  // The shared tile is the block itself: one element per thread.
+  EXPECT_EQ(input["shared_bytes"].get<int64_t>(), 34 * 6 * 4 * 8);
+  nlohmann::json mixed = info("--perspective mixed --block 34,8,1");
+  EXPECT_NE(mixed["applied"].get<std::string>().find(
+                "block 34x8x1 for a 32x8x1 output tile (a thread per input element along x)"),
+            std::string::npos)
+      << mixed;
+  nlohmann::json output = info("--perspective output");
+  EXPECT_EQ(output["applied"].get<std::string>().find("perspective"), std::string::npos) << output;
+}
+
+TEST(Perspective, RefusedWhereItCannotApply) {
+  const std::string hypterm = benchmarkPath("hypterm").string();
+  auto narrow = runCommand(tesselBinary() + " check " + hypterm +
+                           " --schedule shared --perspective input --block 8,4,4");
+  EXPECT_EQ(narrow.exitCode, 1) << narrow.output;
+  EXPECT_NE(narrow.output.find("a block of 8 threads along 'i' leaves no output point inside the "
+                               "stencil's halo of 4 + 4"),
+            std::string::npos)
+      << narrow.output;
+  EXPECT_NE(narrow.output.find("hint: give a block above 8 along 'i'"), std::string::npos)
+      << narrow.output;
+  auto stream =
+      runCommand(tesselBinary() + " check " + hypterm + " --schedule stream --perspective mixed");
+  EXPECT_EQ(stream.exitCode, 1) << stream.output;
+  EXPECT_NE(stream.output.find("not to the 'stream' family"), std::string::npos) << stream.output;
+  auto unroll = runCommand(tesselBinary() + " check " + hypterm +
+                           " --schedule shared --perspective input --unroll i=2");
+  EXPECT_EQ(unroll.exitCode, 1) << unroll.output;
+  EXPECT_NE(unroll.output.find("unroll i=2 does not combine with it"), std::string::npos)
+      << unroll.output;
+  auto bad = runCommand(tesselBinary() + " check " + hypterm + " --perspective sideways");
+  EXPECT_EQ(bad.exitCode, 1) << bad.output;
+  EXPECT_NE(bad.output.find("'sideways' is not output, input or mixed"), std::string::npos)
+      << bad.output;
+}
