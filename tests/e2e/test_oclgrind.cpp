@@ -3,8 +3,10 @@
 // past a local array; Oclgrind (Debian's `oclgrind`, an OpenCL simulator) reports both. Every
 // benchmark runs under every staged family (shared, also with two points per thread blocked and
 // cyclic, stream, overlapped with T = 1 and 2, and stream + time_tile 2 and 3, also without the
-// input rings' spare plane) at tiny sizes with `oclgrind --data-races tessel run --verify`, and
-// must verify with no Oclgrind report. The barriers of these kernels are placed by pass
+// input rings' spare plane; issue 12: unrolled under stream, global and overlapped, the input
+// perspective, and each register-level optimisation that applies: prefetch, fold, retime) at
+// tiny sizes with `oclgrind --data-races tessel run --verify`, and must verify with no Oclgrind
+// report. The barriers of these kernels are placed by pass
 // insert-barriers, so this is also its end-to-end check. A deliberately racy program proves the
 // check can fail.
 #include <gtest/gtest.h>
@@ -131,17 +133,34 @@ TEST_P(OclgrindBenchmark, StagedFamiliesHaveNoRaceOrOutOfBoundsAccess) {
   }
 }
 
-// Issue 12: the retimed stream kernels (--retime) of every benchmark whose statements can all
-// be retimed (the others are refused, tests/e2e/test_retime.cpp).
+// Issue 12: every benchmark's kernels under each register-level optimisation that applies to it
+// (retiming where its statements can all be retimed, tests/e2e/test_retime.cpp; prefetching
+// where it streams; folding, which notes where nothing folds).
+TEST_P(OclgrindBenchmark, RegisterOptimisationsHaveNoRaceOrOutOfBoundsAccess) {
+  TESSEL_REQUIRE_OCLGRIND();
+  TESSEL_REQUIRE_OPENCL();
+  fs::path file = benchmarkPath(GetParam());
+  Parsed p = parseFile(file);
+  ASSERT_TRUE(p.prog);
+  std::vector<std::string> variants = {"--schedule shared --fold"};
+  if (p.prog->dims() > 1) {
+    variants.push_back("--schedule stream --prefetch");
+    variants.push_back("--schedule stream --fold");
+  }
+  if (retimable(GetParam())) {
+    variants.push_back("--schedule stream --retime");
+    variants.push_back("--schedule global-stream --retime");
+  }
+  for (const std::string& v : variants) {
+    SCOPED_TRACE(v);
+    expectClean(file.string(), v + tinyParams(file));
+  }
+}
+
+// Issue 12: retimed kernels combined with unrolling.
 TEST(Oclgrind, RetimedKernelsHaveNoRaceOrOutOfBoundsAccess) {
   TESSEL_REQUIRE_OCLGRIND();
   TESSEL_REQUIRE_OPENCL();
-  for (const char* b : {"j3d27pt", "j3d13pt", "gaussian", "fdtd2d", "hypterm", "cosmo-hdiff"}) {
-    SCOPED_TRACE(b);
-    fs::path file = benchmarkPath(b);
-    expectClean(file.string(), "--schedule stream --retime" + tinyParams(file));
-    expectClean(file.string(), "--schedule global-stream --retime" + tinyParams(file));
-  }
   // Retimed and unrolled: accumulators per point of a thread.
   for (const char* b : {"j3d27pt", "gaussian"}) {
     SCOPED_TRACE(b);
@@ -152,14 +171,13 @@ TEST(Oclgrind, RetimedKernelsHaveNoRaceOrOutOfBoundsAccess) {
   }
 }
 
-// Issue 12: prefetched stream kernels (--prefetch), alone and with unrolling and retiming.
+// Issue 12: prefetched stream kernels (--prefetch) with unrolling and retiming.
 TEST(Oclgrind, PrefetchedKernelsHaveNoRaceOrOutOfBoundsAccess) {
   TESSEL_REQUIRE_OCLGRIND();
   TESSEL_REQUIRE_OPENCL();
   for (const char* b : {"j3d27pt", "heat", "hypterm", "j2d9pt", "fdtd2d", "cosmo-hdiff"}) {
     SCOPED_TRACE(b);
     fs::path file = benchmarkPath(b);
-    expectClean(file.string(), "--schedule stream --prefetch" + tinyParams(file));
     expectClean(file.string(),
                 "--schedule stream --prefetch --retime --unroll i=2,cyclic" + tinyParams(file));
   }
