@@ -110,12 +110,8 @@ std::vector<StmtPtr> sharedBody(const StagedContext& c, const std::vector<StmtPt
     inner.push_back(
         localDecl(CType::Int64, c.g.iters[it], indexAdd(var(nm.t0[it], ScalarType::Int), l)));
   }
-  if (inTile) {
-    b.push_back(comment("Input perspective: the threads of the halo only load (above)."));
-    inner.push_back(ifThen(allOf(inTile, regionGuard(c)), compute));
-  } else {
-    inner.push_back(ifThen(regionGuard(c), compute));
-  }
+  if (inTile) b.push_back(comment("Input perspective: the threads of the halo only load (above)."));
+  inner.push_back(ifThen(allOf(inTile, regionGuard(c)), compute));
   for (size_t gd = grid.iters.size(); gd-- > 0;)
     if (grid.unroll[gd] > 1)
       inner = {forLoop(nm.unroll[gd], intLit(0), intLit(grid.unroll[gd] - 1), LoopKind::Unrolled,
@@ -161,7 +157,7 @@ ExprPtr StagedKernel::read(const Expr& ref) const {
     for (const Subscript& s : ref.subs)
       coords.push_back(s.fixed() ? intLit(s.offset)
                                  : indexAddConst(staged::iterVar(c_, s.iter), s.offset));
-    return staged::foldedValue(c_, p, staged::globalIndex(c_, p, coords));
+    return staged::groupValue(c_, p, staged::globalIndex(c_, p, coords));
   }
   std::vector<int64_t> offs;
   for (auto& s : ref.subs) offs.push_back(s.fixed() ? 0 : s.offset);

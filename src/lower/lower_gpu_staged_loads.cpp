@@ -9,14 +9,6 @@ using namespace lir;
 
 namespace {
 
-/// What a load of group gi at global `index` yields: its array's element or, folded, the
-/// combination with its partner's (analysis/folding.h).
-ExprPtr groupValue(const StagedContext& c, const StagePlan& p, const ExprPtr& index) {
-  ExprPtr v = load(c.site.readBuffer(p.group.array), index, p.group.type);
-  if (!p.foldPartner) return v;
-  return binary(p.foldOp, v, load(c.site.readBuffer(*p.foldPartner), index, p.group.type));
-}
-
 /// The tile's row-major strides per subscript (the last fastest) and the outermost subscript
 /// the block's threads spread over (which needs no modulo), or -1.
 int tileStrides(const StagePlan& p, std::vector<int64_t>& stride) {
@@ -274,8 +266,10 @@ StmtPtr ownStore(const StagedContext& c, size_t gi, const std::string& shared,
                var(reg, p.group.type));
 }
 
-ExprPtr foldedValue(const StagedContext& c, const StagePlan& p, const ExprPtr& index) {
-  return groupValue(c, p, index);
+ExprPtr groupValue(const StagedContext& c, const StagePlan& p, const ExprPtr& index) {
+  ExprPtr v = load(c.site.readBuffer(p.group.array), index, p.group.type);
+  if (!p.foldPartner) return v;
+  return binary(p.foldOp, v, load(c.site.readBuffer(*p.foldPartner), index, p.group.type));
 }
 
 StmtPtr loadRegister(const StagedContext& c, size_t gi, const ExprPtr& plane,

@@ -72,7 +72,7 @@ std::vector<lir::StmtPtr> declarePoint(const StagedContext& c, int copy);
 bool needsFlatIndex(const StagedContext& c);
 /// A load of group p at global `index`: the element, or for a folded group the combination
 /// with its partner's element (analysis/folding.h).
-ExprPtr foldedValue(const StagedContext& c, const StagePlan& p, const ExprPtr& index);
+ExprPtr groupValue(const StagedContext& c, const StagePlan& p, const ExprPtr& index);
 /// Loads plane `plane` of group gi at the thread's own point into register `reg`.
 lir::StmtPtr loadRegister(const StagedContext& c, size_t gi, const ExprPtr& plane,
                           const std::string& reg);
