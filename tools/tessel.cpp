@@ -84,10 +84,11 @@ const char* scheduleHelp(const std::string& flag) {
            "bounds; 16 to the machine's 255, N x threads within a block's registers), or auto: "
            "the cap the performance model chooses from ptxas's figures (needs nvcc)";
   if (flag == "--retime")
-    return "stream and global-stream families: each statement's kernel retimes its sum (the "
-           "terms that read plane k+o accumulated while plane k+o is streamed in; paper 000 "
-           "III-B2): 2r+1 accumulators per thread, each plane read once; results differ from the "
-           "reference in the last bits (reassociated), so --verify uses the --fma tolerance";
+    return "stream (also with --time-tile) and global-stream families: each statement's kernel "
+           "(or fused stage) retimes its sum (the terms that read plane k+o accumulated while "
+           "plane k+o is streamed in; paper 000 III-B2): 2r+1 accumulators per thread, each plane "
+           "read once; results differ from the reference in the last bits (reassociated), so "
+           "--verify uses the --fma tolerance";
   if (flag == "--prefetch")
     return "stream family: each thread loads its elements of the next shared plane into "
            "registers while the current plane is computed, and stores them when the sweep gets "

@@ -243,6 +243,10 @@ ExprPtr planeSum(const Retiming& r, int64_t lhsPlane) {
   return sum;
 }
 
+ExprPtr retimedAt(const RetimedPart& p, int streamDim, int64_t plane) {
+  return shifted(p.sum, streamDim, plane);
+}
+
 ExprPtr planeReads(const Retiming& r) {
   ExprPtr sum;
   for (const RetimedPart& p : r.parts) sum = sum ? binary(Op::Add, sum, p.sum, p.sum->loc) : p.sum;

@@ -61,6 +61,10 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
 /// writes, relative to its iterator, 0 for `out[k]...`).
 ExprPtr planeSum(const Retiming& r, int64_t lhsPlane = 0);
 
+/// Part `p` reading plane k + `plane` instead of k (a kernel whose iterator k is the output's
+/// plane, not the plane streamed in).
+ExprPtr retimedAt(const RetimedPart& p, int streamDim, int64_t plane);
+
 /// The parts added together as they read the plane streamed in (every access of the streamed
 /// dimension at offset 0): what a retimed kernel reads of each plane (its staging).
 ExprPtr planeReads(const Retiming& r);

@@ -78,11 +78,14 @@ void firstSteps(const TileAnalysis& a, const std::vector<StreamRead>& reads, Str
     if (!a.stages[s].region.empty) p.stageFrom[s] = a.stages[s].region.lo[k] - a.stages[s].lead;
   for (size_t s = a.stages.size(); s-- > 0;) {
     if (p.stageFrom[s] == INT64_MAX) continue;
-    const int64_t from = p.stageFrom[s], lead = a.stages[s].lead;
+    // A retimed stage reads from the first step that adds a part to its first output.
+    const int64_t from = p.stageFrom[s] - p.accumulateAhead[s], lead = a.stages[s].lead;
+    p.prologue = std::max(p.prologue, -from);
     for (const StreamRead& r : reads) {
       if (r.stage != static_cast<int>(s)) continue;
       StreamSource src = streamSource(a, r.stage, r.value);
       if (src.kind == StreamSource::Kind::Global) continue;
+      if (r.previous && p.previousFromMemory[s]) continue;
       // The step at which the read plane was produced or loaded.
       int64_t plane = lead + r.along(sd);
       if (src.producer >= 0) {
@@ -119,6 +122,13 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
   p.resultBuffer.assign(a.stages.size(), -1);
   p.finalWriteOf.assign(a.stages.size(), -1);
   p.previousRegister.assign(a.stages.size(), false);
+  p.previousFromMemory.assign(a.stages.size(), false);
+  for (size_t s = 0; s < a.stages.size(); ++s)
+    p.previousFromMemory[s] = a.stages[s].previousFromMemory;
+  p.accumulateAhead.assign(a.stages.size(), 0);
+  for (size_t s = 0; s < a.stages.size(); ++s)
+    if (a.stages[s].retimed)
+      p.accumulateAhead[s] = a.stages[s].retimed->hi - a.stages[s].retimed->lo;
   for (size_t b = 0; b < a.buffers.size(); ++b)
     if (a.buffers[b].producer >= 0)
       p.resultBuffer[static_cast<size_t>(a.buffers[b].producer)] = static_cast<int>(b);
@@ -170,6 +180,7 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
     const TileStage& ts = a.stages[static_cast<size_t>(r.stage)];
     StreamSource src = streamSource(a, r.stage, r.value);
     if (src.kind == StreamSource::Kind::Global) continue;
+    if (r.previous && p.previousFromMemory[static_cast<size_t>(r.stage)]) continue;
     if (src.kind == StreamSource::Kind::Missing && r.previous) {
       // The producer's result, read by no later stage, is this stage's previous value: a
       // register carries it when both run on the same plane and this region lies in its.
@@ -187,13 +198,19 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
     const TileBuffer& buf = a.buffers[static_cast<size_t>(src.buffer)];
     if (src.kind == StreamSource::Kind::Register) {
       const TileStage& w = a.stages[static_cast<size_t>(src.producer)];
-      if (r.ref.offCentre() || w.lead != ts.lead || !inPlane(ts.region, w.region, k))
+      if (r.ref.offCentre(sd) || w.lead != ts.lead + r.along(sd) ||
+          !inPlane(ts.region, w.region, k))
         refuse(fmt::format("stage {} reads '{}' from a register of another plane or point",
                            r.stage + 1, name(r.value)));
       continue;
     }
     int64_t plane = ts.lead + r.along(sd);
     int64_t lead = p.bufferLead[static_cast<size_t>(src.buffer)];
+    if (r.previous && src.producer < 0 && (plane > lead || lead - plane >= buf.window)) {
+      // The value before the kernel, where the stage does not compute: from global memory.
+      p.previousFromMemory[static_cast<size_t>(r.stage)] = true;
+      continue;
+    }
     if (plane > lead || lead - plane >= buf.window) {
       refuse(fmt::format("stage {} reads '{}' {} plane{} behind the newest of its ring of {}",
                          r.stage + 1, name(r.value), lead - plane, lead - plane == 1 ? "" : "s",

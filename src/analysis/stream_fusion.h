@@ -55,6 +55,13 @@ struct StreamedPlan {
   /// Per TileAnalysis::buffers: for an input ring, the first step whose load some stage reads;
   /// INT64_MAX for the others.
   std::vector<int64_t> loadFrom;
+  /// Per stage: a retimed stage (TileStage::retimed) accumulates its first output from this
+  /// many steps before stageFrom (its parts' span, hi - lo); 0 for the others.
+  std::vector<int64_t> accumulateAhead;
+  /// Per stage: the previous value of the array it writes, where it does not compute, comes
+  /// from global memory (the array's value before the kernel): TileStage::previousFromMemory,
+  /// or the array's input ring no longer holds that plane (a retimed reader keeps the newest).
+  std::vector<bool> previousFromMemory;
 };
 
 /// The source of value `v` for stage `stage` (reads and previous values).

@@ -70,7 +70,9 @@ std::string describe(const TileAnalysis& a, const Program& prog) {
     std::string who = b.producer < 0 ? "input" : fmt::format("stage {}", b.producer + 1);
     s += fmt::format("  buffer {} ({}): {} {} elements", valueName(prog, a.seq, b.value), who,
                      b.shared ? "shared" : "registers", b.elements);
-    if (sd >= 0) s += fmt::format(" ({} planes of {})", b.planes, extentText(b.box, sd));
+    if (sd >= 0)
+      s += fmt::format(" ({} plane{} of {})", b.planes, b.planes == 1 ? "" : "s",
+                       extentText(b.box, sd));
     if (b.shared) s += fmt::format(", {} bytes", b.bytes);
     s += "\n";
   }

@@ -159,6 +159,14 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
       s.stmt = static_cast<int>(k);
       s.accesses = stmtAccesses(c.stmts[k]);
       s.writes = valueOf(s.accesses.write, s.step);
+      for (const RetimedStmt& r : spec.retimed)
+        if (spec.streamDim >= 0 && r.call == s.call && r.stmt == s.stmt) {
+          // A retimed statement reads every plane when it is the newest: `hi` beyond its output.
+          s.retimed = r;
+          for (Reference& ref : s.accesses.reads)
+            for (Subscript& sub : ref.subs)
+              if (!sub.fixed() && sub.iter == spec.streamDim) sub.offset = r.hi;
+        }
     }
   }
   const std::vector<TileStage>& st = a.stages;
@@ -212,11 +220,34 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     }
   }
 
+  // With retimed stages, the previous values a ping-pong's repeated statement keeps at the
+  // points it does not compute are those before the kernel (TileStage::previousFromMemory).
+  if (spec.streamDim >= 0 && !spec.retimed.empty())
+    for (size_t s = 0; s < st.size(); ++s) {
+      TileStage& out = a.stages[s];
+      if (out.writes.kind != TileValue::Kind::Global || out.region.empty) continue;
+      // A compound assignment reads the current version where it computes: not from memory.
+      out.previousFromMemory = std::none_of(out.accesses.reads.begin(), out.accesses.reads.end(),
+                                            [](const Reference& r) { return r.lhs; });
+      for (size_t w = 0; w < s; ++w)
+        if (st[w].writes == out.writes && !st[w].region.empty &&
+            (st[w].call != out.call || st[w].stmt != out.stmt))
+          out.previousFromMemory = false;
+    }
+
   // Per stage counts.
   a.totals.tilePoints = planePoints(tile, spec.streamDim);
   for (auto& s : a.stages) {
     s.points = planePoints(s.region, spec.streamDim);
-    s.redundant = s.points - planePoints(intersect(s.region, tile), spec.streamDim);
+    // Streamed, the planes are not compared: a stage ahead of the output plane is not redundant.
+    Box own = tile;
+    if (spec.streamDim >= 0 && !s.region.empty) {
+      own.lo[static_cast<size_t>(spec.streamDim)] =
+          s.region.lo[static_cast<size_t>(spec.streamDim)];
+      own.hi[static_cast<size_t>(spec.streamDim)] =
+          s.region.hi[static_cast<size_t>(spec.streamDim)];
+    }
+    s.redundant = s.points - planePoints(intersect(s.region, own), spec.streamDim);
     if (spec.streamDim >= 0 && !s.region.empty)
       s.lead = s.region.hi[static_cast<size_t>(spec.streamDim)];
     a.totals.computed = satAdd(a.totals.computed, s.points);
@@ -262,12 +293,24 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     b.box = box;
     b.shared = false;
     int64_t lo = INT64_MAX, hi = INT64_MIN;  // the window along the streamed dimension
+    // With retimed stages, whose reads run ahead of their outputs, the planes read (the
+    // reader's lead added) and the previous values of later writers of a produced global array.
+    // A register holds one plane: the reads of other planes need a ring.
+    const bool absolute = spec.streamDim >= 0 && !spec.retimed.empty();
     for (const ReadNeed* r : rs) {
-      b.shared = b.shared || r->ref->offCentre();
+      b.shared = b.shared || r->ref->offCentre(absolute ? spec.streamDim : -1);
       int64_t o = r->ref->along(spec.streamDim).value_or(0);
+      if (absolute) o += a.stages[static_cast<size_t>(r->reader)].lead;
       lo = std::min(lo, o), hi = std::max(hi, o);
     }
+    if (absolute && producer >= 0 && v.kind == TileValue::Kind::Global)
+      for (size_t s = static_cast<size_t>(producer) + 1; s < a.stages.size(); ++s) {
+        if (a.stages[s].writes != v || a.stages[s].region.empty) continue;
+        if (!a.stages[s].previousFromMemory) lo = std::min(lo, a.stages[s].lead);
+        break;  // later writers take this one's value
+      }
     b.planes = b.window = spec.streamDim >= 0 ? hi - lo + 1 : 1;
+    if (absolute && b.planes > 1) b.shared = true;
     // A streamed input ring keeps one plane more than its readers span: the newest plane loads
     // into the slot that no thread reads any more, so that no barrier stands before the load
     // (lower_gpu_fused_rings.cpp; issue 11: one barrier per plane and step).

@@ -46,6 +46,14 @@ FusedSequence fuseCalls(const Program& prog, const std::vector<int>& body, int s
 /// The consecutive calls first, first+1, ..., first+count-1.
 FusedSequence fuseCallRange(const Program& prog, int first, int count);
 
+/// A statement retimed along the streamed dimension (analysis/retiming.h): its kernel reads
+/// every plane-indexed access on one plane, the newest, `hi` planes beyond the output plane (its
+/// parts' highest offset), and accumulates the outputs on planes out .. out + hi - lo.
+struct RetimedStmt {
+  int call = -1, stmt = -1;  // Program::calls index, statement index
+  int64_t lo = 0, hi = 0;    // the parts' lowest and highest offsets
+};
+
 struct TileSpec {
   /// Output tile extent per iterator dimension (iterator order, slowest first); the streamed
   /// dimension's entry is ignored (one plane).
@@ -56,6 +64,10 @@ struct TileSpec {
   std::optional<std::vector<int>> results;
   /// Streamed: each input ring in shared memory keeps a spare plane (TileBuffer::window).
   bool sparePlane = true;
+  /// Streamed: the statements retimed (stream + time_tile with retime): each reads its planes
+  /// at `hi` (TileStage::accesses say so), and with any of them the buffers' windows span the
+  /// planes their readers read (leads included) and the previous values later stages take.
+  std::vector<RetimedStmt> retimed = {};
 };
 
 /// A value a fused sequence touches.
@@ -74,11 +86,18 @@ TileValue valueOf(const Reference& r, int step);
 struct TileStage {
   int step = 0, call = -1, stmt = -1;
   TileValue writes;
-  StmtAccesses accesses;       // what the statement reads and writes (taken once)
-  Box region;                  // iteration points, tile coordinates (the hull it computes)
-  int64_t points = 0;          // points of `region` (per plane when streamed)
-  int64_t redundant = 0;       // points of `region` outside the tile (per plane)
-  int64_t lead = 0;            // planes ahead of the output plane along the streamed dimension
+  StmtAccesses accesses;  // what the statement reads and writes (taken once)
+  Box region;             // iteration points, tile coordinates (the hull it computes)
+  int64_t points = 0;     // points of `region` (per plane when streamed)
+  int64_t redundant = 0;  // points of `region` outside the tile (per plane)
+  int64_t lead = 0;       // planes ahead of the output plane along the streamed dimension
+  /// Retimed (TileSpec::retimed): the parts' offsets; its accesses read every plane at `hi`.
+  std::optional<RetimedStmt> retimed;
+  /// With retimed stages, streamed: the stage writes a global array that every earlier stage
+  /// writing it writes with the same statement (a ping-pong's repeated call), so that where
+  /// this stage does not compute, the array still holds its value from before the kernel: its
+  /// previous value comes from global memory and needs no ring plane.
+  bool previousFromMemory = false;
   bool readsProduced = false;  // reads a value an earlier stage wrote
 };
 

@@ -118,7 +118,12 @@ std::string appliedText(const KernelReport& r) {
     parts.push_back(fmt::format("prefetched: the next plane in {} register{} per thread",
                                 k.prefetched, k.prefetched == 1 ? "" : "s"));
   if (!k.notPrefetched.empty()) parts.push_back("not prefetched: " + k.notPrefetched);
-  if (k.retimed > 0)
+  if (k.retimed > 0 && !k.fusedCalls.empty())
+    parts.push_back(
+        fmt::format("retimed: {} accumulators per thread over the fused stages, "
+                    "each stage reading one plane of its rings per step",
+                    k.retimed));
+  else if (k.retimed > 0)
     parts.push_back(k.family == ScheduleFamily::Stream
                         ? fmt::format("retimed: {} accumulators, one shared plane per array (a "
                                       "rolled sweep, 2 barriers per plane)",

@@ -22,7 +22,7 @@ namespace gpu {
   throw std::logic_error("internal error: GPU lowering: " + what);
 }
 
-ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc ? binary(Op::And, acc, x) : x; }
+ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc && x ? binary(Op::And, acc, x) : acc ? acc : x; }
 
 ExprPtr pointInBlock(const GridShape& grid, size_t gd, int copy) {
   ExprPtr l = intrinsic(Intrinsic::LocalId, static_cast<int>(gd));

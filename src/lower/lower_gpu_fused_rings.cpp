@@ -54,15 +54,19 @@ ExprPtr StreamRings::ringIndex(int buffer, const ExprPtr& plane,
                                const std::vector<ExprPtr>& at) const {
   const TileBuffer& b = c_.a.buffers.at(static_cast<size_t>(buffer));
   const Ring& r = rings_.at(buffer);
-  ExprPtr slot = binary(Op::Mod, indexAddConst(plane, bias_ * r.planes), intLit(r.planes));
-  ExprPtr acc = indexMul(slot, intLit(r.planeElems));
+  // A ring of one plane (a retimed reader's) has one slot.
+  ExprPtr acc =
+      r.planes == 1
+          ? nullptr
+          : indexMul(binary(Op::Mod, indexAddConst(plane, bias_ * r.planes), intLit(r.planes)),
+                     intLit(r.planeElems));
   ExprPtr rel;
   for (int d : inPlane(c_)) {
     size_t k = static_cast<size_t>(d);
     ExprPtr x = indexSub(at[k], indexAddConst(ivar(n_.t0[k]), b.box.lo[k]));
     rel = rel ? indexAdd(indexMul(rel, intLit(b.box.hi[k] - b.box.lo[k] + 1)), x) : x;
   }
-  return indexAdd(acc, rel);
+  return acc ? indexAdd(acc, rel) : rel;
 }
 
 ExprPtr StreamRings::read(const TileValue& v, int stage, const std::vector<int64_t>& off,

@@ -56,7 +56,7 @@ class KernelSite {
 };
 
 [[noreturn]] void internal(const std::string& what);
-/// `acc && x`, or x when there is no acc yet (building a guard term by term).
+/// `acc && x`, or the one given when the other is absent (building a guard term by term).
 ExprPtr allOf(ExprPtr acc, ExprPtr x);
 /// The thread's point of unrolled copy `copy` along grid dimension gd, from its block's first
 /// point: the thread's index in the block, times the unroll factor plus the copy's position

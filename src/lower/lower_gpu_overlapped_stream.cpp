@@ -14,7 +14,12 @@
 // result a later step reads (StreamedPlan::stageFrom, loadFrom: a condition on q in its guard).
 // Planes outside the arrays are skipped. The host swaps the second
 // buffers after the launch, as for the overlapped family.
+// A retimed stage (TileStage::retimed; paper 004 Algorithm 2 under 3.5-D blocking) reads every
+// plane when it is the newest, hi planes ahead of its output: each step it adds the parts of
+// that plane to its accumulators (the outputs on planes q + lead .. q + lead + hi - lo), and
+// the one on q + lead, then complete, is its result; it starts accumulating hi - lo steps early.
 // The rings and registers: lower_gpu_fused_rings.cpp.
+#include "analysis/retiming.h"
 #include "lower/lower_gpu_fused_rings.h"
 
 namespace tessel::gpu::fused {
@@ -48,6 +53,19 @@ class StreamedKernel : public FusedReads {
   /// The block's origin, the thread's point and the block's planes (a chunk, or all of them).
   std::vector<StmtPtr> blockStart();
   std::vector<StmtPtr> stage(size_t s);
+  /// Retimed stages: their parts and accumulators (acc[m]: the output on plane q + lead + m).
+  struct Accumulators {
+    Retiming parts;
+    std::vector<std::string> acc;
+    ScalarType type = ScalarType::Double;
+  };
+  std::map<size_t, Accumulators> retimed_;
+  /// The accumulators of every retimed stage, declared before the sweep.
+  std::vector<StmtPtr> declareAccumulators();
+  /// A retimed stage's step: its parts added, the completed output its result (`compute`
+  /// stores it where stage() stores a computed value).
+  std::vector<StmtPtr> accumulate(size_t s, const ExprPtr& inPlaneStmt, const ExprPtr& planeLo,
+                                  const ExprPtr& planeHi);
   /// The current version of value lv at the point: from its last writer, an input ring, or
   /// memory (`global`: lv is a global array).
   ExprPtr previous(const TileValue& lv, ScalarType lt, bool global);
@@ -107,7 +125,9 @@ std::vector<StmtPtr> StreamedKernel::blockStart() {
 }
 
 ExprPtr StreamedKernel::previous(const TileValue& lv, ScalarType lt, bool global) {
-  if (streamSource(c_.a, stage_, lv).kind != StreamSource::Kind::Global)
+  // From its ring or register, unless it comes from memory (StreamedPlan::previousFromMemory).
+  const bool memory = global && plan_.previousFromMemory.at(static_cast<size_t>(stage_));
+  if (streamSource(c_.a, stage_, lv).kind != StreamSource::Kind::Global && !memory)
     return rings_.read(lv, stage_, std::vector<int64_t>(static_cast<size_t>(c_.dims), 0), lt);
   if (!global) internal("a local value without a previous version");
   u_.array(lv.index);
@@ -151,6 +171,10 @@ std::vector<StmtPtr> StreamedKernel::stage(size_t s) {
                                   indexAddConst(ivar(n_.t0[x]), ts.region.hi[x])));
   }
   body.push_back(localDecl(CType::Int64, iters[k], indexAddConst(ivar(n_.q), ts.lead)));
+  // A retimed stage accumulates on every step of its in-plane region from its first part on;
+  // the guards below then apply to the completed output only (within that region).
+  ExprPtr inPlaneRegion = active;
+  if (ts.retimed) active = nullptr;
   // In the prologue, not before a later step reads the result (StreamedPlan::stageFrom): no
   // stage computes from ring slots not yet loaded.
   if (plan_.stageFrom[s] > -plan_.prologue)
@@ -162,12 +186,17 @@ std::vector<StmtPtr> StreamedKernel::stage(size_t s) {
           active,
           binary(Op::And, binary(Op::Ge, ivar(iters[static_cast<size_t>(d)]), intLit(0)),
                  binary(Op::Lt, ivar(iters[static_cast<size_t>(d)]), x_.extent(lv.index, d))));
-  ExprPtr inStmt;
+  ExprPtr inStmt, inPlaneStmt;
   for (int d = 0; d < c_.dims; ++d) {
     size_t x = static_cast<size_t>(d);
-    inStmt = allOf(inStmt, within(ivar(iters[x]), ivar(bnd[x].first), ivar(bnd[x].second)));
+    ExprPtr in = within(ivar(iters[x]), ivar(bnd[x].first), ivar(bnd[x].second));
+    inStmt = allOf(inStmt, in);
+    if (d != c_.sd) inPlaneStmt = allOf(inPlaneStmt, in);
   }
-  ExprPtr value = x_.kernel(st.rhs);
+  std::vector<StmtPtr> parts;
+  if (ts.retimed) parts = accumulate(s, inPlaneStmt, ivar(bnd[k].first), ivar(bnd[k].second));
+  ExprPtr value =
+      ts.retimed ? var(retimed_.at(s).acc.front(), retimed_.at(s).type) : x_.kernel(st.rhs);
   if (st.op != AssignOp::Set) value = binary(compoundOp(st.op), previous(lv, lt, global), value);
   if (value->type != lt) value = cast(lt, value);
   if (usesStatusHelper(value)) u_.kernel.status = true;
@@ -181,7 +210,26 @@ std::vector<StmtPtr> StreamedKernel::stage(size_t s) {
     compute.push_back(ifThen(inStmt, {assign(val, value)}));
   for (auto& x : rings_.keep(s, val, lt)) compute.push_back(x);
   if (int fin = plan_.finalWriteOf[s]; fin >= 0) compute.push_back(finalWrite(fin, val, lt));
-  body.push_back(ifThen(active ? active : boolLit(true), compute));
+  if (ts.retimed) {
+    // Parts first, then the completed output where stage() would compute it, then the
+    // accumulators move on by a plane.
+    const Accumulators& r = retimed_.at(s);
+    if (active)
+      parts.push_back(ifThen(active, compute));
+    else
+      parts.push_back(block(compute));
+    parts.push_back(comment("Rotate the accumulators: the next output starts from zero."));
+    for (size_t m = 0; m + 1 < r.acc.size(); ++m)
+      parts.push_back(assign(r.acc[m], var(r.acc[m + 1], r.type)));
+    parts.push_back(assign(r.acc.back(), zeroOf(r.type)));
+    ExprPtr from;
+    if (int64_t f = plan_.stageFrom[s] - plan_.accumulateAhead[s]; f > -plan_.prologue)
+      from = binary(Op::Ge, ivar(n_.q), indexAddConst(ivar(n_.chunkLo), f));
+    ExprPtr run = allOf(inPlaneRegion, from);
+    body.push_back(run ? ifThen(run, parts) : block(parts));
+  } else {
+    body.push_back(ifThen(active ? active : boolLit(true), compute));
+  }
   auto names = c_.prog.iteratorNames();
   std::string text =
       fmt::format("Stage {} (step {}, statement {}), {} plane{} ahead: {} {} {}", s + 1,
@@ -190,6 +238,53 @@ std::vector<StmtPtr> StreamedKernel::stage(size_t s) {
   x_.setStep(-1);
   stage_ = -1;
   return {comment(text), block(body)};
+}
+
+std::vector<StmtPtr> StreamedKernel::declareAccumulators() {
+  std::vector<StmtPtr> out;
+  for (size_t s = 0; s < c_.a.stages.size(); ++s) {
+    const TileStage& ts = c_.a.stages[s];
+    if (!ts.retimed || ts.region.empty) continue;
+    const tessel::Stmt& st = callAt(c_, ts.step).stmts.at(static_cast<size_t>(ts.stmt));
+    Accumulators r;
+    r.parts = retime(c_.prog, callAt(c_, ts.step), st, c_.sd);
+    if (!r.parts.ok) internal("a retimed stage that cannot be retimed: " + r.parts.whyNot);
+    r.type = planeReads(r.parts)->type;
+    for (int64_t m = 0; m < r.parts.accumulators; ++m) {
+      r.acc.push_back(c_.names.take(fmt::format("acc_s{}_{}", s + 1, m)));
+      out.push_back(localDecl(valueType(r.type), r.acc.back(), zeroOf(r.type), false));
+    }
+    retimed_[s] = std::move(r);
+  }
+  if (!out.empty())
+    out.insert(out.begin(), comment("The accumulators of the retimed stages (acc_sS_m: the "
+                                    "output m planes after the stage's plane)."));
+  return out;
+}
+
+std::vector<StmtPtr> StreamedKernel::accumulate(size_t s, const ExprPtr& inPlaneStmt,
+                                                const ExprPtr& planeLo, const ExprPtr& planeHi) {
+  const Accumulators& r = retimed_.at(s);
+  const int64_t hi = r.parts.parts.back().offset, lo = r.parts.parts.front().offset;
+  const std::string& k = c_.g.iters[static_cast<size_t>(c_.sd)];
+  std::vector<StmtPtr> out = {comment(
+      fmt::format("Retimed: plane {} + {} adds its parts to the outputs on planes {}..{} + {}.", k,
+                  hi, k, k, hi - lo))};
+  // Plane k + hi is read where some part adds to an output of the statement (its reads are
+  // then in bounds and computed): all parts together, so that each point of the plane is read
+  // once. An output outside the statement's planes gets parts too, but is never used: its
+  // accumulator starts from zero when it enters and is discarded when complete (stage()).
+  std::vector<StmtPtr> add;
+  for (const RetimedPart& p : r.parts.parts) {
+    ExprPtr v = x_.kernel(retimedAt(p, c_.sd, hi));
+    if (usesStatusHelper(v)) u_.kernel.status = true;
+    const std::string& acc = r.acc.at(static_cast<size_t>(hi - p.offset));
+    add.push_back(assign(acc, binary(Op::Add, var(acc, r.type), v)));
+  }
+  ExprPtr guard = allOf(inPlaneStmt, within(indexAddConst(ivar(k), hi), indexAddConst(planeLo, lo),
+                                            indexAddConst(planeHi, hi)));
+  out.push_back(ifThen(guard, add));
+  return out;
 }
 
 std::string StreamedKernel::describe(int64_t shared) const {
@@ -213,6 +308,7 @@ Function StreamedKernel::build(GpuProgram& out) {
   if (!plan_.supported) internal("a streamed fused kernel that the plan refuses: " + plan_.whyNot);
   Function f;
   std::vector<StmtPtr> kb = blockStart();
+  for (auto& x : declareAccumulators()) kb.push_back(x);
   int64_t shared = rings_.declare(f);
   n_.q = c_.names.take("q");
   std::vector<StmtPtr> step = rings_.declareRegisters();
@@ -225,7 +321,10 @@ Function StreamedKernel::build(GpuProgram& out) {
                        intLit(1), step));
   u_.inKernel = false;
   x_.setReads(nullptr);
-  return finishKernel(c_, u_.kernel, std::move(f), std::move(kb), shared, describe(shared), out);
+  Function k =
+      finishKernel(c_, u_.kernel, std::move(f), std::move(kb), shared, describe(shared), out);
+  for (auto& [stage, r] : retimed_) out.kernels.back().retimed += static_cast<int>(r.acc.size());
+  return k;
 }
 
 }  // namespace

@@ -66,8 +66,13 @@ KernelReport statementReport(const Program& prog, const GpuKernelInfo& k,
       }
     }
     f.points = p.kind == StageKind::Planes && p.sharedPlanes() == 0 ? points : p.tileElements();
-    loads += groupLoads(p, points, k.streamIter >= 0, planes);
+    // A folded group (analysis/folding.h) loads its partner's elements with its own.
+    loads += groupLoads(p, points, k.streamIter >= 0, planes) * (p.foldPartner ? 2 : 1);
     r.footprints.push_back(f);
+    if (p.foldPartner) {
+      f.array = prog.arrayName(call, *p.foldPartner);
+      r.footprints.push_back(f);
+    }
   }
   // Per-point local scalars and a compound assignment's left side: one element per point.
   std::set<int> scalars;

@@ -1,6 +1,7 @@
 // Traffic per point-update of each kernel (traffic.h).
 #include "perf/traffic.h"
 
+#include <algorithm>
 #include <set>
 
 #include "analysis/counts.h"
@@ -176,9 +177,19 @@ Traffic fusedTraffic(const Program& prog, const GpuKernelInfo& k, const TileAnal
         prog.calls.at(static_cast<size_t>(s.call)).stmts.at(static_cast<size_t>(s.stmt));
     const double points = static_cast<double>(s.points);
     const double w = typeBytes(st.lhs->type);
-    t.flops += stmtFlops(st) * points;
+    double flops = stmtFlops(st);
+    if (s.retimed) {
+      // The retimed parts (as statementTraffic) and an addition per part.
+      Retiming r = retime(prog, prog.calls.at(static_cast<size_t>(s.call)), st, a.spec.streamDim);
+      if (r.ok) {
+        Stmt parts = st;
+        parts.rhs = planeReads(r);
+        flops = stmtFlops(parts) + static_cast<double>(r.parts.size());
+      }
+    }
+    t.flops += flops * points;
     t.fp64 = t.fp64 || st.lhs->type == ScalarType::Double;
-    t.usefulFlops += stmtFlops(st) * tile;
+    t.usefulFlops += flops * tile;
     auto inShared = [&](const TileValue& v) {
       if (k.streamIter < 0) return true;  // tiled: every value has its hull in shared memory
       for (const TileBuffer& b : a.buffers)
@@ -186,8 +197,16 @@ Traffic fusedTraffic(const Program& prog, const GpuKernelInfo& k, const TileAnal
       return false;
     };
     if (inShared(s.writes)) shared += points * w;
-    for (const Reference& r : s.accesses.reads)
-      if (!r.lhs && inShared(valueOf(r, s.step))) shared += points * w;
+    // A retimed stage reads each point of the newest plane once for all its parts (its
+    // accesses all read that plane: the same element counts once).
+    std::vector<Reference> seen;
+    for (const Reference& r : s.accesses.reads) {
+      if (r.lhs || !inShared(valueOf(r, s.step))) continue;
+      if (s.retimed && std::find(seen.begin(), seen.end(), r) != seen.end()) continue;
+      seen.push_back(r);
+      shared += points * w;
+      t.sharedLoads += points;
+    }
   }
   t.flops /= updates;
   t.usefulFlops /= updates;
@@ -195,6 +214,7 @@ Traffic fusedTraffic(const Program& prog, const GpuKernelInfo& k, const TileAnal
   t.dramBytes = (dram + stores) / updates;
   t.storeBytes = stores / updates;
   t.sharedBytes = shared / updates;
+  t.sharedLoads /= updates;
   return t;
 }
 

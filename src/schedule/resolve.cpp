@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 #include "analysis/dead_stores.h"
@@ -108,6 +109,27 @@ class Planner {
       if (n.kind != ExecNode::Kind::Call || !overlapped(n.call)) return false;
     return true;
   }
+  /// The statements of `seq` retimed along the streamed dimension `sd` (stream + time_tile
+  /// with retime; the schedule's validation has checked that they can be).
+  std::vector<RetimedStmt> retimedStmts(const FusedSequence& seq, int sd) const {
+    std::vector<RetimedStmt> out;
+    if (sd < 0) return out;
+    std::set<int> seen;
+    for (int c : seq.calls) {
+      const CallInst& call = prog_.calls.at(static_cast<size_t>(c));
+      if (!seen.insert(c).second || !grids_.at(static_cast<size_t>(call.stencil)).retime) continue;
+      for (size_t k = 0; k < call.stmts.size(); ++k) {
+        Retiming r = retime(prog_, call, call.stmts[k], sd);
+        if (!r.ok)
+          throw std::logic_error(
+              "internal: a retimed schedule for a statement that cannot be "
+              "retimed: " +
+              r.whyNot);
+        out.push_back({c, static_cast<int>(k), r.parts.front().offset, r.parts.back().offset});
+      }
+    }
+    return out;
+  }
   static std::vector<int> calls(const std::vector<ExecNode>& nodes, size_t b, size_t e) {
     std::vector<int> out;
     for (size_t k = b; k < e; ++k) out.push_back(nodes[k].call);
@@ -186,12 +208,15 @@ class Planner {
       }
       v.tile = *tile;
       if (g.streamDim >= 0) v.tile[static_cast<size_t>(g.streamDim)] = 1;
-      v.analysis = analyzeTile(prog_, v.seq, {v.tile, g.streamDim, std::nullopt, grid.sparePlane});
+      const std::vector<RetimedStmt> retimed = retimedStmts(v.seq, g.streamDim);
+      v.analysis =
+          analyzeTile(prog_, v.seq, {v.tile, g.streamDim, std::nullopt, grid.sparePlane, retimed});
       // Arrays no later kernel reads are not written back (analysis/dead_stores.h).
       if (!grid.keepDeadStores && v.analysis.supported) {
         std::vector<int> live = liveResults(prog_, place(g), p);
         if (live.size() < v.analysis.results.size() && !live.empty())
-          v.analysis = analyzeTile(prog_, v.seq, {v.tile, g.streamDim, live, grid.sparePlane});
+          v.analysis =
+              analyzeTile(prog_, v.seq, {v.tile, g.streamDim, live, grid.sparePlane, retimed});
       }
       if (!v.analysis.supported) {
         g.fused = false;

@@ -318,22 +318,18 @@ struct Checker {
     if (!s.retime.value) return;
     const std::string what = settingName(s.retime.origin, "retime");
     const int sd = streamDim(s, prog);
-    const bool fused = s.timeTile.value > 1;
     const bool streamed =
         s.family.value == ScheduleFamily::Stream || s.family.value == ScheduleFamily::GlobalStream;
-    if (!streamed || sd < 0 || fused) {
+    if (!streamed || sd < 0) {
       error(s.retime.origin,
             fmt::format("{}: retiming accumulates each statement plane by plane in a streamed "
-                        "sweep: it applies to the stream and global-stream families' kernels, not "
-                        "to {}",
-                        what,
-                        fused && s.family.value == ScheduleFamily::Stream
-                            ? std::string("stream + time_tile")
-                            : fmt::format("the '{}' family{}", familyName(s.family.value),
-                                          sd < 0 && s.family.value == ScheduleFamily::Stream
-                                              ? " without a streamed iterator"
-                                              : "")),
-            "use --schedule stream (time_tile 1), or leave retime out");
+                        "sweep: it applies to the stream (also with time_tile) and global-stream "
+                        "families' kernels, not to the '{}' family{}",
+                        what, familyName(s.family.value),
+                        sd < 0 && s.family.value == ScheduleFamily::Stream
+                            ? " without a streamed iterator"
+                            : ""),
+            "use --schedule stream, or leave retime out");
       return;
     }
     const std::string& name = prog.stencils[s.stencil].name;

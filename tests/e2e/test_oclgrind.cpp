@@ -150,6 +150,9 @@ TEST_P(OclgrindBenchmark, RegisterOptimisationsHaveNoRaceOrOutOfBoundsAccess) {
   if (retimable(GetParam())) {
     variants.push_back("--schedule stream --retime");
     variants.push_back("--schedule global-stream --retime");
+    // Retimed stages of a stream + time_tile kernel: rings of one plane, chunks of 3 planes.
+    variants.push_back("--schedule stream --time-tile 2 --retime --chunk 3");
+    variants.push_back("--schedule stream --time-tile 3 --retime");
   }
   for (const std::string& v : variants) {
     SCOPED_TRACE(v);

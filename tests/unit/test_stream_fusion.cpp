@@ -69,5 +69,41 @@ TEST(StreamFusion, RefusesWhatTheRingsCannotHold) {
   EXPECT_NE(hp.whyNot.find("the local array 'lap"), std::string::npos) << hp.whyNot;
 }
 
+// j3d7pt, T = 4, retimed (parts at k-1, k, k+1): every stage reads its rings at +1 only, so
+// the leads stay those of the plain plan, but the rings shrink: the input keeps its newest
+// plane and the spare one (2), and each stage's result one plane (its reader takes the
+// newest); the ping-pong's repeated statements take their previous values from memory (the
+// arrays before the kernel), so no ring keeps planes for them. Each stage starts accumulating
+// 2 steps before its first output is needed, and reads no plane behind the newest: the stages
+// start at steps -8, -6, -4, -2 (the plain plan's, shifted by 2) and the prologue stays 8.
+TEST(StreamFusion, J3d7ptT4RetimedRingsHoldOnePlane) {
+  Compiled c = benchmark("j3d7pt");
+  const Program& p = *c.prog;
+  TileSpec spec{{1, 26, 26}, 0, std::nullopt};
+  for (int call : {0, 1}) spec.retimed.push_back({call, 0, -1, 1});
+  TileAnalysis a = analyzeTile(p, fuseCalls(p, {0, 1}, 4), spec);
+  StreamedPlan sp = streamedPlan(p, a);
+  ASSERT_TRUE(sp.supported) << sp.whyNot;
+  ASSERT_EQ(a.buffers.size(), 4u);
+  for (size_t b = 0; b < a.buffers.size(); ++b) {
+    int producer = a.buffers[b].producer;
+    EXPECT_EQ(sp.bufferLead[b], producer < 0 ? 4 : 3 - producer) << b;
+    EXPECT_EQ(a.buffers[b].planes, producer < 0 ? 2 : 1) << b;
+    EXPECT_TRUE(a.buffers[b].shared) << b;
+  }
+  for (size_t s = 0; s < a.stages.size(); ++s) {
+    EXPECT_EQ(a.stages[s].lead, 3 - static_cast<int64_t>(s)) << s;
+    ASSERT_TRUE(a.stages[s].retimed) << s;
+    EXPECT_TRUE(sp.previousFromMemory[s]) << s;
+    EXPECT_EQ(sp.accumulateAhead[s], 2) << s;
+  }
+  EXPECT_EQ(sp.prologue, 8);
+  EXPECT_EQ(sp.stageFrom, (std::vector<int64_t>{-6, -4, -2, 0}));
+  // The plain plan of the same tile: rings of 4 (the input's, with the spare) and 3 planes.
+  TileAnalysis plain = analyzeTile(p, fuseCalls(p, {0, 1}, 4), {{1, 26, 26}, 0, std::nullopt});
+  EXPECT_GT(plain.totals.sharedBytes, a.totals.sharedBytes);
+  EXPECT_EQ(plain.totals.redundant, a.totals.redundant);
+}
+
 }  // namespace
 }  // namespace tessel
