@@ -90,9 +90,10 @@ const char* scheduleHelp(const std::string& flag) {
            "read once; results differ from the reference in the last bits (reassociated), so "
            "--verify uses the --fma tolerance";
   if (flag == "--prefetch")
-    return "stream family: each thread loads its elements of the next shared plane into "
-           "registers while the current plane is computed, and stores them when the sweep gets "
-           "there (paper 000 III-A4): the loads' latency hides behind the computation";
+    return "stream family (also with --time-tile): each thread loads its elements of the next "
+           "shared plane into registers while the current plane is computed, and stores them "
+           "when the sweep gets there (paper 000 III-A4): the loads' latency hides behind the "
+           "computation";
   if (flag == "--perspective")
     return "shared family: output (the default: a block of threads per output tile, the halo "
            "loaded by loops), input (a thread per element of the input tile: each loads one, "

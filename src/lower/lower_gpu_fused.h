@@ -33,8 +33,9 @@ struct FusedContext {
   GlobalNames& g;
   std::array<int, 3> block;
   int dims;
-  int sd;     // the streamed dimension (stream + time_tile), or -1
-  int chunk;  // streamed: planes per block; 0: a block sweeps every plane
+  int sd;         // the streamed dimension (stream + time_tile), or -1
+  int chunk;      // streamed: planes per block; 0: a block sweeps every plane
+  bool prefetch;  // streamed: each input ring's next plane into registers a step ahead
   std::string kernelName, hostName;
   Namer names;                                       // the host function's scope (and kernel's)
   std::map<std::pair<int, int>, std::string> inits;  // (call, init) -> host variable

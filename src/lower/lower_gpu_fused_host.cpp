@@ -180,8 +180,10 @@ Function FusedHost::build() {
 }  // namespace fused
 
 lir::Function lowerFused(const Program& prog, const FusedVariant& v, const std::string& name,
-                         GlobalNames& g, const std::array<int, 3>& block, int chunk,
-                         GpuProgram& out, std::vector<ExprPtr>& args) {
+                         GlobalNames& g, const GridShape& grid, GpuProgram& out,
+                         std::vector<ExprPtr>& args) {
+  const std::array<int, 3>& block = grid.block;
+  const int chunk = grid.chunk;
   std::string kernelName = g.namer.take(name);
   std::string hostName = g.namer.take(name + "_run");
   int dims = prog.dims(), sd = v.analysis.spec.streamDim;
@@ -189,8 +191,8 @@ lir::Function lowerFused(const Program& prog, const FusedVariant& v, const std::
   // Streamed: the grid covers the other dimensions; the next grid dimension counts chunks.
   if (sd >= 0)
     for (size_t gd = static_cast<size_t>(dims - 1); gd < 3; ++gd) b[gd] = 1;
-  fused::FusedContext c{prog,  v,          v.analysis, g,       b,  dims, sd,
-                        chunk, kernelName, hostName,   g.namer, {}, {},   {}};
+  fused::FusedContext c{prog,          v,          v.analysis, g,       b,  dims, sd, chunk,
+                        grid.prefetch, kernelName, hostName,   g.namer, {}, {},   {}};
   fused::FusedHost host(c, out);
   lir::Function f = host.build();
   args = host.callArgs();
@@ -242,7 +244,7 @@ FusedCalls lowerFusedGroups(const Program& prog, const ResolvedSchedule& resolve
       std::vector<ExprPtr> a;
       Function f = gpu::lowerFused(
           prog, v, fmt::format("fused{}_p{}_{}", k, v.phase, prog.calls[v.seq.calls[0]].name), g,
-          grids.at(grp.stencil).block, grids.at(grp.stencil).chunk, out, a);
+          grids.at(grp.stencil), out, a);
       fused.fns[&grp][v.phase] = {f.name, a};
       out.host.functions.push_back(std::move(f));
     }

@@ -95,6 +95,35 @@ std::vector<StmtPtr> StreamRings::keep(size_t s, const std::string& val, ScalarT
   return out;
 }
 
+StreamRings::Element StreamRings::element(int buffer, const ExprPtr& plane, const ExprPtr& step,
+                                          const std::vector<std::string>& ys, Namer& scope) const {
+  const TileBuffer& b = c_.a.buffers.at(static_cast<size_t>(buffer));
+  const int src = b.value.index;
+  Element e;
+  std::vector<ExprPtr> at(static_cast<size_t>(c_.dims));
+  at[static_cast<size_t>(c_.sd)] = plane;
+  e.inside = binary(Op::And, binary(Op::Ge, plane, intLit(0)),
+                    binary(Op::Lt, plane, x_.extent(src, c_.sd)));
+  // In the prologue, not before a stage reads the plane (StreamedPlan::loadFrom).
+  if (int64_t from = plan_.loadFrom.at(static_cast<size_t>(buffer)); from > -plan_.prologue)
+    e.inside =
+        binary(Op::And, binary(Op::Ge, step, indexAddConst(ivar(n_.chunkLo), from)), e.inside);
+  std::vector<int> dims = inPlane(c_);
+  for (size_t n = 0; n < dims.size(); ++n) {
+    size_t k = static_cast<size_t>(dims[n]);
+    std::string x = scope.take("x_" + c_.g.iters[k]);
+    e.decls.push_back(localDecl(CType::Int64, x,
+                                indexAdd(indexAddConst(ivar(n_.t0[k]), b.box.lo[k]), ivar(ys[n]))));
+    at[k] = ivar(x);
+    e.inside = binary(Op::And, e.inside,
+                      binary(Op::And, binary(Op::Ge, ivar(x), intLit(0)),
+                             binary(Op::Lt, ivar(x), x_.extent(src, dims[n]))));
+  }
+  e.global = x_.rowMajor(src, at);
+  e.ring = ringIndex(buffer, plane, at);
+  return e;
+}
+
 // Cooperative, without a division: per in-plane dimension a loop from the thread's own index
 // in steps of the block's threads, so that every thread loads its own point and the threads at
 // the block's edge the halo beyond it.
@@ -102,55 +131,133 @@ std::vector<StmtPtr> StreamRings::loadRing(int buffer) {
   const TileBuffer& b = c_.a.buffers.at(static_cast<size_t>(buffer));
   const Ring& r = rings_.at(buffer);
   const int64_t lead = plan_.bufferLead[static_cast<size_t>(buffer)];
-  int src = b.value.index;
+  const int src = b.value.index;
   u_.array(src);
   Namer scope = c_.names;
   std::vector<int> dims = inPlane(c_);
-  std::vector<ExprPtr> at(static_cast<size_t>(c_.dims));
   std::string z = scope.take("z");
-  at[static_cast<size_t>(c_.sd)] = ivar(z);
-  ExprPtr inside = binary(Op::And, binary(Op::Ge, ivar(z), intLit(0)),
-                          binary(Op::Lt, ivar(z), x_.extent(src, c_.sd)));
-  // In the prologue, not before a stage reads the plane (StreamedPlan::loadFrom).
-  if (int64_t from = plan_.loadFrom.at(static_cast<size_t>(buffer)); from > -plan_.prologue)
-    inside =
-        binary(Op::And, binary(Op::Ge, ivar(n_.q), indexAddConst(ivar(n_.chunkLo), from)), inside);
   std::vector<std::string> loopVar;
-  std::vector<StmtPtr> body;
-  for (int d : dims) {
-    size_t k = static_cast<size_t>(d);
-    loopVar.push_back(scope.take("y_" + c_.g.iters[k]));
-    std::string x = scope.take("x_" + c_.g.iters[k]);
-    body.push_back(
-        localDecl(CType::Int64, x,
-                  indexAdd(indexAddConst(ivar(n_.t0[k]), b.box.lo[k]), ivar(loopVar.back()))));
-    at[k] = ivar(x);
-    inside = binary(Op::And, inside,
-                    binary(Op::And, binary(Op::Ge, ivar(x), intLit(0)),
-                           binary(Op::Lt, ivar(x), x_.extent(src, d))));
+  for (int d : dims) loopVar.push_back(scope.take("y_" + c_.g.iters[static_cast<size_t>(d)]));
+  const std::string what = valueName(c_.prog, c_.v.seq, b.value);
+  std::vector<StmtPtr> loop;
+  auto pf = prefetch_.find(buffer);
+  if (pf != prefetch_.end()) {
+    // Prefetched: the registers (loaded a step ago) into the ring, then the next step's plane
+    // into them, in flight while the stages compute.
+    loop.push_back(
+        comment(fmt::format("The newest plane of {} from its {} prefetch register{} "
+                            "into its ring; the next step's into them.",
+                            what, pf->second.size(), pf->second.size() == 1 ? "" : "s")));
+    for (size_t m = 0; m < pf->second.size(); ++m)
+      for (auto& x : prefetchSlot(buffer, ivar(n_.q), m, false)) loop.push_back(x);
+    ExprPtr next = indexAddConst(ivar(n_.q), 1);
+    std::vector<StmtPtr> fetch;
+    for (size_t m = 0; m < pf->second.size(); ++m)
+      for (auto& x : prefetchSlot(buffer, next, m, true)) fetch.push_back(x);
+    loop.push_back(ifThen(binary(Op::Le, next, ivar(n_.chunkHi)), fetch));
+    return {b.planes > b.window ? freshBlock(loop) : block(loop)};
   }
-  ExprPtr gi = x_.rowMajor(src, at);
+  loop.push_back(localDecl(CType::Int64, z, indexAddConst(ivar(n_.q), lead)));
+  Element e = element(buffer, ivar(z), ivar(n_.q), loopVar, scope);
   ScalarType t = c_.prog.arrays.at(static_cast<size_t>(src)).type;
-  body.push_back(ifThen(inside, {store(r.name, ringIndex(buffer, ivar(z), at),
-                                       load(c_.g.arrays.at(static_cast<size_t>(src)), gi, t))}));
+  std::vector<StmtPtr> body = e.decls;
+  body.push_back(
+      ifThen(e.inside,
+             {store(r.name, e.ring, load(c_.g.arrays.at(static_cast<size_t>(src)), e.global, t))}));
   for (size_t n = dims.size(); n-- > 0;) {
     size_t k = static_cast<size_t>(dims[n]);
     body = {cooperativeLoop(loopVar[n], ivar(n_.lid[k]), intLit(b.box.hi[k] - b.box.lo[k]),
                             intLit(threads(c_, dims[n])), body)};
   }
-  std::vector<StmtPtr> loop = {localDecl(CType::Int64, z, indexAddConst(ivar(n_.q), lead))};
   loop.insert(loop.end(), body.begin(), body.end());
   // With a spare plane (the ring holds a plane more than its readers span: tile_regions.cpp),
   // the slot the newest plane goes to is one no thread reads any more: no barrier before the
   // load (lir::freshBlock).
   const bool spare = b.planes > b.window;
-  const std::string what = valueName(c_.prog, c_.v.seq, b.value);
   return {comment(spare ? fmt::format("The newest plane of {} ({} elements) into its ring, in "
                                       "the spare slot (no thread reads it any more).",
                                       what, r.planeElems)
                         : fmt::format("The newest plane of {} ({} elements) into its ring.", what,
                                       r.planeElems)),
           spare ? freshBlock(loop) : block(loop)};
+}
+
+std::vector<StmtPtr> StreamRings::prefetchSlot(int buffer, const ExprPtr& step, size_t m,
+                                               bool fetch) {
+  const TileBuffer& b = c_.a.buffers.at(static_cast<size_t>(buffer));
+  const int src = b.value.index;
+  const std::string& reg = prefetch_.at(buffer).at(m);
+  Namer scope = c_.names;
+  std::vector<int> dims = inPlane(c_);
+  std::vector<std::string> ys(dims.size());
+  std::vector<StmtPtr> body(dims.size());
+  ExprPtr exists;
+  // Mixed radix over the loops' iterations, the last dimension fastest.
+  int64_t rest = static_cast<int64_t>(m);
+  for (size_t n = dims.size(); n-- > 0;) {
+    size_t k = static_cast<size_t>(dims[n]);
+    const int64_t extent = b.box.hi[k] - b.box.lo[k] + 1, stride = threads(c_, dims[n]);
+    const int64_t trips = (extent + stride - 1) / stride;
+    ys[n] = scope.take("y_" + c_.g.iters[k]);
+    body[n] =
+        localDecl(CType::Int64, ys[n], indexAddConst(ivar(n_.lid[k]), (rest % trips) * stride));
+    rest /= trips;
+    exists = allOf(exists, binary(Op::Le, ivar(ys[n]), intLit(extent - 1)));
+  }
+  ExprPtr plane = indexAddConst(step, plan_.bufferLead[static_cast<size_t>(buffer)]);
+  Element e = element(buffer, plane, step, ys, scope);
+  for (auto& d : e.decls) body.push_back(d);
+  ScalarType t = c_.prog.arrays.at(static_cast<size_t>(src)).type;
+  ExprPtr cond = allOf(exists, e.inside);
+  body.push_back(
+      ifThen(cond, {fetch ? assign(reg, load(c_.g.arrays.at(static_cast<size_t>(src)), e.global, t))
+                          : store(rings_.at(buffer).name, e.ring, var(reg, t))}));
+  return {block(std::move(body))};
+}
+
+std::vector<StmtPtr> StreamRings::startPrefetch() {
+  std::vector<StmtPtr> out;
+  if (!c_.prefetch) return out;
+  for (auto& [buffer, r] : rings_) {
+    const TileBuffer& b = c_.a.buffers[static_cast<size_t>(buffer)];
+    if (b.producer >= 0) continue;
+    int64_t n = 1;
+    for (int d : inPlane(c_)) {
+      size_t k = static_cast<size_t>(d);
+      const int64_t step = threads(c_, d);
+      n *= (b.box.hi[k] - b.box.lo[k] + 1 + step - 1) / step;
+    }
+    const std::string what = valueName(c_.prog, c_.v.seq, b.value);
+    if (n > kMaxPrefetchRegisters) {
+      notPrefetched_ +=
+          fmt::format("{}'{}' ({} elements per thread, at most {})",
+                      notPrefetched_.empty() ? "" : ", ", what, n, kMaxPrefetchRegisters);
+      continue;
+    }
+    ScalarType t = c_.prog.arrays.at(static_cast<size_t>(b.value.index)).type;
+    std::vector<std::string>& regs = prefetch_[buffer];
+    for (int64_t m = 0; m < n; ++m) {
+      regs.push_back(c_.names.take(fmt::format("pf_{}_{}", valueStem(c_, b.value), m)));
+      out.push_back(localDecl(ctypeOf(t), regs.back(), zeroOf(t), false));
+    }
+  }
+  if (prefetch_.empty()) return out;
+  out.insert(out.begin(), comment("Prefetch registers (paper 000 III-A4): each input ring's plane "
+                                  "for the next step, loaded while the current one computes."));
+  // The first step's planes.
+  ExprPtr first = indexAddConst(ivar(n_.chunkLo), -plan_.prologue);
+  for (auto& [buffer, regs] : prefetch_) {
+    u_.array(c_.a.buffers[static_cast<size_t>(buffer)].value.index);
+    for (size_t m = 0; m < regs.size(); ++m)
+      for (auto& x : prefetchSlot(buffer, first, m, true)) out.push_back(x);
+  }
+  return out;
+}
+
+int StreamRings::prefetched() const {
+  int n = 0;
+  for (auto& [b, regs] : prefetch_) n += static_cast<int>(regs.size());
+  return n;
 }
 
 }  // namespace tessel::gpu::fused

@@ -23,6 +23,8 @@ inline constexpr const char* kRuntimeType = "tessel_runtime&";
 inline constexpr const char* kBufferType = "tessel_device_buffer&";
 /// The last parameter of every kernel: the device error status (dialects' statusName).
 inline constexpr const char* kDeviceStatusParam = "tessel_device_status";
+/// Prefetching (paper 000 III-A4): registers per thread at most for one staged array or ring.
+inline constexpr int64_t kMaxPrefetchRegisters = 16;
 
 /// C names of the program's global symbols, shared by every generated function.
 struct GlobalNames : ProgramNames {
@@ -83,12 +85,13 @@ lir::Function lowerCall(const Program& prog, int index, GlobalNames& g, const Ca
 /// Lowers one variant of a fused group (lower_gpu_fused.h): appends its kernel to
 /// out.device and out.kernels and returns the host function that launches it and swaps the
 /// written arrays with their shadows; `args` receives what tessel_program passes to it.
-/// `block`: threads per block along x, y, z. A variant whose analysis streams a dimension
+/// `grid.block`: threads per block along x, y, z. A variant whose analysis streams a dimension
 /// (stream + time_tile) gets a streamed kernel (lower_gpu_overlapped_stream.cpp) sweeping
-/// `chunk` planes per block (0: every plane).
+/// `grid.chunk` planes per block (0: every plane), its input rings prefetched with
+/// `grid.prefetch`.
 lir::Function lowerFused(const Program& prog, const FusedVariant& v, const std::string& name,
-                         GlobalNames& g, const std::array<int, 3>& block, int chunk,
-                         GpuProgram& out, std::vector<ExprPtr>& args);
+                         GlobalNames& g, const GridShape& grid, GpuProgram& out,
+                         std::vector<ExprPtr>& args);
 
 /// What tessel_program calls for call `c` when it runs per statement: its host function.
 inline lir::StmtPtr callOf(int c, const GlobalNames& g,

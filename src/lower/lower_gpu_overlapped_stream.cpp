@@ -311,6 +311,7 @@ Function StreamedKernel::build(GpuProgram& out) {
   for (auto& x : declareAccumulators()) kb.push_back(x);
   int64_t shared = rings_.declare(f);
   n_.q = c_.names.take("q");
+  for (auto& x : rings_.startPrefetch()) kb.push_back(x);
   std::vector<StmtPtr> step = rings_.declareRegisters();
   for (auto& x : rings_.loadInputs()) step.push_back(x);
   for (size_t s = 0; s < c_.a.stages.size(); ++s)
@@ -324,6 +325,8 @@ Function StreamedKernel::build(GpuProgram& out) {
   Function k =
       finishKernel(c_, u_.kernel, std::move(f), std::move(kb), shared, describe(shared), out);
   for (auto& [stage, r] : retimed_) out.kernels.back().retimed += static_cast<int>(r.acc.size());
+  out.kernels.back().prefetched = rings_.prefetched();
+  out.kernels.back().notPrefetched = rings_.notPrefetched();
   return k;
 }
 

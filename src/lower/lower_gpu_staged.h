@@ -94,7 +94,7 @@ class StagedKernel {
   int prefetchRegisters() const;
   const std::vector<std::string>& notPrefetched() const { return notPrefetched_; }
   /// Prefetch registers per thread at most (StagedNames::Group::prefetch).
-  static constexpr int64_t kMaxPrefetch = 16;
+  static constexpr int64_t kMaxPrefetch = kMaxPrefetchRegisters;
   /// One line per staged group: what lives where ("in: tile 34x10 in shared memory").
   std::string describe() const;
 

@@ -235,22 +235,20 @@ struct Checker {
   }
 
   // Prefetching loads a streamed sweep's next shared plane into registers: the stream family's
-  // per-statement kernels (lower_gpu_staged_stream.cpp).
+  // per-statement kernels (lower_gpu_staged_stream.cpp) and its fused rings (stream +
+  // time_tile, lower_gpu_fused_rings.cpp).
   void checkPrefetch() {
     if (!s.prefetch.value) return;
-    const bool fused = s.timeTile.value > 1;
-    if (s.family.value == ScheduleFamily::Stream && streamDim(s, prog) >= 0 && !fused) return;
+    if (s.family.value == ScheduleFamily::Stream && streamDim(s, prog) >= 0) return;
     error(s.prefetch.origin,
           fmt::format("{}: prefetching loads the next plane of a streamed sweep into registers "
                       "while the current one is computed: it applies to the stream family's "
-                      "kernels, not to {}",
+                      "kernels (also with time_tile), not to {}",
                       settingName(s.prefetch.origin, "prefetch"),
-                      fused && s.family.value == ScheduleFamily::Stream
-                          ? std::string("stream + time_tile")
-                      : s.family.value == ScheduleFamily::Stream
+                      s.family.value == ScheduleFamily::Stream
                           ? std::string("a program without a streamed iterator")
                           : fmt::format("the '{}' family", familyName(s.family.value))),
-          "use --schedule stream (time_tile 1), or leave prefetch out");
+          "use --schedule stream, or leave prefetch out");
   }
 
   // The input and mixed perspectives give the shared family's blocks a thread per element of
@@ -260,6 +258,17 @@ struct Checker {
     const std::string what = settingName(
         s.perspective->origin,
         s.perspective->value == Perspective::Input ? "perspective input" : "perspective mixed");
+    const bool fused = s.family.value == ScheduleFamily::Overlapped ||
+                       (s.family.value == ScheduleFamily::Stream && s.timeTile.value > 1);
+    if (fused) {
+      error(s.perspective->origin,
+            fmt::format("{}: time-tiled kernels already have the input perspective: a block has a "
+                        "thread per point of its largest stage's region, which the stages' halos "
+                        "shrink to the output tile (paper 001), so there is no other to choose",
+                        what),
+            "leave perspective out, or use --schedule shared for a per-statement kernel with it");
+      return;
+    }
     if (s.family.value != ScheduleFamily::Shared) {
       error(s.perspective->origin,
             fmt::format("{}: the input and mixed perspectives give a block a thread per element "

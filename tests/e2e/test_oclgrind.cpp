@@ -145,6 +145,7 @@ TEST_P(OclgrindBenchmark, RegisterOptimisationsHaveNoRaceOrOutOfBoundsAccess) {
   std::vector<std::string> variants = {"--schedule shared --fold"};
   if (p.prog->dims() > 1) {
     variants.push_back("--schedule stream --prefetch");
+    variants.push_back("--schedule stream --time-tile 2 --prefetch --chunk 3");
     variants.push_back("--schedule stream --fold");
   }
   if (retimable(GetParam())) {
@@ -152,7 +153,7 @@ TEST_P(OclgrindBenchmark, RegisterOptimisationsHaveNoRaceOrOutOfBoundsAccess) {
     variants.push_back("--schedule global-stream --retime");
     // Retimed stages of a stream + time_tile kernel: rings of one plane, chunks of 3 planes.
     variants.push_back("--schedule stream --time-tile 2 --retime --chunk 3");
-    variants.push_back("--schedule stream --time-tile 3 --retime");
+    variants.push_back("--schedule stream --time-tile 3 --retime --prefetch");
   }
   for (const std::string& v : variants) {
     SCOPED_TRACE(v);

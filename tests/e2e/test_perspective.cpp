@@ -78,6 +78,16 @@ TEST(Perspective, RefusedWhereItCannotApply) {
       runCommand(tesselBinary() + " check " + hypterm + " --schedule stream --perspective mixed");
   EXPECT_EQ(stream.exitCode, 1) << stream.output;
   EXPECT_NE(stream.output.find("not to the 'stream' family"), std::string::npos) << stream.output;
+  // Time-tiled kernels: their blocks are the input tile already.
+  for (const char* f : {"--schedule overlapped --time-tile 2", "--schedule stream --time-tile 2"}) {
+    auto tiled = runCommand(tesselBinary() + " check " + benchmarkPath("j3d7pt").string() + " " +
+                            f + " --perspective input");
+    EXPECT_EQ(tiled.exitCode, 1) << tiled.output;
+    EXPECT_NE(tiled.output.find("time-tiled kernels already have the input perspective"),
+              std::string::npos)
+        << tiled.output;
+    EXPECT_NE(tiled.output.find("hint: leave perspective out"), std::string::npos) << tiled.output;
+  }
   auto unroll = runCommand(tesselBinary() + " check " + hypterm +
                            " --schedule shared --perspective input --unroll i=2");
   EXPECT_EQ(unroll.exitCode, 1) << unroll.output;

@@ -145,6 +145,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"j3d27pt-stream-retime",
              "j3d27pt",
              {{"--schedule", "stream"}, {"--retime", "on"}, {"--block", "16,8"}}},
+        // Issue 12: the input ring of a stream + time_tile kernel prefetched.
+        Case{"j3d7pt-stream-t2-prefetch",
+             "j3d7pt",
+             {{"--schedule", "stream"},
+              {"--time-tile", "2"},
+              {"--prefetch", "on"},
+              {"--block", "16,8"}}},
         // Issue 12: retimed stages of a stream + time_tile kernel (rings of one plane).
         Case{"j3d7pt-stream-t2-retime",
              "j3d7pt",

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "e2e/fused_kernel.h"
 #include "exec/cuda_resources.h"
 #include "support/command.h"
 #include "unit/gpu_test_util.h"
@@ -157,18 +158,8 @@ INSTANTIATE_TEST_SUITE_P(All, RetimeTimeTiled, ::testing::ValuesIn(benchmarkName
 // 13,888 B of shared memory) and so do the shared loads per point-update (each stage reads the
 // 5 distinct points of its plane, not 7); the report says what was applied.
 TEST(RetimeReport, TimeTiledRingsShrink) {
-  auto fusedKernel = [](const std::string& flags) {
-    auto r =
-        runCommand(tesselBinary() + " info --kernels --json --no-ptxas " +
-                   benchmarkPath("j3d7pt").string() + " --schedule stream --time-tile 2 " + flags);
-    EXPECT_EQ(r.exitCode, 0) << r.output;
-    const nlohmann::json info = nlohmann::json::parse(r.output);
-    for (const nlohmann::json& k : info["kernels"])
-      if (k["family"] == "stream + time_tile") return k;
-    ADD_FAILURE() << "no fused kernel: " << r.output;
-    return nlohmann::json();
-  };
-  nlohmann::json plain = fusedKernel(""), retimed = fusedKernel("--retime");
+  nlohmann::json plain = fusedKernelReport("j3d7pt", "--time-tile 2"),
+                 retimed = fusedKernelReport("j3d7pt", "--time-tile 2 --retime");
   EXPECT_EQ(plain["shared_bytes"].get<int>(), 31872);
   EXPECT_EQ(retimed["shared_bytes"].get<int>(), 13888);
   EXPECT_LT(retimed["traffic"]["shared_loads"].get<double>(),
