@@ -107,6 +107,38 @@ TEST_P(StreamTimeTile, CudaCompilesWithoutWarningsAndRecordsResources) {
   }
 }
 
+// Issue 12: the retimed and prefetched fused kernels (--retime --prefetch) of every benchmark
+// whose statements can be retimed, at the chunked settings and both sizes (fewer planes than
+// T*r+1, blocks that are no power of two), agree with the reference within the reassociating
+// tolerance, and their CUDA code compiles without a warning.
+TEST_P(StreamTimeTile, RetimedAndPrefetchedAgreeWithReferenceAndCompile) {
+  TESSEL_REQUIRE_OPENCL();
+  if (!retimable(GetParam())) GTEST_SKIP() << "not retimable (tests/e2e/test_retime.cpp)";
+  Parsed p = parseFile(benchmarkPath(GetParam()));
+  ASSERT_TRUE(p.prog);
+  for (const TestSetting* s : {&kSettings[1], &kSettings[2]}) {
+    Config c = config(*p.prog, *s);
+    c.retime = c.prefetch = true;
+    if (!fusedAny(generate(*p.prog, GpuApi::OpenCL, c))) continue;
+    OpenclModule m(*p.prog, resolved(*p.prog, c), testOptions());
+    // The reassociating tolerance of `--verify` (docs/gpu.md section 14): relative to each
+    // array's largest magnitude.
+    std::map<std::string, double> tolerance;
+    for (const ArrayDecl& a : p.prog->arrays)
+      tolerance[a.name] = a.type == ScalarType::Float ? 1e-4 : 1e-10;
+    for (int which = 0; which < 2; ++which) {
+      ParamValues pv = params(*p.prog, which);
+      expectAgrees(*p.prog, m, pv, 31 + which,
+                   fmt::format("stream + time_tile {} retimed, prefetched at {}", s->what,
+                               fmt::join(pv, ",")),
+                   tolerance, true);
+    }
+    if (!findNvcc().empty())
+      expectFusedKernelsCompile(generate(*p.prog, GpuApi::Cuda, c),
+                                GetParam() + " " + s->what + " retimed", false);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(All, StreamTimeTile, ::testing::ValuesIn(benchmarkNames()),
                          benchmarkTestName);
 

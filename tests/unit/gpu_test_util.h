@@ -86,6 +86,7 @@ struct Config {
   int timeTile = 1;
   std::array<int, 3> unroll = {1, 1, 1};
   bool cyclic = false;
+  bool retime = false, prefetch = false;  // Schedule::retime, Schedule::prefetch
 };
 
 /// The Schedule of stencil `stencil` that `c` describes.
@@ -110,6 +111,8 @@ inline Schedule scheduleOf(const Program& prog, int stencil, const Config& c) {
                                           c.unroll[gd] == 0 ? 1 : c.unroll[gd]),
           ++gd;
   s.unroll.value.distribution = c.cyclic ? UnrollDistribution::Cyclic : UnrollDistribution::Blocked;
+  s.retime.value = c.retime;
+  s.prefetch.value = c.prefetch;
   return s;
 }
 
@@ -248,7 +251,8 @@ inline std::vector<int> resultArrays(const Program& prog) {
 /// `tolerances` overrides the default for the arrays it names.
 inline void expectAgrees(const Program& prog, const GpuModule& m, const ParamValues& params,
                          uint64_t seed = 7, const std::string& what = "",
-                         const std::map<std::string, double>& tolerances = {}) {
+                         const std::map<std::string, double>& tolerances = {},
+                         bool normwise = false) {
   ProgramState initial = makeState(prog, params, seed), ref = initial, got = initial;
   interpret(prog, ref);
   double secs = m.run(got);
@@ -260,7 +264,7 @@ inline void expectAgrees(const Program& prog, const GpuModule& m, const ParamVal
     auto tol = tolerances.find(prog.arrays[a].name);
     CompareResult r = compareArrays(
         got.arrays[a], want,
-        tol != tolerances.end() ? tol->second : defaultTolerance(prog.arrays[a].type));
+        tol != tolerances.end() ? tol->second : defaultTolerance(prog.arrays[a].type), normwise);
     std::string idx;
     for (auto x : r.worstIndex) idx += (idx.empty() ? "" : ", ") + std::to_string(x);
     EXPECT_TRUE(r.ok) << what << " array " << prog.arrays[a].name
