@@ -36,6 +36,10 @@ struct FusedContext {
   int sd;         // the streamed dimension (stream + time_tile), or -1
   int chunk;      // streamed: planes per block; 0: a block sweeps every plane
   bool prefetch;  // streamed: each input ring's next plane into registers a step ahead
+  /// Streamed: points per thread along grid x, y, z (a copy of each stage per point, with its
+  /// own registers) and whether a thread's points are a block apart (else consecutive).
+  std::array<int, 3> unroll;
+  bool cyclic;
   std::string kernelName, hostName;
   Namer names;                                       // the host function's scope (and kernel's)
   std::map<std::pair<int, int>, std::string> inits;  // (call, init) -> host variable
@@ -50,6 +54,10 @@ inline int gridDim(const FusedContext& c, int d) {
 /// Threads per block along iterator dimension d.
 inline int threads(const FusedContext& c, int d) {
   return c.block[static_cast<size_t>(gridDim(c, d))];
+}
+/// Points per thread along iterator dimension d (streamed kernels; 1 for the others).
+inline int unrollAlong(const FusedContext& c, int d) {
+  return c.sd >= 0 ? std::max(1, c.unroll[static_cast<size_t>(gridDim(c, d))]) : 1;
 }
 /// The call of step `step` of the sequence.
 const CallInst& callAt(const FusedContext& c, int step);

@@ -17,6 +17,10 @@ GpuKernelInfo kernelInfo(const FusedContext& c, int64_t shared) {
   info.streamIter = c.sd;
   info.chunk = c.sd >= 0 ? c.chunk : 0;
   info.block = c.block;
+  if (c.sd >= 0) {  // the streamed kernel's copies per thread (the tiled one loops instead)
+    info.unroll = c.unroll;
+    info.cyclic = c.cyclic;
+  }
   info.fusedCalls = c.v.seq.calls;
   info.tile = c.v.tile;
   info.sharedBytes = shared;

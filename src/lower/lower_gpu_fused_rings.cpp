@@ -11,7 +11,7 @@ int64_t StreamRings::declare(Function& f) {
     CType ct = ctypeOf(elementType(c_, buf.value));
     std::string suffix = buf.producer >= 0 ? fmt::format("_s{}", buf.producer + 1) : "_in";
     if (!buf.shared) {
-      if (buf.producer >= 0) regs_[buf.producer] = c_.names.take("r_" + base + suffix);
+      if (buf.producer >= 0) regs_[buf.producer] = registers("r_" + base + suffix);
       continue;
     }
     Ring r;
@@ -29,15 +29,24 @@ int64_t StreamRings::declare(Function& f) {
   for (size_t s = 0; s < c_.a.stages.size(); ++s)
     if (plan_.previousRegister[s] && !regs_.count(static_cast<int>(s)))
       regs_[static_cast<int>(s)] =
-          c_.names.take(fmt::format("r_{}_s{}", valueStem(c_, c_.a.stages[s].writes), s + 1));
+          registers(fmt::format("r_{}_s{}", valueStem(c_, c_.a.stages[s].writes), s + 1));
   return shared;
+}
+
+std::vector<std::string> StreamRings::registers(const std::string& stem) {
+  int copies = 1;
+  for (int d : inPlane(c_)) copies *= unrollAlong(c_, d);
+  std::vector<std::string> out;
+  for (int u = 0; u < copies; ++u)
+    out.push_back(c_.names.take(copies == 1 ? stem : fmt::format("{}_u{}", stem, u)));
+  return out;
 }
 
 std::vector<StmtPtr> StreamRings::declareRegisters() const {
   std::vector<StmtPtr> out;
-  for (auto& [producer, reg] : regs_) {
+  for (auto& [producer, regs] : regs_) {
     ScalarType t = elementType(c_, c_.a.stages[static_cast<size_t>(producer)].writes);
-    out.push_back(localDecl(ctypeOf(t), reg, zeroOf(t), false));
+    for (const std::string& reg : regs) out.push_back(localDecl(ctypeOf(t), reg, zeroOf(t), false));
   }
   return out;
 }
@@ -73,7 +82,7 @@ ExprPtr StreamRings::read(const TileValue& v, int stage, const std::vector<int64
                           ScalarType t) const {
   StreamSource src = streamSource(c_.a, stage, v);
   if (src.kind == StreamSource::Kind::Register || src.kind == StreamSource::Kind::Missing)
-    return var(regs_.at(src.producer), t);
+    return var(regs_.at(src.producer).at(static_cast<size_t>(copy_)), t);
   if (src.kind != StreamSource::Kind::Ring) internal("a streamed read without a buffer");
   std::vector<ExprPtr> at = iterVars(c_);
   for (int d = 0; d < c_.dims; ++d)
@@ -91,7 +100,8 @@ std::vector<StmtPtr> StreamRings::keep(size_t s, const std::string& val, ScalarT
                         ringIndex(rb, ivar(c_.g.iters[static_cast<size_t>(c_.sd)]), iterVars(c_)),
                         var(val, t)));
   if (regs_.count(static_cast<int>(s)))
-    out.push_back(assign(regs_.at(static_cast<int>(s)), var(val, t)));
+    out.push_back(
+        assign(regs_.at(static_cast<int>(s)).at(static_cast<size_t>(copy_)), var(val, t)));
   return out;
 }
 

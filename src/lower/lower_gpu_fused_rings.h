@@ -15,8 +15,11 @@ namespace tessel::gpu::fused {
 
 /// The streamed kernel's per-block variables.
 struct SweepNames {
-  std::vector<std::string> t0, lid, point;  // per iterator dimension (not the streamed one)
-  std::string q, chunkLo, chunkHi;          // the step; the block's first and last plane
+  std::vector<std::string> t0, lid;  // per iterator dimension (not the streamed one)
+  /// Per iterator dimension (not the streamed one), the thread's points along it (one unless
+  /// unrolled).
+  std::vector<std::vector<std::string>> point;
+  std::string q, chunkLo, chunkHi;  // the step; the block's first and last plane
 };
 
 class StreamRings {
@@ -43,6 +46,9 @@ class StreamRings {
   ExprPtr read(const TileValue& v, int stage, const std::vector<int64_t>& off, ScalarType t) const;
   /// Stage s's result `val` into its ring (at the point) and its register, where it has them.
   std::vector<StmtPtr> keep(size_t s, const std::string& val, ScalarType t) const;
+  /// Unrolled: the thread's point (of `copies`) that reads and keeps use next; each has its
+  /// own registers.
+  void setCopy(int copy) { copy_ = copy; }
 
  private:
   struct Ring {
@@ -54,9 +60,11 @@ class StreamRings {
   FusedExprs& x_;
   const StreamedPlan& plan_;
   const SweepNames& n_;
-  std::map<int, Ring> rings_;        // TileAnalysis::buffers index -> shared ring
-  std::map<int, std::string> regs_;  // producing stage -> its result's register
-  int64_t bias_ = 0;                 // keeps ring slots of early planes non-negative
+  std::map<int, Ring> rings_;                     // TileAnalysis::buffers index -> shared ring
+  std::map<int, std::vector<std::string>> regs_;  // producing stage -> its result's register,
+                                                  // per point of the thread
+  int copy_ = 0;
+  int64_t bias_ = 0;  // keeps ring slots of early planes non-negative
   /// Prefetched input rings: per ring, a register per iteration of its load loops.
   std::map<int, std::vector<std::string>> prefetch_;
   std::string notPrefetched_;
@@ -77,6 +85,8 @@ class StreamRings {
   /// from the buffer's first point.
   ExprPtr ringIndex(int buffer, const ExprPtr& plane, const std::vector<ExprPtr>& at) const;
   std::vector<StmtPtr> loadRing(int buffer);
+  /// A register per point of a thread: `stem`, or stem_u0, stem_u1, ... when unrolled.
+  std::vector<std::string> registers(const std::string& stem);
 };
 
 }  // namespace tessel::gpu::fused

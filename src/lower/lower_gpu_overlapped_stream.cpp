@@ -53,10 +53,15 @@ class StreamedKernel : public FusedReads {
   /// The block's origin, the thread's point and the block's planes (a chunk, or all of them).
   std::vector<StmtPtr> blockStart();
   std::vector<StmtPtr> stage(size_t s);
+  /// Stage s at the thread's point `copy` (of copies(): one unless unrolled).
+  StmtPtr stageAt(size_t s, int copy);
+  int copies() const;
+  /// The variable of the thread's point `copy` along in-plane dimension d.
+  std::string pointOf(int d, int copy) const;
   /// Retimed stages: their parts and accumulators (acc[m]: the output on plane q + lead + m).
   struct Accumulators {
     Retiming parts;
-    std::vector<std::string> acc;
+    std::vector<std::vector<std::string>> acc;  // per point of the thread
     ScalarType type = ScalarType::Double;
   };
   std::map<size_t, Accumulators> retimed_;
@@ -64,8 +69,8 @@ class StreamedKernel : public FusedReads {
   std::vector<StmtPtr> declareAccumulators();
   /// A retimed stage's step: its parts added, the completed output its result (`compute`
   /// stores it where stage() stores a computed value).
-  std::vector<StmtPtr> accumulate(size_t s, const ExprPtr& inPlaneStmt, const ExprPtr& planeLo,
-                                  const ExprPtr& planeHi);
+  std::vector<StmtPtr> accumulate(size_t s, int copy, const ExprPtr& inPlaneStmt,
+                                  const ExprPtr& planeLo, const ExprPtr& planeHi);
   /// The current version of value lv at the point: from its last writer, an input ring, or
   /// memory (`global`: lv is a global array).
   ExprPtr previous(const TileValue& lv, ScalarType lt, bool global);
@@ -88,12 +93,15 @@ std::vector<StmtPtr> StreamedKernel::blockStart() {
   std::vector<StmtPtr> kb;
   n_.t0.assign(static_cast<size_t>(c_.dims), "");
   n_.lid.assign(static_cast<size_t>(c_.dims), "");
-  n_.point.assign(static_cast<size_t>(c_.dims), "");
+  n_.point.assign(static_cast<size_t>(c_.dims), {});
   for (int d : inPlane(c_)) {
     size_t k = static_cast<size_t>(d);
     n_.t0[k] = c_.names.take("t0_" + c_.g.iters[k]);
     n_.lid[k] = c_.names.take("tid_" + c_.g.iters[k]);
-    n_.point[k] = c_.names.take("p_" + c_.g.iters[k]);
+    const int copies = unrollAlong(c_, d);
+    for (int u = 0; u < copies; ++u)
+      n_.point[k].push_back(c_.names.take(copies == 1 ? "p_" + c_.g.iters[k]
+                                                      : fmt::format("p_{}_u{}", c_.g.iters[k], u)));
     int64_t lo = 0;
     bool first = true;
     for (auto& s : c_.a.stages)
@@ -105,8 +113,14 @@ std::vector<StmtPtr> StreamedKernel::blockStart() {
     kb.push_back(
         localDecl(CType::Int64, n_.t0[k],
                   indexMul(intrinsic(Intrinsic::GroupId, gridDim(c_, d)), intLit(c_.v.tile[k]))));
-    kb.push_back(localDecl(CType::Int64, n_.point[k],
-                           indexAdd(indexAddConst(ivar(n_.t0[k]), lo), ivar(n_.lid[k]))));
+    // Unrolled, a thread's points along d: consecutive (blocked) or a block apart (cyclic).
+    for (int u = 0; u < copies; ++u) {
+      ExprPtr at = copies == 1 ? ivar(n_.lid[k])
+                   : c_.cyclic ? indexAddConst(ivar(n_.lid[k]), int64_t{u} * threads(c_, d))
+                               : indexAddConst(indexMul(ivar(n_.lid[k]), intLit(copies)), u);
+      kb.push_back(localDecl(CType::Int64, n_.point[k][static_cast<size_t>(u)],
+                             indexAdd(indexAddConst(ivar(n_.t0[k]), lo), at)));
+    }
   }
   n_.chunkLo = c_.names.take("plane_lo");
   n_.chunkHi = c_.names.take("plane_hi");
@@ -154,6 +168,49 @@ std::vector<StmtPtr> StreamedKernel::stage(size_t s) {
   x_.setStep(ts.step);
   stage_ = static_cast<int>(s);
   const tessel::Stmt& st = callAt(c_, ts.step).stmts.at(static_cast<size_t>(ts.stmt));
+  auto names = c_.prog.iteratorNames();
+  std::vector<StmtPtr> out = {comment(
+      fmt::format("Stage {} (step {}, statement {}), {} plane{} ahead{}: {} {} {}", s + 1,
+                  ts.step + 1, ts.stmt + 1, ts.lead, ts.lead == 1 ? "" : "s",
+                  copies() == 1 ? "" : fmt::format(", at each of the thread's {} points", copies()),
+                  toString(st.lhs, names), assignOpSpelling(st.op), toString(st.rhs, names)))};
+  std::vector<StmtPtr> points;
+  for (int copy = 0; copy < copies(); ++copy) {
+    rings_.setCopy(copy);
+    points.push_back(stageAt(s, copy));
+  }
+  rings_.setCopy(0);
+  // Unrolled, the copies write their own points of the stage's ring and read other stages'
+  // rings: one phase, no barrier between them (lir::phaseBlock; Oclgrind checks the claim).
+  if (points.size() == 1)
+    out.push_back(points.front());
+  else
+    out.push_back(phaseBlock(std::move(points)));
+  x_.setStep(-1);
+  stage_ = -1;
+  return out;
+}
+
+int StreamedKernel::copies() const {
+  int n = 1;
+  for (int d : inPlane(c_)) n *= unrollAlong(c_, d);
+  return n;
+}
+
+std::string StreamedKernel::pointOf(int d, int copy) const {
+  // Mixed radix over the in-plane dimensions, the last (unit-stride) fastest.
+  std::vector<int> dims = inPlane(c_);
+  for (size_t n = dims.size(); n-- > 0;) {
+    const int u = unrollAlong(c_, dims[n]);
+    if (dims[n] == d) return n_.point[static_cast<size_t>(d)][static_cast<size_t>(copy % u)];
+    copy /= u;
+  }
+  internal("a point along the streamed dimension");
+}
+
+StmtPtr StreamedKernel::stageAt(size_t s, int copy) {
+  const TileStage& ts = c_.a.stages[s];
+  const tessel::Stmt& st = callAt(c_, ts.step).stmts.at(static_cast<size_t>(ts.stmt));
   const auto& bnd = c_.bounds.at({ts.call, ts.stmt});
   const std::vector<std::string>& iters = c_.g.iters;
   const bool global = !st.lhsIsScalar() && !st.lhs->array.local;
@@ -166,8 +223,9 @@ std::vector<StmtPtr> StreamedKernel::stage(size_t s) {
   ExprPtr active;
   for (int d : inPlane(c_)) {
     size_t x = static_cast<size_t>(d);
-    body.push_back(localDecl(CType::Int64, iters[x], ivar(n_.point[x])));
-    active = allOf(active, within(ivar(n_.point[x]), indexAddConst(ivar(n_.t0[x]), ts.region.lo[x]),
+    const std::string& point = pointOf(d, copy);
+    body.push_back(localDecl(CType::Int64, iters[x], ivar(point)));
+    active = allOf(active, within(ivar(point), indexAddConst(ivar(n_.t0[x]), ts.region.lo[x]),
                                   indexAddConst(ivar(n_.t0[x]), ts.region.hi[x])));
   }
   body.push_back(localDecl(CType::Int64, iters[k], indexAddConst(ivar(n_.q), ts.lead)));
@@ -194,9 +252,10 @@ std::vector<StmtPtr> StreamedKernel::stage(size_t s) {
     if (d != c_.sd) inPlaneStmt = allOf(inPlaneStmt, in);
   }
   std::vector<StmtPtr> parts;
-  if (ts.retimed) parts = accumulate(s, inPlaneStmt, ivar(bnd[k].first), ivar(bnd[k].second));
-  ExprPtr value =
-      ts.retimed ? var(retimed_.at(s).acc.front(), retimed_.at(s).type) : x_.kernel(st.rhs);
+  if (ts.retimed) parts = accumulate(s, copy, inPlaneStmt, ivar(bnd[k].first), ivar(bnd[k].second));
+  ExprPtr value = ts.retimed ? var(retimed_.at(s).acc.at(static_cast<size_t>(copy)).front(),
+                                   retimed_.at(s).type)
+                             : x_.kernel(st.rhs);
   if (st.op != AssignOp::Set) value = binary(compoundOp(st.op), previous(lv, lt, global), value);
   if (value->type != lt) value = cast(lt, value);
   if (usesStatusHelper(value)) u_.kernel.status = true;
@@ -214,14 +273,15 @@ std::vector<StmtPtr> StreamedKernel::stage(size_t s) {
     // Parts first, then the completed output where stage() would compute it, then the
     // accumulators move on by a plane.
     const Accumulators& r = retimed_.at(s);
+    const std::vector<std::string>& acc = r.acc.at(static_cast<size_t>(copy));
     if (active)
       parts.push_back(ifThen(active, compute));
     else
       parts.push_back(block(compute));
     parts.push_back(comment("Rotate the accumulators: the next output starts from zero."));
-    for (size_t m = 0; m + 1 < r.acc.size(); ++m)
-      parts.push_back(assign(r.acc[m], var(r.acc[m + 1], r.type)));
-    parts.push_back(assign(r.acc.back(), zeroOf(r.type)));
+    for (size_t m = 0; m + 1 < acc.size(); ++m)
+      parts.push_back(assign(acc[m], var(acc[m + 1], r.type)));
+    parts.push_back(assign(acc.back(), zeroOf(r.type)));
     ExprPtr from;
     if (int64_t f = plan_.stageFrom[s] - plan_.accumulateAhead[s]; f > -plan_.prologue)
       from = binary(Op::Ge, ivar(n_.q), indexAddConst(ivar(n_.chunkLo), f));
@@ -230,14 +290,7 @@ std::vector<StmtPtr> StreamedKernel::stage(size_t s) {
   } else {
     body.push_back(ifThen(active ? active : boolLit(true), compute));
   }
-  auto names = c_.prog.iteratorNames();
-  std::string text =
-      fmt::format("Stage {} (step {}, statement {}), {} plane{} ahead: {} {} {}", s + 1,
-                  ts.step + 1, ts.stmt + 1, ts.lead, ts.lead == 1 ? "" : "s",
-                  toString(st.lhs, names), assignOpSpelling(st.op), toString(st.rhs, names));
-  x_.setStep(-1);
-  stage_ = -1;
-  return {comment(text), block(body)};
+  return block(body);
 }
 
 std::vector<StmtPtr> StreamedKernel::declareAccumulators() {
@@ -250,9 +303,14 @@ std::vector<StmtPtr> StreamedKernel::declareAccumulators() {
     r.parts = retime(c_.prog, callAt(c_, ts.step), st, c_.sd);
     if (!r.parts.ok) internal("a retimed stage that cannot be retimed: " + r.parts.whyNot);
     r.type = planeReads(r.parts)->type;
-    for (int64_t m = 0; m < r.parts.accumulators; ++m) {
-      r.acc.push_back(c_.names.take(fmt::format("acc_s{}_{}", s + 1, m)));
-      out.push_back(localDecl(valueType(r.type), r.acc.back(), zeroOf(r.type), false));
+    for (int u = 0; u < copies(); ++u) {
+      r.acc.emplace_back();
+      for (int64_t m = 0; m < r.parts.accumulators; ++m) {
+        r.acc.back().push_back(c_.names.take(copies() == 1
+                                                 ? fmt::format("acc_s{}_{}", s + 1, m)
+                                                 : fmt::format("acc_s{}_{}_u{}", s + 1, m, u)));
+        out.push_back(localDecl(valueType(r.type), r.acc.back().back(), zeroOf(r.type), false));
+      }
     }
     retimed_[s] = std::move(r);
   }
@@ -262,9 +320,10 @@ std::vector<StmtPtr> StreamedKernel::declareAccumulators() {
   return out;
 }
 
-std::vector<StmtPtr> StreamedKernel::accumulate(size_t s, const ExprPtr& inPlaneStmt,
+std::vector<StmtPtr> StreamedKernel::accumulate(size_t s, int copy, const ExprPtr& inPlaneStmt,
                                                 const ExprPtr& planeLo, const ExprPtr& planeHi) {
   const Accumulators& r = retimed_.at(s);
+  const std::vector<std::string>& accs = r.acc.at(static_cast<size_t>(copy));
   const int64_t hi = r.parts.parts.back().offset, lo = r.parts.parts.front().offset;
   const std::string& k = c_.g.iters[static_cast<size_t>(c_.sd)];
   std::vector<StmtPtr> out = {comment(
@@ -278,7 +337,7 @@ std::vector<StmtPtr> StreamedKernel::accumulate(size_t s, const ExprPtr& inPlane
   for (const RetimedPart& p : r.parts.parts) {
     ExprPtr v = x_.kernel(retimedAt(p, c_.sd, hi));
     if (usesStatusHelper(v)) u_.kernel.status = true;
-    const std::string& acc = r.acc.at(static_cast<size_t>(hi - p.offset));
+    const std::string& acc = accs.at(static_cast<size_t>(hi - p.offset));
     add.push_back(assign(acc, binary(Op::Add, var(acc, r.type), v)));
   }
   ExprPtr guard = allOf(inPlaneStmt, within(indexAddConst(ivar(k), hi), indexAddConst(planeLo, lo),
@@ -324,7 +383,8 @@ Function StreamedKernel::build(GpuProgram& out) {
   x_.setReads(nullptr);
   Function k =
       finishKernel(c_, u_.kernel, std::move(f), std::move(kb), shared, describe(shared), out);
-  for (auto& [stage, r] : retimed_) out.kernels.back().retimed += static_cast<int>(r.acc.size());
+  for (auto& [stage, r] : retimed_)
+    out.kernels.back().retimed += static_cast<int>(r.parts.accumulators) * copies();
   out.kernels.back().prefetched = rings_.prefetched();
   out.kernels.back().notPrefetched = rings_.notPrefetched();
   return k;

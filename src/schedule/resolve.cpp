@@ -28,12 +28,6 @@ int clampInt(int64_t v) {
       std::clamp<int64_t>(v, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
 }
 
-/// Every family gives a thread several points, but for the fused kernels of stream + time_tile
-/// (one point per thread and plane).
-bool appliesUnroll(ScheduleFamily f, int64_t timeTile) {
-  return f != ScheduleFamily::Stream || timeTile <= 1;
-}
-
 /// Throws std::invalid_argument when `g` is one no program can run.
 void check(const GridShape& g, const Program& prog, const std::string& who) {
   int n = prog.dims();
@@ -304,11 +298,11 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   for (int d = n - 1; d >= 0; --d)
     if (d != g.stream) g.iters.push_back(d);  // x is the fastest remaining iterator
   const size_t gd = g.iters.size();
-  if (appliesUnroll(g.family, g.timeTile)) {
-    for (size_t k = 0; k < gd && k < 3; ++k)
-      g.unroll[k] = clampInt(s.unrollFactor(prog.iterators[g.iters[k]].name));
-    g.cyclic = s.unroll.value.distribution == UnrollDistribution::Cyclic;
-  }
+  // Every family gives a thread several points (stream + time_tile: a copy of each stage per
+  // point of a plane).
+  for (size_t k = 0; k < gd && k < 3; ++k)
+    g.unroll[k] = clampInt(s.unrollFactor(prog.iterators[g.iters[k]].name));
+  g.cyclic = s.unroll.value.distribution == UnrollDistribution::Cyclic;
   // The input and mixed perspectives (shared): threads for the halo around the output tile.
   if (g.family == ScheduleFamily::Shared) {
     const auto halo = perspectiveHalo(s, prog);
@@ -349,11 +343,10 @@ int GridShape::fusedStreamDim() const {
 }
 
 std::vector<int64_t> GridShape::coverage(int dims) const {
-  const bool streamed = fusedStreamDim() >= 0;
   std::vector<int64_t> c(static_cast<size_t>(dims), 1);
   for (size_t gd = 0; gd < iters.size() && gd < 3; ++gd)
-    // The streamed kernel gives a thread one point per plane (unroll does not apply).
-    c[static_cast<size_t>(iters[gd])] = satMul(block[gd], streamed ? 1 : std::max(1, unroll[gd]));
+    // The streamed kernel too gives a thread a copy of each stage per point of a plane.
+    c[static_cast<size_t>(iters[gd])] = satMul(block[gd], std::max(1, unroll[gd]));
   return c;
 }
 

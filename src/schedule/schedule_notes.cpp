@@ -21,22 +21,15 @@ std::vector<std::string> scheduleNotes(const Program& prog,
       notes.push_back(fmt::format("stencil '{}': {} ({}) is recorded but not applied yet", who,
                                   clause, describe(o)));
     };
-    // Every family applies unroll along the grid's iterators, but for the fused kernels of
-    // stream + time_tile (one point per thread and plane); a streamed iterator is swept.
+    // Every family applies unroll along the grid's iterators; a streamed iterator is swept.
     const GridShape grid = gridOf(s, prog);
-    bool unrolled = false, alongStream = false;
+    bool alongStream = false;
     for (auto& [it, n] : s.unroll.value.factors) {
-      unrolled = unrolled || n != 1;
       const bool streamed =
           grid.stream >= 0 && prog.iterators[static_cast<size_t>(grid.stream)].name == it;
       alongStream = alongStream || (n != 1 && streamed);
     }
-    if (unrolled && grid.fusedStreamDim() >= 0)
-      notes.push_back(fmt::format(
-          "stencil '{}': unroll ({}) is not applied by stream + time_tile (its fused kernels "
-          "give a thread one point per plane)",
-          who, describe(s.unroll.origin)));
-    else if (alongStream)
+    if (alongStream)
       notes.push_back(fmt::format(
           "stencil '{}': unroll ({}) along the streamed iterator '{}' is not applied (the sweep "
           "computes one plane at a time; the other factors are)",

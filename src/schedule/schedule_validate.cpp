@@ -215,11 +215,11 @@ struct Checker {
         error(s.unroll.origin, fmt::format("{}: unroll factor {} for '{}' must be at most {}", what,
                                            factor, name, kMaxInt));
     }
-    // global, global-stream and stream write one copy of the statement per point of a thread
-    // (each with its own registers): a bounded number of them.
+    // global, global-stream and stream (also its fused stages under a time tile) write one copy
+    // of the statement per point of a thread (each with its own registers): a bounded number.
     const ScheduleFamily f = s.family.value;
     const bool copied = f == ScheduleFamily::Global || f == ScheduleFamily::GlobalStream ||
-                        (f == ScheduleFamily::Stream && s.timeTile.value <= 1);
+                        f == ScheduleFamily::Stream;
     if (!copied || prog.dims() < 2) return;
     const int sd = streamDim(s, prog);
     int64_t points = 1;

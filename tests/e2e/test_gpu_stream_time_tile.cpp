@@ -107,10 +107,10 @@ TEST_P(StreamTimeTile, CudaCompilesWithoutWarningsAndRecordsResources) {
   }
 }
 
-// Issue 12: the retimed and prefetched fused kernels (--retime --prefetch) of every benchmark
-// whose statements can be retimed, at the chunked settings and both sizes (fewer planes than
-// T*r+1, blocks that are no power of two), agree with the reference within the reassociating
-// tolerance, and their CUDA code compiles without a warning.
+// Issue 12: the retimed and prefetched fused kernels (--retime --prefetch, the second setting
+// also unrolled 2 along x) of every benchmark whose statements can be retimed, at the chunked
+// settings and both sizes (fewer planes than T*r+1, blocks that are no power of two), agree with
+// the reference within the reassociating tolerance, and their CUDA code compiles without a warning.
 TEST_P(StreamTimeTile, RetimedAndPrefetchedAgreeWithReferenceAndCompile) {
   TESSEL_REQUIRE_OPENCL();
   if (!retimable(GetParam())) GTEST_SKIP() << "not retimable (tests/e2e/test_retime.cpp)";
@@ -119,6 +119,7 @@ TEST_P(StreamTimeTile, RetimedAndPrefetchedAgreeWithReferenceAndCompile) {
   for (const TestSetting* s : {&kSettings[1], &kSettings[2]}) {
     Config c = config(*p.prog, *s);
     c.retime = c.prefetch = true;
+    if (s == &kSettings[2]) c.unroll = {2, 1, 1};  // and two points per thread along x
     if (!fusedAny(generate(*p.prog, GpuApi::OpenCL, c))) continue;
     OpenclModule m(*p.prog, resolved(*p.prog, c), testOptions());
     // The reassociating tolerance of `--verify` (docs/gpu.md section 14): relative to each

@@ -89,6 +89,7 @@ const char* kFamilies[] = {
     "--schedule stream --time-tile 2",
     "--schedule stream --time-tile 3",  // spare planes with more stages between the loads
     "--schedule stream --time-tile 2 --spare-plane off",
+    "--schedule stream --time-tile 2 --unroll i=2,cyclic",  // copies of each fused stage
     // Issue 12: unrolling under stream (registers per point) and global (a point per copy).
     "--schedule stream --unroll i=2,cyclic",
     "--schedule global --unroll i=3",

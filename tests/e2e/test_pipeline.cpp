@@ -145,6 +145,13 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"j3d27pt-stream-retime",
              "j3d27pt",
              {{"--schedule", "stream"}, {"--retime", "on"}, {"--block", "16,8"}}},
+        // Issue 12: a stream + time_tile kernel unrolled (two copies of each stage).
+        Case{"j3d7pt-stream-t2-unroll2",
+             "j3d7pt",
+             {{"--schedule", "stream"},
+              {"--time-tile", "2"},
+              {"--unroll", "i=2"},
+              {"--block", "16,8"}}},
         // Issue 12: the input ring of a stream + time_tile kernel prefetched.
         Case{"j3d7pt-stream-t2-prefetch",
              "j3d7pt",

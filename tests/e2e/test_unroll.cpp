@@ -49,6 +49,10 @@ TEST_P(Unroll, EveryFamilyVerifiesOnPoclAndTheCppTarget) {
   if (!oneD) {
     variants.push_back({"--schedule global-stream --unroll " + fast + "=3,cyclic", "opencl"});
     variants.push_back({"--schedule stream --unroll " + fast + "=2", "cpp"});
+    // Stream + time_tile: a copy of each fused stage per point (per statement where not fused).
+    variants.push_back(
+        {"--schedule stream --time-tile 2 --chunk 3 --unroll " + inPlane + ",cyclic", "opencl"});
+    variants.push_back({"--schedule stream --time-tile 3 --unroll " + fast + "=2", "cpp"});
   }
   if (retimed) {
     variants.push_back({"--schedule stream --retime --unroll " + fast + "=2,cyclic", "opencl"});

@@ -608,7 +608,7 @@ TEST(GpuLowering, PlanFromSchedules) {
       << notes[1];
   EXPECT_EQ(resolve(*p.prog, *schedules).grids[0].unroll, (std::array<int, 3>{2, 1, 1}));
   EXPECT_TRUE(resolve(*p.prog, *schedules).grids[0].cyclic);
-  // `stream` applies it too (issue 12), but its fused kernels under a time tile do not.
+  // `stream` applies it too (issue 12), also its fused kernels under a time tile.
   sh.family = ScheduleFamily::Stream;
   schedules = buildSchedules(*p.prog, sh, *machine, diags);
   ASSERT_TRUE(schedules);
@@ -620,12 +620,10 @@ TEST(GpuLowering, PlanFromSchedules) {
   schedules = buildSchedules(*p.prog, sh, *machine, diags);
   ASSERT_TRUE(schedules);
   notes = scheduleNotes(*p.prog, *schedules);
-  ASSERT_EQ(notes.size(), 2u);
-  EXPECT_TRUE(contains(notes[0],
-                       "unroll (command line (--unroll i=2,cyclic)) is not applied by "
-                       "stream + time_tile"))
-      << notes[0];
-  EXPECT_EQ(resolve(*p.prog, *schedules).grids[0].unroll, (std::array<int, 3>{1, 1, 1}));
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_FALSE(contains(notes[0], "unroll")) << notes[0];
+  EXPECT_EQ(resolve(*p.prog, *schedules).grids[0].unroll, (std::array<int, 3>{2, 1, 1}));
+  EXPECT_TRUE(resolve(*p.prog, *schedules).grids[0].cyclic);
 
   ScheduleOptions global;
   global.family = ScheduleFamily::Global;
