@@ -128,7 +128,7 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
   p.accumulateAhead.assign(a.stages.size(), 0);
   for (size_t s = 0; s < a.stages.size(); ++s)
     if (a.stages[s].retimed)
-      p.accumulateAhead[s] = a.stages[s].retimed->hi - a.stages[s].retimed->lo;
+      p.accumulateAhead[s] = a.stages[s].retimed->hi() - a.stages[s].retimed->lo();
   for (size_t b = 0; b < a.buffers.size(); ++b)
     if (a.buffers[b].producer >= 0)
       p.resultBuffer[static_cast<size_t>(a.buffers[b].producer)] = static_cast<int>(b);

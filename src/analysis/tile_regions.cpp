@@ -165,7 +165,7 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
           s.retimed = r;
           for (Reference& ref : s.accesses.reads)
             for (Subscript& sub : ref.subs)
-              if (!sub.fixed() && sub.iter == spec.streamDim) sub.offset = r.hi;
+              if (!sub.fixed() && sub.iter == spec.streamDim) sub.offset = r.hi();
         }
     }
   }

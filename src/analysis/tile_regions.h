@@ -32,6 +32,7 @@
 
 #include "analysis/accesses.h"
 #include "analysis/regions.h"
+#include "analysis/retiming.h"
 #include "ir/program.h"
 
 namespace tessel {
@@ -51,7 +52,9 @@ FusedSequence fuseCallRange(const Program& prog, int first, int count);
 /// parts' highest offset), and accumulates the outputs on planes out .. out + hi - lo.
 struct RetimedStmt {
   int call = -1, stmt = -1;  // Program::calls index, statement index
-  int64_t lo = 0, hi = 0;    // the parts' lowest and highest offsets
+  Retiming retiming;         // its parts (ok), computed once for the analysis and the kernel
+  int64_t lo() const { return retiming.parts.front().offset; }
+  int64_t hi() const { return retiming.parts.back().offset; }
 };
 
 struct TileSpec {

@@ -145,7 +145,6 @@ std::vector<StmtPtr> StreamRings::loadRing(int buffer) {
   u_.array(src);
   Namer scope = c_.names;
   std::vector<int> dims = inPlane(c_);
-  std::string z = scope.take("z");
   std::vector<std::string> loopVar;
   for (int d : dims) loopVar.push_back(scope.take("y_" + c_.g.iters[static_cast<size_t>(d)]));
   const std::string what = valueName(c_.prog, c_.v.seq, b.value);
@@ -167,6 +166,7 @@ std::vector<StmtPtr> StreamRings::loadRing(int buffer) {
     loop.push_back(ifThen(binary(Op::Le, next, ivar(n_.chunkHi)), fetch));
     return {b.planes > b.window ? freshBlock(loop) : block(loop)};
   }
+  const std::string z = scope.take("z");
   loop.push_back(localDecl(CType::Int64, z, indexAddConst(ivar(n_.q), lead)));
   Element e = element(buffer, ivar(z), ivar(n_.q), loopVar, scope);
   ScalarType t = c_.prog.arrays.at(static_cast<size_t>(src)).type;

@@ -298,10 +298,8 @@ std::vector<StmtPtr> StreamedKernel::declareAccumulators() {
   for (size_t s = 0; s < c_.a.stages.size(); ++s) {
     const TileStage& ts = c_.a.stages[s];
     if (!ts.retimed || ts.region.empty) continue;
-    const tessel::Stmt& st = callAt(c_, ts.step).stmts.at(static_cast<size_t>(ts.stmt));
     Accumulators r;
-    r.parts = retime(c_.prog, callAt(c_, ts.step), st, c_.sd);
-    if (!r.parts.ok) internal("a retimed stage that cannot be retimed: " + r.parts.whyNot);
+    r.parts = ts.retimed->retiming;  // the tile analysis's (schedule/resolve.cpp)
     r.type = planeReads(r.parts)->type;
     for (int u = 0; u < copies(); ++u) {
       r.acc.emplace_back();

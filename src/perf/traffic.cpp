@@ -27,6 +27,16 @@ bool fullRank(const StageGroup& g, int dims) {
   return static_cast<int>(iters.size()) == dims;
 }
 
+/// FLOPs per point of statement `st` retimed as `r` (analysis/retiming.h): its parts, each
+/// product distributed over its sum, and one addition per part into its accumulator; the
+/// statement's own where it cannot be retimed.
+double retimedFlops(const Stmt& st, const Retiming& r) {
+  if (!r.ok) return stmtFlops(st);
+  Stmt parts = st;
+  parts.rhs = planeReads(r);
+  return stmtFlops(parts) + static_cast<double>(r.parts.size());
+}
+
 }  // namespace
 
 double groupLoads(const StagePlan& p, int64_t points, bool streamed, double planes) {
@@ -62,17 +72,8 @@ Traffic statementTraffic(const Program& prog, const GpuKernelInfo& k, const Stmt
   const bool streamed = k.streamIter >= 0;
   const double planes = streamed && k.chunk > 0 ? k.chunk : 0;
   Traffic t;
-  t.flops = t.usefulFlops = stmtFlops(st);
-  if (k.retimed) {
-    // The retimed parts (analysis/retiming.h): each product distributed over its sum, and one
-    // addition per part into its accumulator.
-    Retiming r = retime(prog, call, st, k.streamIter);
-    if (r.ok) {
-      Stmt parts = st;
-      parts.rhs = planeReads(r);
-      t.flops = t.usefulFlops = stmtFlops(parts) + static_cast<double>(r.parts.size());
-    }
-  }
+  t.flops = t.usefulFlops =
+      k.retimed ? retimedFlops(st, retime(prog, call, st, k.streamIter)) : stmtFlops(st);
   t.fp64 = st.lhs->type == ScalarType::Double;
   std::set<ArrayId> inDram;                     // arrays whose compulsory read is counted
   double l1 = 0, l2 = 0, shared = 0, dram = 0;  // bytes per block (and plane)
@@ -177,16 +178,7 @@ Traffic fusedTraffic(const Program& prog, const GpuKernelInfo& k, const TileAnal
         prog.calls.at(static_cast<size_t>(s.call)).stmts.at(static_cast<size_t>(s.stmt));
     const double points = static_cast<double>(s.points);
     const double w = typeBytes(st.lhs->type);
-    double flops = stmtFlops(st);
-    if (s.retimed) {
-      // The retimed parts (as statementTraffic) and an addition per part.
-      Retiming r = retime(prog, prog.calls.at(static_cast<size_t>(s.call)), st, a.spec.streamDim);
-      if (r.ok) {
-        Stmt parts = st;
-        parts.rhs = planeReads(r);
-        flops = stmtFlops(parts) + static_cast<double>(r.parts.size());
-      }
-    }
+    const double flops = s.retimed ? retimedFlops(st, s.retimed->retiming) : stmtFlops(st);
     t.flops += flops * points;
     t.fp64 = t.fp64 || st.lhs->type == ScalarType::Double;
     t.usefulFlops += flops * tile;

@@ -119,7 +119,7 @@ class Planner {
               "internal: a retimed schedule for a statement that cannot be "
               "retimed: " +
               r.whyNot);
-        out.push_back({c, static_cast<int>(k), r.parts.front().offset, r.parts.back().offset});
+        out.push_back({c, static_cast<int>(k), std::move(r)});
       }
     }
     return out;

@@ -80,7 +80,12 @@ TEST(StreamFusion, J3d7ptT4RetimedRingsHoldOnePlane) {
   Compiled c = benchmark("j3d7pt");
   const Program& p = *c.prog;
   TileSpec spec{{1, 26, 26}, 0, std::nullopt};
-  for (int call : {0, 1}) spec.retimed.push_back({call, 0, -1, 1});
+  for (int call : {0, 1})
+    spec.retimed.push_back({call, 0, retime(p, p.calls[call], p.calls[call].stmts[0], 0)});
+  for (const RetimedStmt& r : spec.retimed) {
+    ASSERT_EQ(r.lo(), -1);
+    ASSERT_EQ(r.hi(), 1);
+  }
   TileAnalysis a = analyzeTile(p, fuseCalls(p, {0, 1}, 4), spec);
   StreamedPlan sp = streamedPlan(p, a);
   ASSERT_TRUE(sp.supported) << sp.whyNot;
