@@ -100,10 +100,11 @@ const char* scheduleHelp(const std::string& flag) {
            "those of the halo compute nothing) or mixed (input along x, output along the others; "
            "paper 000 III-B3)";
   if (flag == "--fold")
-    return "shared and stream families: arrays a statement only ever combines point-wise "
-           "(every access a[s] op b[s], the same subscripts) are staged as their combination, "
-           "computed once per element as it is loaded (paper 000 III-B4): one array of shared "
-           "memory or registers instead of two";
+    return "shared and stream families (also with --time-tile): arrays a statement (or a fused "
+           "kernel's statements) only ever combines point-wise (every access a[s] op b[s], the "
+           "same subscripts) are staged as their combination, computed once per element as it "
+           "is loaded (paper 000 III-B4): one array of shared memory or registers instead of "
+           "two";
   if (flag == "--fma")
     return "contract a*b+c in the GPU kernels into fused multiply-adds (fma: one rounding, "
            "faster; results differ from the reference in the last bits, so --verify uses a "

@@ -29,7 +29,31 @@ struct Folding {
 /// of `A[s] op B[s]` (op one of + - * /) with equal subscripts.
 Folding foldStatement(const Program& prog, const CallInst& call, const Stmt& st);
 
+/// One statement of a fused sequence (stream + time_tile) and the call it belongs to.
+struct FoldItem {
+  const CallInst* call = nullptr;
+  const Stmt* stmt = nullptr;
+};
+
+/// The folds of a fused sequence's statements (each statement once, however often its call
+/// repeats): pairs of global arrays that no statement of the sequence writes, every reference to
+/// either of which in every statement is an operand of the same `A[s] op B[s]`. `uses` counts the
+/// combinations of all the statements per point.
+std::vector<Fold> foldSequence(const Program& prog, const std::vector<FoldItem>& items);
+
+/// Why `fold` of a single statement does not hold over `items` (a statement that writes one of
+/// the arrays or reads one of them otherwise), e.g. "statement 1 of 'diffusivity' reads 'u'
+/// otherwise"; "" where it holds.
+std::string whyNotSequenceFold(const Program& prog, const std::vector<FoldItem>& items,
+                               const Fold& fold);
+
+/// `e` (of a statement of `call`) with every combination of `folds` replaced by its array.
+ExprPtr applyFolds(const Program& prog, const CallInst& call, const ExprPtr& e,
+                   const std::vector<Fold>& folds);
+
 /// "my * u (4 combinations per point)", joined by "; "; "" without folds.
 std::string describeFolds(const Folding& f);
+/// The folds' texts, joined by ", " ("my * u, mz * u").
+std::string foldTexts(const std::vector<Fold>& folds);
 
 }  // namespace tessel

@@ -63,9 +63,12 @@ std::string describe(const TileAnalysis& a, const Program& prog) {
     s += "\n";
   }
   for (auto& in : a.inputs)
-    s += fmt::format("  input {}: footprint {} = {} points{}\n",
+    s += fmt::format("  input {}: footprint {} = {} points{}{}\n",
                      prog.arrays.at(static_cast<size_t>(in.array)).name,
-                     boxText(in.footprint, iters, sd), in.points, per);
+                     boxText(in.footprint, iters, sd), in.points, per,
+                     in.foldedInto < 0 ? ""
+                                       : fmt::format(" (folded: loaded into {}'s buffer)",
+                                                     prog.arrays.at(in.foldedInto).name));
   for (auto& b : a.buffers) {
     std::string who = b.producer < 0 ? "input" : fmt::format("stage {}", b.producer + 1);
     s += fmt::format("  buffer {} ({}): {} {} elements", valueName(prog, a.seq, b.value), who,

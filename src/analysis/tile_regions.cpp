@@ -157,7 +157,11 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
       s.step = static_cast<int>(step);
       s.call = seq.calls[step];
       s.stmt = static_cast<int>(k);
-      s.accesses = stmtAccesses(c.stmts[k]);
+      // Folded, the stage reads A where it read `A op B` (analysis/folding.h).
+      Stmt folded = c.stmts[k];
+      folded.rhs = applyFolds(prog, c, folded.rhs, spec.folds);
+      s.rhs = folded.rhs;
+      s.accesses = stmtAccesses(folded);
       s.writes = valueOf(s.accesses.write, s.step);
       for (const RetimedStmt& r : spec.retimed)
         if (spec.streamDim >= 0 && r.call == s.call && r.stmt == s.stmt) {
@@ -271,9 +275,17 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     hullInto(fp->second, r.box);
     globalReads[r.value].push_back(&r);
   }
+  // A folded array's partner is loaded with it, over its footprint.
+  std::map<int, int> foldedInto;
+  for (const Fold& f : spec.folds)
+    if (auto it = footprint.find(f.array.index); it != footprint.end() && !f.array.local) {
+      footprint[f.partner.index] = it->second;
+      foldedInto[f.partner.index] = f.array.index;
+    }
   for (auto& [arr, box] : footprint) {
     TileInput in;
     in.array = arr;
+    if (auto it = foldedInto.find(arr); it != foldedInto.end()) in.foldedInto = it->second;
     in.footprint = box;
     in.points = planePoints(box, spec.streamDim);
     a.inputs.push_back(in);

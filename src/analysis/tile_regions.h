@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "analysis/accesses.h"
+#include "analysis/folding.h"
 #include "analysis/regions.h"
 #include "analysis/retiming.h"
 #include "ir/program.h"
@@ -71,6 +72,10 @@ struct TileSpec {
   /// at `hi` (TileStage::accesses say so), and with any of them the buffers' windows span the
   /// planes their readers read (leads included) and the previous values later stages take.
   std::vector<RetimedStmt> retimed = {};
+  /// Streamed: pairs of arrays the sequence only reads, and only as `A[s] op B[s]`
+  /// (analysis/folding.h: foldSequence): the stages read A where they read the combination, A's
+  /// ring holds the combination (loaded with B's elements), and B has no buffer of its own.
+  std::vector<Fold> folds = {};
 };
 
 /// A value a fused sequence touches.
@@ -89,7 +94,10 @@ TileValue valueOf(const Reference& r, int step);
 struct TileStage {
   int step = 0, call = -1, stmt = -1;
   TileValue writes;
-  StmtAccesses accesses;  // what the statement reads and writes (taken once)
+  /// The right-hand side the kernel computes: the statement's, or with TileSpec::folds the
+  /// folded one (each combination its array).
+  ExprPtr rhs;
+  StmtAccesses accesses;  // what the statement reads and writes (taken once, from `rhs`)
   Box region;             // iteration points, tile coordinates (the hull it computes)
   int64_t points = 0;     // points of `region` (per plane when streamed)
   int64_t redundant = 0;  // points of `region` outside the tile (per plane)
@@ -107,6 +115,9 @@ struct TileStage {
 /// A global array read from global memory (not produced earlier in the sequence).
 struct TileInput {
   int array = -1;
+  /// Folded (TileSpec::folds): the array whose ring this one's elements are combined into as
+  /// they are loaded (its footprint is that array's); -1 for the others.
+  int foldedInto = -1;
   Box footprint;       // the hull of its reads from global memory, tile coordinates
   int64_t points = 0;  // per plane when streamed; dimensions the array lacks count once
 };

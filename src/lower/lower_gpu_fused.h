@@ -70,6 +70,13 @@ inline TileValue valueOf(ArrayId id, int step) {
   if (!id.local) return {TileValue::Kind::Global, -1, id.index};
   return {TileValue::Kind::LocalArray, step, id.index};
 }
+/// The fold of global array `array` (TileSpec::folds: its buffer holds `array op partner`), or
+/// null.
+inline const Fold* foldOf(const FusedContext& c, int array) {
+  for (const Fold& f : c.a.spec.folds)
+    if (!f.array.local && f.array.index == array) return &f;
+  return nullptr;
+}
 /// The element type of a value the sequence writes.
 ScalarType elementType(const FusedContext& c, const TileValue& v);
 /// The variable-name stem of a value ("u" for "u (step 2)").
@@ -124,6 +131,9 @@ class FusedExprs {
   ExprPtr globalIndex(const Expr& ref, const std::vector<ExprPtr>& at);
   /// Row-major in global array `array` (which has every dimension: it is written) at `at`.
   ExprPtr rowMajor(int array, const std::vector<ExprPtr>& at);
+  /// Global array `array`'s element at index `index`, or for a folded array (foldOf) the
+  /// combination with its partner's element there (the same extents: the same index).
+  ExprPtr element(int array, const ExprPtr& index);
   /// The step whose statement is being translated (-1: none).
   int step() const { return step_; }
   void setStep(int step) { step_ = step; }

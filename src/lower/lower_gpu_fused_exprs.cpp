@@ -94,6 +94,16 @@ ExprPtr FusedExprs::rowMajor(int array, const std::vector<ExprPtr>& at) {
   return gi;
 }
 
+ExprPtr FusedExprs::element(int array, const ExprPtr& index) {
+  u_.array(array);
+  const ScalarType t = c_.prog.arrays.at(static_cast<size_t>(array)).type;
+  ExprPtr v = load(c_.g.arrays.at(static_cast<size_t>(array)), index, t);
+  const Fold* f = foldOf(c_, array);
+  if (!f) return v;
+  u_.array(f->partner.index);
+  return binary(f->op, v, load(c_.g.arrays.at(static_cast<size_t>(f->partner.index)), index, t));
+}
+
 ExprPtr FusedExprs::kernel(const ExprPtr& e) {
   switch (e->kind) {
     case ExprKind::ParamRef:
@@ -118,9 +128,7 @@ ExprPtr FusedExprs::kernel(const ExprPtr& e) {
     case ExprKind::ArrayRef: {
       if (ExprPtr r = reads_->array(*e, valueOf(e->array, step_))) return r;
       if (e->array.local) internal("a local array that is not in shared memory");
-      u_.array(e->array.index);
-      return load(c_.g.arrays.at(static_cast<size_t>(e->array.index)),
-                  globalIndex(*e, iterVars(c_)), e->type);
+      return element(e->array.index, globalIndex(*e, iterVars(c_)));
     }
     default:
       break;

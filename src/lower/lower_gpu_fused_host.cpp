@@ -225,11 +225,12 @@ FusedCalls lowerFusedGroups(const Program& prog, const ResolvedSchedule& resolve
                                       fmt::join(grp.body, ", "), grp.note));
       continue;
     }
-    if (!grp.remark.empty())
-      out.notes.push_back(fmt::format("stencil '{}': {}: calls {}: {}",
-                                      prog.stencils[grp.stencil].name,
-                                      grp.streamDim >= 0 ? "stream + time_tile" : "overlapped",
-                                      fmt::join(grp.body, ", "), grp.remark));
+    for (const std::string* r : {&grp.remark, &grp.foldNote})
+      if (!r->empty())
+        out.notes.push_back(fmt::format("stencil '{}': {}: calls {}: {}",
+                                        prog.stencils[grp.stencil].name,
+                                        grp.streamDim >= 0 ? "stream + time_tile" : "overlapped",
+                                        fmt::join(grp.body, ", "), *r));
     for (auto& v : grp.variants)
       for (int r : v.analysis.results)
         if (g.shadows[r].empty()) g.shadows[r] = g.namer.take(prog.arrays[r].name + "_next");

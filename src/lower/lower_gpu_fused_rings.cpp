@@ -3,6 +3,14 @@
 
 namespace tessel::gpu::fused {
 
+std::string StreamRings::inputName(const TileBuffer& b) const {
+  std::string name = valueName(c_.prog, c_.v.seq, b.value);
+  if (b.value.kind != TileValue::Kind::Global) return name;
+  const Fold* f = foldOf(c_, b.value.index);
+  return f ? fmt::format("{} (folded: it holds {}, computed as it is loaded)", name, f->text)
+           : name;
+}
+
 int64_t StreamRings::declare(Function& f) {
   int64_t shared = 0, lowest = 0;
   for (size_t b = 0; b < c_.a.buffers.size(); ++b) {
@@ -147,7 +155,7 @@ std::vector<StmtPtr> StreamRings::loadRing(int buffer) {
   std::vector<int> dims = inPlane(c_);
   std::vector<std::string> loopVar;
   for (int d : dims) loopVar.push_back(scope.take("y_" + c_.g.iters[static_cast<size_t>(d)]));
-  const std::string what = valueName(c_.prog, c_.v.seq, b.value);
+  const std::string what = inputName(b);
   std::vector<StmtPtr> loop;
   auto pf = prefetch_.find(buffer);
   if (pf != prefetch_.end()) {
@@ -169,11 +177,8 @@ std::vector<StmtPtr> StreamRings::loadRing(int buffer) {
   const std::string z = scope.take("z");
   loop.push_back(localDecl(CType::Int64, z, indexAddConst(ivar(n_.q), lead)));
   Element e = element(buffer, ivar(z), ivar(n_.q), loopVar, scope);
-  ScalarType t = c_.prog.arrays.at(static_cast<size_t>(src)).type;
   std::vector<StmtPtr> body = e.decls;
-  body.push_back(
-      ifThen(e.inside,
-             {store(r.name, e.ring, load(c_.g.arrays.at(static_cast<size_t>(src)), e.global, t))}));
+  body.push_back(ifThen(e.inside, {store(r.name, e.ring, x_.element(src, e.global))}));
   for (size_t n = dims.size(); n-- > 0;) {
     size_t k = static_cast<size_t>(dims[n]);
     body = {cooperativeLoop(loopVar[n], ivar(n_.lid[k]), intLit(b.box.hi[k] - b.box.lo[k]),
@@ -219,9 +224,8 @@ std::vector<StmtPtr> StreamRings::prefetchSlot(int buffer, const ExprPtr& step, 
   for (auto& d : e.decls) body.push_back(d);
   ScalarType t = c_.prog.arrays.at(static_cast<size_t>(src)).type;
   ExprPtr cond = allOf(exists, e.inside);
-  body.push_back(
-      ifThen(cond, {fetch ? assign(reg, load(c_.g.arrays.at(static_cast<size_t>(src)), e.global, t))
-                          : store(rings_.at(buffer).name, e.ring, var(reg, t))}));
+  body.push_back(ifThen(cond, {fetch ? assign(reg, x_.element(src, e.global))
+                                     : store(rings_.at(buffer).name, e.ring, var(reg, t))}));
   return {block(std::move(body))};
 }
 
@@ -237,7 +241,7 @@ std::vector<StmtPtr> StreamRings::startPrefetch() {
       const int64_t step = threads(c_, d);
       n *= (b.box.hi[k] - b.box.lo[k] + 1 + step - 1) / step;
     }
-    const std::string what = valueName(c_.prog, c_.v.seq, b.value);
+    const std::string what = inputName(b);
     if (n > kMaxPrefetchRegisters) {
       notPrefetched_ +=
           fmt::format("{}'{}' ({} elements per thread, at most {})",

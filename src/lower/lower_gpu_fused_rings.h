@@ -81,6 +81,8 @@ class StreamRings {
   /// The m-th element a thread loads (iterations of the cooperative loops in mixed radix).
   std::vector<StmtPtr> prefetchSlot(int buffer, const ExprPtr& step, size_t m, bool fetch);
 
+  /// An input ring's value for comments: its name, and what it holds where folded.
+  std::string inputName(const TileBuffer& b) const;
   /// Slot (plane mod planes) times the plane's elements plus the row-major in-plane offset
   /// from the buffer's first point.
   ExprPtr ringIndex(int buffer, const ExprPtr& plane, const std::vector<ExprPtr>& at) const;

@@ -166,7 +166,7 @@ std::vector<StmtPtr> TiledKernel::stage(size_t s) {
   ScalarType lt = st.lhs->type;
   const std::string& tile = tiles_.at(lv).name;
   ExprPtr idx = sharedIndex(lv, at);
-  ExprPtr value = x_.kernel(st.rhs);
+  ExprPtr value = x_.kernel(ts.rhs);
   if (st.op != AssignOp::Set) value = binary(compoundOp(st.op), load(tile, idx, lt), value);
   if (value->type != lt) value = cast(lt, value);
   if (usesStatusHelper(value)) u_.kernel.status = true;

@@ -255,7 +255,7 @@ StmtPtr StreamedKernel::stageAt(size_t s, int copy) {
   if (ts.retimed) parts = accumulate(s, copy, inPlaneStmt, ivar(bnd[k].first), ivar(bnd[k].second));
   ExprPtr value = ts.retimed ? var(retimed_.at(s).acc.at(static_cast<size_t>(copy)).front(),
                                    retimed_.at(s).type)
-                             : x_.kernel(st.rhs);
+                             : x_.kernel(ts.rhs);
   if (st.op != AssignOp::Set) value = binary(compoundOp(st.op), previous(lv, lt, global), value);
   if (value->type != lt) value = cast(lt, value);
   if (usesStatusHelper(value)) u_.kernel.status = true;
@@ -350,13 +350,20 @@ std::string StreamedKernel::describe(int64_t shared) const {
   for (int d : inPlane(c_)) tile.push_back(std::to_string(c_.v.tile[static_cast<size_t>(d)]));
   size_t calls = c_.v.seq.calls.size(), stages = c_.a.stages.size();
   return fmt::format(
-      "Stream + time tile: {} fused call{} (calls {}), tile {} streaming {} ({}), {} threads, "
-      "{} stage{}, {} bytes of shared memory, {:.1f}% of the computed points redundant.",
-      calls, calls == 1 ? "" : "s", fmt::join(callNames(c_), ", "), fmt::join(tile, "x"),
-      iters[static_cast<size_t>(c_.sd)],
-      c_.chunk > 0 ? fmt::format("chunks of {} planes", c_.chunk) : "every plane",
-      c_.block[0] * c_.block[1] * c_.block[2], stages, stages == 1 ? "" : "s", shared,
-      c_.a.totals.redundancyPercent);
+             "Stream + time tile: {} fused call{} (calls {}), tile {} streaming {} ({}), {} "
+             "threads, "
+             "{} stage{}, {} bytes of shared memory, {:.1f}% of the computed points redundant.",
+             calls, calls == 1 ? "" : "s", fmt::join(callNames(c_), ", "), fmt::join(tile, "x"),
+             iters[static_cast<size_t>(c_.sd)],
+             c_.chunk > 0 ? fmt::format("chunks of {} planes", c_.chunk) : "every plane",
+             c_.block[0] * c_.block[1] * c_.block[2], stages, stages == 1 ? "" : "s", shared,
+             c_.a.totals.redundancyPercent) +
+         (c_.a.spec.folds.empty()
+              ? ""
+              : fmt::format(" Folded (paper 000 III-B4): {} staged as one array each, computed as "
+                            "it is loaded; the stages read the first array where they read the "
+                            "combination.",
+                            foldTexts(c_.a.spec.folds)));
 }
 
 Function StreamedKernel::build(GpuProgram& out) {
@@ -385,6 +392,7 @@ Function StreamedKernel::build(GpuProgram& out) {
     out.kernels.back().retimed += static_cast<int>(r.parts.accumulators) * copies();
   out.kernels.back().prefetched = rings_.prefetched();
   out.kernels.back().notPrefetched = rings_.notPrefetched();
+  out.kernels.back().folded = foldTexts(c_.a.spec.folds);
   return k;
 }
 

@@ -124,6 +124,41 @@ class Planner {
     }
     return out;
   }
+  /// Whether fold `f`'s array has an input ring in shared memory in `a`.
+  static bool stagedInput(const TileAnalysis& a, const Fold& f) {
+    return std::any_of(a.buffers.begin(), a.buffers.end(), [&](const TileBuffer& b) {
+      return b.producer < 0 && b.shared && b.value.kind == TileValue::Kind::Global &&
+             b.value.index == f.array.index;
+    });
+  }
+  /// "'p - q'": the folds of `a` that have no input ring, quoted, joined by " and ".
+  static std::string unstagedFolds(const TileAnalysis& a) {
+    std::vector<std::string> out;
+    for (const Fold& f : a.spec.folds)
+      if (!stagedInput(a, f)) out.push_back("'" + f.text + "'");
+    return fmt::format("{}", fmt::join(out, " and "));
+  }
+  /// The folds of `seq` (stream + time_tile with fold, analysis/folding.h: foldSequence); where
+  /// a statement folds on its own but the sequence does not, `note` says why.
+  std::vector<Fold> sequenceFolds(const FusedSequence& seq, int sd, const GridShape& grid,
+                                  std::string& note) const {
+    if (sd < 0 || !grid.fold || grid.retime) return {};
+    std::vector<FoldItem> items;
+    std::set<int> seen;
+    for (int c : seq.calls)
+      if (seen.insert(c).second)
+        for (const Stmt& st : prog_.calls.at(static_cast<size_t>(c)).stmts)
+          items.push_back({&prog_.calls.at(static_cast<size_t>(c)), &st});
+    std::vector<Fold> folds = foldSequence(prog_, items);
+    for (const FoldItem& it : items)
+      for (const Fold& f : foldStatement(prog_, *it.call, *it.stmt).folds) {
+        std::string why = whyNotSequenceFold(prog_, items, f);
+        if (why.empty() || note.find("'" + f.text + "'") != std::string::npos) continue;
+        note += fmt::format("{}fold: '{}' folds in '{}' alone but not in the fused kernel: {}",
+                            note.empty() ? "" : "; ", f.text, it.call->name, why);
+      }
+    return folds;
+  }
   static std::vector<int> calls(const std::vector<ExecNode>& nodes, size_t b, size_t e) {
     std::vector<int> out;
     for (size_t k = b; k < e; ++k) out.push_back(nodes[k].call);
@@ -203,14 +238,27 @@ class Planner {
       v.tile = *tile;
       if (g.streamDim >= 0) v.tile[static_cast<size_t>(g.streamDim)] = 1;
       const std::vector<RetimedStmt> retimed = retimedStmts(v.seq, g.streamDim);
-      v.analysis =
-          analyzeTile(prog_, v.seq, {v.tile, g.streamDim, std::nullopt, grid.sparePlane, retimed});
-      // Arrays no later kernel reads are not written back (analysis/dead_stores.h).
-      if (!grid.keepDeadStores && v.analysis.supported) {
-        std::vector<int> live = liveResults(prog_, place(g), p);
-        if (live.size() < v.analysis.results.size() && !live.empty())
-          v.analysis =
-              analyzeTile(prog_, v.seq, {v.tile, g.streamDim, live, grid.sparePlane, retimed});
+      std::vector<Fold> folds = sequenceFolds(v.seq, g.streamDim, grid, g.foldNote);
+      const auto analyze = [&] {
+        v.analysis = analyzeTile(
+            prog_, v.seq, {v.tile, g.streamDim, std::nullopt, grid.sparePlane, retimed, folds});
+        // Arrays no later kernel reads are not written back (analysis/dead_stores.h).
+        if (!grid.keepDeadStores && v.analysis.supported) {
+          std::vector<int> live = liveResults(prog_, place(g), p);
+          if (live.size() < v.analysis.results.size() && !live.empty())
+            v.analysis = analyzeTile(prog_, v.seq,
+                                     {v.tile, g.streamDim, live, grid.sparePlane, retimed, folds});
+        }
+      };
+      analyze();
+      // A fold stages its combination in the first array's input ring; a pair read only at the
+      // centre has none (the kernel reads it from global memory): nothing to fold there.
+      if (std::erase_if(folds, [&](const Fold& f) { return !stagedInput(v.analysis, f); }) > 0) {
+        if (g.foldNote.find("read only at the centre") == std::string::npos)
+          g.foldNote += std::string(g.foldNote.empty() ? "" : "; ") +
+                        "fold: the fused kernel reads " + unstagedFolds(v.analysis) +
+                        " only at the centre, from global memory: nothing to stage";
+        analyze();
       }
       if (!v.analysis.supported) {
         g.fused = false;

@@ -50,8 +50,9 @@ struct GridShape {
   /// Schedule::prefetch under the stream family (per-statement kernels): each shared plane is
   /// loaded into registers one plane ahead, while the current one is computed (paper 000 III-A4).
   bool prefetch = false;
-  /// Schedule::fold under the staged families (per-statement kernels): arrays only ever combined
-  /// point-wise are staged as their combination (analysis/folding.h).
+  /// Schedule::fold under the staged families (per-statement kernels) and stream + time_tile
+  /// (the fused kernels' input rings, TileSpec::folds): arrays only ever combined point-wise are
+  /// staged as their combination (analysis/folding.h).
   bool fold = false;
   /// staged families: arrays (the stencil's formal names) read from global memory at each use,
   /// never staged: `gmem` placements and the arrays Schedule::demoted names.
@@ -121,6 +122,9 @@ struct FusionGroup {
   /// A decision about a fused group the user should hear about: fewer calls than the time tile
   /// (fused as they are) or calls left over after the fused kernels (run per statement).
   std::string remark;
+  /// Fold under stream + time_tile where a statement folds on its own but the fused kernel does
+  /// not (another statement reads or writes one of the arrays): which and why.
+  std::string foldNote;
   std::vector<FusedVariant> variants;
 
   /// The variant starting at body position `phase`, or null.

@@ -300,25 +300,28 @@ struct Checker {
   }
 
   // Folding stages a combination instead of its arrays: the staged families' per-statement
-  // kernels (shared, stream with time_tile 1), not with retiming (whose parts regroup the
-  // products folding would combine).
+  // kernels (shared, stream) and stream + time_tile's input rings, not with retiming (whose parts
+  // regroup the products folding would combine). The global families and `overlapped` stage no
+  // array the kernel only reads (overlapped reads its inputs from global memory).
   void checkFold() {
     if (!s.fold.value) return;
     const ScheduleFamily f = s.family.value;
-    const bool fused = s.timeTile.value > 1 && f == ScheduleFamily::Stream;
-    const bool staged = f == ScheduleFamily::Shared || (f == ScheduleFamily::Stream && !fused);
+    const bool staged = f == ScheduleFamily::Shared || f == ScheduleFamily::Stream;
     if (staged && !s.retime.value) return;
+    const std::string why =
+        staged ? std::string("retimed ones")
+        : f == ScheduleFamily::Overlapped
+            ? std::string(
+                  "the 'overlapped' family (its kernels read the arrays they do not write "
+                  "from global memory: nothing is staged to fold)")
+            : fmt::format("the '{}' family (nothing is staged)", familyName(f));
     error(s.fold.origin,
           fmt::format("{}: folding stages arrays combined point-wise as their combination in "
                       "shared memory or registers: it applies to the shared and stream families' "
-                      "kernels, not to {}",
-                      settingName(s.fold.origin, "fold"),
-                      s.retime.value && staged ? std::string("retimed ones")
-                      : fused                  ? std::string("stream + time_tile")
-                                               : fmt::format("the '{}' family", familyName(f))),
-          s.retime.value && staged ? "leave fold or retime out"
-                                   : "use --schedule shared or stream (time_tile 1), or leave "
-                                     "fold out");
+                      "kernels (also with time_tile), not to {}",
+                      settingName(s.fold.origin, "fold"), why),
+          staged ? "leave fold or retime out"
+                 : "use --schedule shared or stream (also with --time-tile), or leave fold out");
   }
 
   // Retiming (analysis/retiming.h) needs the stream family's per-statement sweep, and every

@@ -188,7 +188,8 @@ TEST(Oclgrind, PrefetchedKernelsHaveNoRaceOrOutOfBoundsAccess) {
   }
 }
 
-// Issue 12: folded kernels (--fold) under shared and stream.
+// Issue 12: folded kernels (--fold) under shared, stream and stream + time_tile (the fused
+// kernel's ring of a combination: tests/e2e/data/fold_sweep.sten, fold_partial.sten).
 TEST(Oclgrind, FoldedKernelsHaveNoRaceOrOutOfBoundsAccess) {
   TESSEL_REQUIRE_OCLGRIND();
   TESSEL_REQUIRE_OPENCL();
@@ -199,6 +200,12 @@ TEST(Oclgrind, FoldedKernelsHaveNoRaceOrOutOfBoundsAccess) {
     expectClean(file.string(),
                 "--schedule stream --fold --prefetch --unroll i=2" + tinyParams(file));
   }
+  const std::string data = sourceDir() + "/tests/e2e/data/";
+  const std::string tiny = " --param L=7 --param M=9 --param N=11 --param T=2";
+  expectClean(data + "fold_sweep.sten", "--schedule stream --time-tile 2 --fold" + tiny);
+  expectClean(data + "fold_sweep.sten",
+              "--schedule stream --time-tile 3 --chunk 3 --fold --prefetch --unroll j=2" + tiny);
+  expectClean(data + "fold_partial.sten", "--schedule stream --time-tile 2 --fold" + tiny);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, OclgrindBenchmark, ::testing::ValuesIn(benchmarkNames()),

@@ -83,3 +83,58 @@ TEST(Folding, PairsThatDoNotCoverEveryAccessAreLeftAlone) {
 }
 
 }  // namespace tessel
+
+namespace tessel {
+namespace {
+
+/// The statements of every call of `c` (each call's statements once), as foldSequence takes
+/// them.
+std::vector<FoldItem> itemsOf(const Compiled& c) {
+  std::vector<FoldItem> items;
+  for (const CallInst& call : c.prog->calls)
+    for (const Stmt& st : call.stmts) items.push_back({&call, &st});
+  return items;
+}
+
+}  // namespace
+
+// stream + time_tile (TileSpec::folds): a pair folds over a fused sequence only where every
+// statement references its arrays only as that combination and none writes them.
+TEST(FoldingSequence, APairFoldsOnlyWhereEveryStatementCombinesIt) {
+  const std::string head =
+      "parameter N=64;\niterator i;\ndouble a[N], b[N], c[N], d[N], x[N], y[N];\n"
+      "copyin a, b, c, d, x;\n";
+  Compiled both = compileText(head +
+                              "stencil s1 () { y[i] = x[i] + a[i-1] * b[i-1] + (c[i] - d[i]); }\n"
+                              "stencil s2 () { x[i] = y[i+1] * (a[i] * b[i]) + (c[i] - d[i]); }\n"
+                              "s1 ();\ns2 ();\ncopyout x, y;\n");
+  ASSERT_TRUE(both.prog) << both.diagText();
+  std::vector<Fold> f = foldSequence(*both.prog, itemsOf(both));
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(foldTexts(f), "a * b, c - d");
+  EXPECT_EQ(f[0].uses, 2);  // one combination in each statement
+  // The rewrite reads the first array where the statement read the pair.
+  const CallInst& c1 = both.prog->calls.at(0);
+  EXPECT_EQ(toString(applyFolds(*both.prog, c1, c1.stmts[0].rhs, f), both.prog->iteratorNames()),
+            "x[i] + a[i-1] + c[i]");
+
+  // The second statement reads a alone (and writes c): each statement folds on its own, the
+  // sequence folds nothing, and the reason names the statement.
+  Compiled apart = compileText(head +
+                               "stencil s1 () { y[i] = a[i-1] * b[i-1] + (c[i] - d[i]); }\n"
+                               "stencil s2 () { c[i] = y[i] * a[i] + x[i]; }\n"
+                               "s1 ();\ns2 ();\ncopyout c, y;\n");
+  ASSERT_TRUE(apart.prog) << apart.diagText();
+  EXPECT_TRUE(foldSequence(*apart.prog, itemsOf(apart)).empty());
+  const CallInst& s1 = apart.prog->calls.at(0);
+  Folding alone = foldStatement(*apart.prog, s1, s1.stmts[0]);
+  ASSERT_EQ(alone.folds.size(), 2u);
+  EXPECT_EQ(whyNotSequenceFold(*apart.prog, itemsOf(apart), alone.folds[0]),
+            "statement 1 of 's2' reads 'a' otherwise");
+  EXPECT_EQ(whyNotSequenceFold(*apart.prog, itemsOf(apart), alone.folds[1]),
+            "statement 1 of 's2' writes 'c'");
+  // Over the first statement alone, both hold.
+  EXPECT_EQ(whyNotSequenceFold(*apart.prog, {{&s1, &s1.stmts[0]}}, alone.folds[0]), "");
+}
+
+}  // namespace tessel

@@ -283,20 +283,33 @@ TEST(Schedule, GlobalStreamStreamsTheSlowestIteratorByDefault) {
 
 // ---- schedules: pragmas ----
 
+TEST(Schedule, AFoldClauseUnderOverlappedIsRefusedAtItsLocation) {
+  auto c = program(k3d, "#pragma time_tile 2 fold");
+  auto r = check(*c.prog, options({{"--schedule", "overlapped"}}));
+  EXPECT_FALSE(r.valid);
+  EXPECT_EQ(r.diags.errorCount(), 1) << allText(r.diags);
+  EXPECT_NE(allText(r.diags).find("test.sten:4:21: error: 'fold'"), std::string::npos)
+      << allText(r.diags);
+  EXPECT_NE(allText(r.diags).find("nothing is staged to fold"), std::string::npos)
+      << allText(r.diags);
+  // The same clause under stream + time_tile is taken.
+  auto tt = check(*c.prog, options({{"--schedule", "stream"}}));
+  EXPECT_TRUE(tt.valid) << allText(tt.diags);
+}
+
 TEST(Schedule, PragmaClausesMapOntoTheScheduleWithTheirLocations) {
   auto c = program(k3d,
                    "#pragma stream j block (64, 4) unroll k=2, i=1 cyclic time_tile 3\n"
                    "#pragma prefetch fold occupancy 0.5 perspective input no_shmem");
   auto r = check(*c.prog);
-  // Every clause is read, with its location; fold and the input perspective are refused under
-  // stream + time_tile (time_tile 3), the only errors (prefetch applies there).
+  // Every clause is read, with its location; the input perspective is refused under stream +
+  // time_tile (time_tile 3), the only error (prefetch and fold apply there).
   EXPECT_FALSE(r.valid);
-  EXPECT_EQ(r.diags.errorCount(), 2) << allText(r.diags);
+  EXPECT_EQ(r.diags.errorCount(), 1) << allText(r.diags);
   EXPECT_NE(allText(r.diags).find("test.sten:5:37: error: 'perspective input'"), std::string::npos)
       << allText(r.diags);
   EXPECT_EQ(allText(r.diags).find("error: 'prefetch'"), std::string::npos) << allText(r.diags);
-  EXPECT_NE(allText(r.diags).find("test.sten:5:18: error: 'fold'"), std::string::npos)
-      << allText(r.diags);
+  EXPECT_EQ(allText(r.diags).find("error: 'fold'"), std::string::npos) << allText(r.diags);
   const Schedule& s = r.schedule;
   EXPECT_EQ(s.family.value, ScheduleFamily::Stream);  // a stream clause selects `stream`
   ASSERT_TRUE(s.stream);
