@@ -104,6 +104,57 @@ std::optional<nlohmann::json> predictUnder(const Program& prog,
 
 namespace {
 
+/// The register-level optimisations (issue 12) whose predicted effect `analyze` states where the
+/// command line gives them: the schedule is predicted again without them.
+const char* const kOptimisationFlags[] = {"--retime", "--prefetch", "--fold", "--unroll",
+                                          "--perspective"};
+
+/// The optimisation flags of `flags` as given ("--retime --unroll i=2"); "" without any.
+std::string optimisationsOf(const std::map<std::string, std::string>& flags) {
+  std::string out;
+  for (const char* f : kOptimisationFlags) {
+    auto it = flags.find(f);
+    if (it == flags.end() || it->second.empty()) continue;
+    out += (out.empty() ? "" : " ") + std::string(f) + (it->second == "on" ? "" : " " + it->second);
+  }
+  return out;
+}
+
+/// The predicted effect of the command line's register-level optimisations: `with` (the
+/// analysis) against the same schedule without them, per program and per kernel of the same
+/// name. Where the schedule without them is refused, why.
+void addEffect(const Program& prog, const std::map<std::string, std::string>& flags,
+               const ParamValues& params, bool ptxas, DiagnosticEngine& diags,
+               nlohmann::json& with) {
+  const std::string given = optimisationsOf(flags);
+  if (given.empty()) return;
+  std::map<std::string, std::string> plain = flags;
+  for (const char* f : kOptimisationFlags) plain.erase(f);
+  std::string why;
+  auto without = predictUnder(prog, plain, params, ptxas, diags, nullptr, &why);
+  nlohmann::json effect = {{"without", given}};
+  if (!without) {
+    effect["refused"] = why;
+    with["effect"] = effect;
+    return;
+  }
+  const double before = (*without)["seconds"].get<double>(), after = with["seconds"];
+  effect["seconds_without"] = before;
+  effect["speedup"] = after > 0 ? before / after : 0;
+  with["effect"] = effect;
+  for (auto& k : with["kernels"])
+    for (const auto& b : (*without)["kernels"])
+      if (b["name"] == k["name"]) {
+        const double pb = b["seconds_per_update"], pa = k["seconds_per_update"];
+        nlohmann::json e = {{"seconds_per_update_without", pb},
+                            {"speedup", pa > 0 ? pb / pa : 0},
+                            {"bound_without", b["bound"]}};
+        if (b.contains("registers")) e["registers_without"] = b["registers"];
+        e["shared_bytes_without"] = b["shared_bytes"];
+        k["effect"] = e;
+      }
+}
+
 /// The families and time tiles --compare tries.
 const std::vector<std::pair<std::string, std::string>>& candidates() {
   static const std::vector<std::pair<std::string, std::string>> c = {
@@ -124,6 +175,7 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
   nlohmann::json values = nlohmann::json::object();
   for (size_t p = 0; p < prog.params.size(); ++p) values[prog.params[p].name] = (*params)[p];
   (*out)["parameters"] = values;
+  addEffect(prog, opts.scheduleFlags, *params, opts.ptxas, diags, *out);
   if (!opts.compare) return out;
   nlohmann::json ranking = nlohmann::json::array();
   for (const auto& [family, tile] : candidates()) {
@@ -255,6 +307,17 @@ std::string analyzeText(const nlohmann::json& a) {
                                                 a["roofline_gstencils_per_s"].get<double>())
                                   : std::string(),
       a["updates"].get<double>(), fmt::join(values, " "));
+  if (a.contains("effect")) {
+    const auto& e = a["effect"];
+    const std::string without = e["without"];
+    out += e.contains("refused")
+               ? fmt::format("effect   not predicted: without {} the schedule is refused ({})\n",
+                             without, e["refused"].get<std::string>())
+               : fmt::format(
+                     "effect   {:.2f}x against the same schedule without {} ({:.4g} ms "
+                     "per run without)\n",
+                     e["speedup"].get<double>(), without, e["seconds_without"].get<double>() * 1e3);
+  }
   for (const auto& k : a["kernels"]) {
     out += fmt::format("  {}  {}, block {}x{}x{}\n", k["name"].get<std::string>(),
                        k["family"].get<std::string>(), k["block"][0].get<int>(),
@@ -297,6 +360,20 @@ std::string analyzeText(const nlohmann::json& a) {
                          100 * k["occupancy"]["fraction"].get<double>(),
                          k["occupancy"]["limited_by"].get<std::string>());
     if (k.contains("applied")) out += "    applied  " + k["applied"].get<std::string>() + "\n";
+    if (k.contains("effect")) {
+      const auto& e = k["effect"];
+      std::string regs;
+      if (e.contains("registers_without") && k.contains("registers"))
+        regs = fmt::format(", {} -> {} registers", e["registers_without"].get<int>(),
+                           k["registers"].get<int>());
+      out += fmt::format(
+          "    effect   {:.2f}x: {:.4g} -> {:.4g} ns per point-update without -> with {} (bound "
+          "{} -> {}{}, {} -> {} B of shared memory)\n",
+          e["speedup"].get<double>(), e["seconds_per_update_without"].get<double>() * 1e9,
+          k["seconds_per_update"].get<double>() * 1e9, a["effect"]["without"].get<std::string>(),
+          e["bound_without"].get<std::string>(), k["bound"].get<std::string>(), regs,
+          e["shared_bytes_without"].get<int64_t>(), k["shared_bytes"].get<int64_t>());
+    }
     for (const auto& h : k["hints"]) out += "    hint     " + h.get<std::string>() + "\n";
   }
   if (!a["ptxas"].get<std::string>().empty())
