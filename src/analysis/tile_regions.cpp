@@ -334,6 +334,11 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     a.buffers.push_back(b);
   };
   for (auto& [v, rs] : globalReads) {
+    const bool inMemory = spec.streamDim >= 0 && v.kind == TileValue::Kind::Global &&
+                          std::find(spec.globalInputs.begin(), spec.globalInputs.end(), v.index) !=
+                              spec.globalInputs.end() &&
+                          !written[static_cast<size_t>(v.index)];
+    if (inMemory) continue;  // read from global memory at each use: no buffer
     Box box = emptyBox(dims);
     for (const ReadNeed* r : rs) hullInto(box, r->box);
     makeBuffer(v, -1, box, rs);

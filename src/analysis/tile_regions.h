@@ -76,6 +76,9 @@ struct TileSpec {
   /// (analysis/folding.h: foldSequence): the stages read A where they read the combination, A's
   /// ring holds the combination (loaded with B's elements), and B has no buffer of its own.
   std::vector<Fold> folds = {};
+  /// Streamed: global arrays the sequence only reads that get no input ring (a `gmem`
+  /// placement, or demoted for an occupancy target): the stages read them from global memory.
+  std::vector<int> globalInputs = {};
 };
 
 /// A value a fused sequence touches.

@@ -114,6 +114,9 @@ std::string appliedText(const KernelReport& r) {
   if (!k.perspective.empty()) parts.push_back("input perspective: " + k.perspective);
   if (!k.folded.empty())
     parts.push_back("folded: " + k.folded + " staged as one array (computed as it is loaded)");
+  if (!k.inGlobalMemory.empty())
+    parts.push_back("read from global memory instead of an input ring (gmem, occupancy): " +
+                    k.inGlobalMemory);
   if (k.prefetched > 0)
     parts.push_back(fmt::format("prefetched: the next plane in {} register{} per thread",
                                 k.prefetched, k.prefetched == 1 ? "" : "s"));

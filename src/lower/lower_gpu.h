@@ -68,7 +68,10 @@ struct GpuKernelInfo {
   int prefetched = 0;                     // stream: prefetch registers per thread
   std::string notPrefetched;              // stream with prefetch: the planes left without, why
   std::string folded;                     // folded combinations staged as one array ("my * u")
-  std::string perspective;                // shared, input or mixed: block against output tile
+  /// Fused streamed kernels: the arrays read from global memory instead of an input ring
+  /// (TileSpec::globalInputs: gmem placements, occupancy demotion), "m, c"; "" for none.
+  std::string inGlobalMemory;
+  std::string perspective;  // shared, input or mixed: block against output tile
   /// Output points a block covers along grid x, y, z where the input or mixed perspective
   /// makes them fewer than block x unroll (GridShape::tile); 0: block x unroll (tileAlong).
   std::array<int64_t, 3> tilePoints = {0, 0, 0};

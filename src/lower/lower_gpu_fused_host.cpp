@@ -225,7 +225,9 @@ FusedCalls lowerFusedGroups(const Program& prog, const ResolvedSchedule& resolve
                                       fmt::join(grp.body, ", "), grp.note));
       continue;
     }
-    for (const std::string* r : {&grp.remark, &grp.foldNote})
+    std::vector<const std::string*> said = {&grp.remark};
+    for (const std::string& r : grp.remarks) said.push_back(&r);
+    for (const std::string* r : said)
       if (!r->empty())
         out.notes.push_back(fmt::format("stencil '{}': {}: calls {}: {}",
                                         prog.stencils[grp.stencil].name,

@@ -393,6 +393,13 @@ Function StreamedKernel::build(GpuProgram& out) {
   out.kernels.back().prefetched = rings_.prefetched();
   out.kernels.back().notPrefetched = rings_.notPrefetched();
   out.kernels.back().folded = foldTexts(c_.a.spec.folds);
+  // The global inputs TileSpec::globalInputs takes out of shared memory (those it read).
+  std::vector<std::string> inMemory;
+  for (const TileInput& in : c_.a.inputs)
+    if (std::find(c_.a.spec.globalInputs.begin(), c_.a.spec.globalInputs.end(), in.array) !=
+        c_.a.spec.globalInputs.end())
+      inMemory.push_back(c_.prog.arrays.at(static_cast<size_t>(in.array)).name);
+  out.kernels.back().inGlobalMemory = fmt::format("{}", fmt::join(inMemory, ", "));
   return k;
 }
 

@@ -124,6 +124,39 @@ class Planner {
     }
     return out;
   }
+  /// Adds `r` to `remarks` once (the variants of a group repeat them).
+  static void remark(std::vector<std::string>& remarks, const std::string& r) {
+    if (std::find(remarks.begin(), remarks.end(), r) == remarks.end()) remarks.push_back(r);
+  }
+  /// The arrays of `seq` that the grid of stencil `stencil` puts in global memory (`gmem`
+  /// placements, occupancy demotion: GridShape::globalFormals, by their formal names in the
+  /// stencil's calls) and that no stage writes: read from global memory instead of an input ring
+  /// (TileSpec::globalInputs). The others get a remark: their ring stays.
+  std::vector<int> globalInputs(const FusedSequence& seq, int stencil, const GridShape& grid,
+                                std::vector<std::string>& remarks) const {
+    std::set<int> written, out;
+    for (int c : seq.calls)
+      for (const Stmt& st : prog_.calls.at(static_cast<size_t>(c)).stmts)
+        if (!st.lhsIsScalar() && !st.lhs->array.local) written.insert(st.lhs->array.index);
+    for (int c : seq.calls) {
+      const CallInst& call = prog_.calls.at(static_cast<size_t>(c));
+      if (call.stencil != stencil) continue;
+      for (size_t a = 0; a < prog_.arrays.size(); ++a) {
+        const std::string formal = formalName(prog_, call, {false, static_cast<int>(a)});
+        if (std::find(grid.globalFormals.begin(), grid.globalFormals.end(), formal) ==
+            grid.globalFormals.end())
+          continue;
+        if (!written.count(static_cast<int>(a)))
+          out.insert(static_cast<int>(a));
+        else
+          remark(remarks, fmt::format("'{}' stays in shared memory: the fused kernel writes it "
+                                      "(only the arrays it only reads can be read from global "
+                                      "memory instead of a ring)",
+                                      formal));
+      }
+    }
+    return {out.begin(), out.end()};
+  }
   /// Whether fold `f`'s array has an input ring in shared memory in `a`.
   static bool stagedInput(const TileAnalysis& a, const Fold& f) {
     return std::any_of(a.buffers.begin(), a.buffers.end(), [&](const TileBuffer& b) {
@@ -139,9 +172,9 @@ class Planner {
     return fmt::format("{}", fmt::join(out, " and "));
   }
   /// The folds of `seq` (stream + time_tile with fold, analysis/folding.h: foldSequence); where
-  /// a statement folds on its own but the sequence does not, `note` says why.
+  /// a statement folds on its own but the sequence does not, a remark says why.
   std::vector<Fold> sequenceFolds(const FusedSequence& seq, int sd, const GridShape& grid,
-                                  std::string& note) const {
+                                  std::vector<std::string>& remarks) const {
     if (sd < 0 || !grid.fold || grid.retime) return {};
     std::vector<FoldItem> items;
     std::set<int> seen;
@@ -153,9 +186,10 @@ class Planner {
     for (const FoldItem& it : items)
       for (const Fold& f : foldStatement(prog_, *it.call, *it.stmt).folds) {
         std::string why = whyNotSequenceFold(prog_, items, f);
-        if (why.empty() || note.find("'" + f.text + "'") != std::string::npos) continue;
-        note += fmt::format("{}fold: '{}' folds in '{}' alone but not in the fused kernel: {}",
-                            note.empty() ? "" : "; ", f.text, it.call->name, why);
+        if (!why.empty())
+          remark(remarks, fmt::format("fold: '{}' folds in '{}' alone but not in the fused "
+                                      "kernel: {}",
+                                      f.text, it.call->name, why));
       }
     return folds;
   }
@@ -238,26 +272,28 @@ class Planner {
       v.tile = *tile;
       if (g.streamDim >= 0) v.tile[static_cast<size_t>(g.streamDim)] = 1;
       const std::vector<RetimedStmt> retimed = retimedStmts(v.seq, g.streamDim);
-      std::vector<Fold> folds = sequenceFolds(v.seq, g.streamDim, grid, g.foldNote);
+      std::vector<Fold> folds = sequenceFolds(v.seq, g.streamDim, grid, g.remarks);
+      const std::vector<int> inMemory =
+          g.streamDim >= 0 ? globalInputs(v.seq, g.stencil, grid, g.remarks) : std::vector<int>{};
       const auto analyze = [&] {
-        v.analysis = analyzeTile(
-            prog_, v.seq, {v.tile, g.streamDim, std::nullopt, grid.sparePlane, retimed, folds});
+        TileSpec spec{v.tile, g.streamDim, std::nullopt, grid.sparePlane, retimed, folds, inMemory};
+        v.analysis = analyzeTile(prog_, v.seq, spec);
         // Arrays no later kernel reads are not written back (analysis/dead_stores.h).
         if (!grid.keepDeadStores && v.analysis.supported) {
           std::vector<int> live = liveResults(prog_, place(g), p);
-          if (live.size() < v.analysis.results.size() && !live.empty())
-            v.analysis = analyzeTile(prog_, v.seq,
-                                     {v.tile, g.streamDim, live, grid.sparePlane, retimed, folds});
+          if (live.size() < v.analysis.results.size() && !live.empty()) {
+            spec.results = live;
+            v.analysis = analyzeTile(prog_, v.seq, spec);
+          }
         }
       };
       analyze();
       // A fold stages its combination in the first array's input ring; a pair read only at the
-      // centre has none (the kernel reads it from global memory): nothing to fold there.
+      // centre, or placed in global memory, has none: nothing to fold there.
       if (std::erase_if(folds, [&](const Fold& f) { return !stagedInput(v.analysis, f); }) > 0) {
-        if (g.foldNote.find("read only at the centre") == std::string::npos)
-          g.foldNote += std::string(g.foldNote.empty() ? "" : "; ") +
-                        "fold: the fused kernel reads " + unstagedFolds(v.analysis) +
-                        " only at the centre, from global memory: nothing to stage";
+        remark(g.remarks, "fold: the fused kernel reads " + unstagedFolds(v.analysis) +
+                              " from global memory (only at the centre, or placed there): "
+                              "nothing to stage");
         analyze();
       }
       if (!v.analysis.supported) {

@@ -122,9 +122,9 @@ struct FusionGroup {
   /// A decision about a fused group the user should hear about: fewer calls than the time tile
   /// (fused as they are) or calls left over after the fused kernels (run per statement).
   std::string remark;
-  /// Fold under stream + time_tile where a statement folds on its own but the fused kernel does
-  /// not (another statement reads or writes one of the arrays): which and why.
-  std::string foldNote;
+  /// What the options did not do to the fused kernels, and why: a pair that folds in a statement
+  /// but not over the fused kernel, a `gmem` placement of an array the kernel writes.
+  std::vector<std::string> remarks;
   std::vector<FusedVariant> variants;
 
   /// The variant starting at body position `phase`, or null.

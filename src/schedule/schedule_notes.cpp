@@ -48,9 +48,22 @@ std::vector<std::string> scheduleNotes(const Program& prog,
             "access `a[s] op b[s]`, the same subscripts): nothing to fold",
             who, describe(s.fold.origin)));
     }
-    const bool perStatementStaged = grid.staged() && !grid.fusesSteps();
-    if (s.occupancy && !perStatementStaged) note("occupancy", s.occupancy->origin);
+    // Applied under the staged families, per statement and in stream + time_tile's input rings
+    // (schedule_occupancy.cpp); overlapped stages only the values its kernels compute.
+    const bool perStatementStaged =
+        grid.staged() && (!grid.fusesSteps() || grid.fusedStreamDim() >= 0);
+    if (overlapped && (s.occupancy || !s.placements.empty()))
+      notes.push_back(fmt::format(
+          "stencil '{}': {} ({}) {} not apply to the 'overlapped' family: its shared tiles hold "
+          "the values its kernels compute (there is no copy in global memory to read instead), "
+          "and the arrays it only reads come from global memory already",
+          who, s.occupancy ? "occupancy" : "the placement hints",
+          describe(s.occupancy ? s.occupancy->origin : s.placements.front().origin),
+          s.occupancy ? "does" : "do"));
+    else if (s.occupancy && !perStatementStaged)
+      note("occupancy", s.occupancy->origin);
     for (const PlacementSpec& p : s.placements) {
+      if (overlapped) continue;                                           // said above
       if (perStatementStaged && p.kind == PlacementKind::Gmem) continue;  // applied
       if (perStatementStaged && p.kind == PlacementKind::Shmem && s.occupancy) {
         notes.push_back(fmt::format(

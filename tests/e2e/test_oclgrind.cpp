@@ -208,5 +208,14 @@ TEST(Oclgrind, FoldedKernelsHaveNoRaceOrOutOfBoundsAccess) {
   expectClean(data + "fold_partial.sten", "--schedule stream --time-tile 2 --fold" + tiny);
 }
 
+// Issue 12: a stream + time_tile kernel whose input ring the occupancy target moved to global
+// memory (tests/e2e/test_occupancy_demotion.cpp).
+TEST(Oclgrind, DemotedInputRingHasNoRaceOrOutOfBoundsAccess) {
+  TESSEL_REQUIRE_OCLGRIND();
+  TESSEL_REQUIRE_OPENCL();
+  expectClean(sourceDir() + "/tests/e2e/data/occupancy_fused.sten",
+              "--param L=7 --param M=9 --param N=11");
+}
+
 INSTANTIATE_TEST_SUITE_P(All, OclgrindBenchmark, ::testing::ValuesIn(benchmarkNames()),
                          benchmarkTestName);
