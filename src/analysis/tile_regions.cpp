@@ -309,12 +309,20 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     // reader's lead added) and the previous values of later writers of a produced global array.
     // A register holds one plane: the reads of other planes need a ring.
     const bool absolute = spec.streamDim >= 0 && !spec.retimed.empty();
+    int64_t readLo = INT64_MAX, readHi = INT64_MIN;  // the planes read, the readers' leads added
     for (const ReadNeed* r : rs) {
       b.shared = b.shared || r->ref->offCentre(absolute ? spec.streamDim : -1);
       int64_t o = r->ref->along(spec.streamDim).value_or(0);
-      if (absolute) o += a.stages[static_cast<size_t>(r->reader)].lead;
+      const int64_t plane = o + a.stages[static_cast<size_t>(r->reader)].lead;
+      readLo = std::min(readLo, plane), readHi = std::max(readHi, plane);
+      if (absolute) o = plane;
       lo = std::min(lo, o), hi = std::max(hi, o);
     }
+    // An input read by stages of different leads spans the planes they read, which can be more
+    // than its offsets span (denoise: diffusivity's stage, a plane ahead, reads u at k + 1, and
+    // rician's at k - 1: four planes, not three): at least that many.
+    if (!absolute && spec.streamDim >= 0 && producer < 0 && readHi >= readLo)
+      hi = std::max(hi, lo + readHi - readLo);
     if (absolute && producer >= 0 && v.kind == TileValue::Kind::Global)
       for (size_t s = static_cast<size_t>(producer) + 1; s < a.stages.size(); ++s) {
         if (a.stages[s].writes != v || a.stages[s].region.empty) continue;

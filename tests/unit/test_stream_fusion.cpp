@@ -50,16 +50,35 @@ TEST(StreamFusion, J3d7ptT4LeadsSourcesAndPrologue) {
     EXPECT_EQ(sp.loadFrom[b], a.buffers[b].producer < 0 ? -8 : INT64_MAX) << b;
 }
 
-// denoise's run of two calls: its last stage reads 'u' 3 planes behind the newest plane of the
-// ring of 3 that holds it, and heat's Laplacian is a local array: the plan says why (the group
-// then runs per statement).
-TEST(StreamFusion, RefusesWhatTheRingsCannotHold) {
+// denoise's run of two calls: diffusivity's stage runs a plane ahead (rician reads g at k+1) and
+// reads u at k+1, rician's last stage reads u at k-1: u's input ring spans the four planes its
+// readers read with their leads added (newest q + 2, oldest q - 1), not the three of its offsets
+// (until 2026-11-26 it held three, and the plan refused: "stage 4 reads 'u' 3 planes behind the
+// newest of its ring of 3"), plus the spare plane. heat's Laplacian is a local array: the plan
+// says why (the group then runs per statement).
+TEST(StreamFusion, InputRingsSpanTheirReadersLeadsAndRefusalsSayWhy) {
   Compiled d = benchmark("denoise");
   const Program& p = *d.prog;
   TileAnalysis a = analyzeTile(p, fuseCalls(p, {0, 1}, 2), {{1, 8, 30}, 0, std::nullopt});
   StreamedPlan sp = streamedPlan(p, a);
-  EXPECT_FALSE(sp.supported);
-  EXPECT_NE(sp.whyNot.find("planes behind the newest of its ring"), std::string::npos) << sp.whyNot;
+  ASSERT_TRUE(sp.supported) << sp.whyNot;
+  EXPECT_EQ(a.stages[0].lead, 1);
+  EXPECT_EQ(a.stages[3].lead, 0);
+  bool sawU = false;
+  for (size_t b = 0; b < a.buffers.size(); ++b) {
+    const TileBuffer& buf = a.buffers[b];
+    if (buf.producer >= 0 || p.arrays[static_cast<size_t>(buf.value.index)].name != "u") continue;
+    sawU = true;
+    EXPECT_TRUE(buf.shared);
+    EXPECT_EQ(buf.window, 4);
+    EXPECT_EQ(buf.planes, 5);  // and the spare
+    EXPECT_EQ(sp.bufferLead[b], 2);
+  }
+  EXPECT_TRUE(sawU);
+  // Without the spare plane the ring still spans the four planes.
+  TileAnalysis noSpare =
+      analyzeTile(p, fuseCalls(p, {0, 1}, 2), {{1, 8, 30}, 0, std::nullopt, false});
+  EXPECT_TRUE(streamedPlan(p, noSpare).supported);
 
   Compiled h = benchmark("heat");
   TileAnalysis b =
