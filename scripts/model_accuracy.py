@@ -47,17 +47,26 @@ def ran_as(spec):
     return out
 
 
+def split_variant(name):
+    """bench.py's variant names ("stream/2[--spare-plane off]") as the schedule ("stream/2") and
+    its options (["--spare-plane", "off"])."""
+    base, _, opts = name.partition("[")
+    return base, opts.rstrip("]").split()
+
+
 def schedule_flags(name, measured=MEASURED_FLAGS):
-    """bench.py's family names ("stream/2") as tessel's flags, with the measured kernels'."""
-    family, _, tile = name.partition("/")
+    """bench.py's family names ("stream/2", "stream[--retime]") as tessel's flags, with the
+    measured kernels'."""
+    base, opts = split_variant(name)
+    family, _, tile = base.partition("/")
     flags = measured.split() + ["--schedule", family]
     if tile:
         flags += ["--time-tile", tile]
-    return flags
+    return flags + opts
 
 
 def calibration_family(name):
-    family, _, tile = name.partition("/")
+    family, _, tile = split_variant(name)[0].partition("/")
     return "stream + time_tile" if family == "stream" and tile else family
 
 
