@@ -8,6 +8,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev
   python3 python3-numpy
   opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo oclgrind
+  graphviz
 )
 
 missing=()

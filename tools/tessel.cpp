@@ -12,8 +12,10 @@
 #include <regex>
 
 #include "analysis/bounds.h"
+#include "analysis/dag.h"
 #include "driver/analyze.h"
 #include "driver/backend.h"
+#include "driver/deep_tune.h"
 #include "driver/emit.h"
 #include "driver/info.h"
 #include "driver/info_overlapped.h"
@@ -148,6 +150,13 @@ int main(int argc, char** argv) {
                  "also report each GPU kernel (block, tile, footprint, shared memory, redundancy, "
                  "loads and stores per point, ptxas registers); implied by any schedule flag");
   info->add_flag("--no-ptxas", noPtxas, "with the kernel report: do not run nvcc for registers");
+  bool infoDag = false;
+  std::string dotFile;
+  info->add_flag("--dag", infoDag,
+                 "also print the stencil DAG: statements as nodes, flow, anti and output "
+                 "dependences with their offsets (JSON: \"dag\")");
+  info->add_option("--dot", dotFile,
+                   "write the stencil DAG to this file in Graphviz's dot language (dot -Tsvg)");
 
   // emit
   auto* emit = app.add_subcommand("emit", "Write the generated code for a target");
@@ -204,6 +213,23 @@ int main(int argc, char** argv) {
   analyze->add_option("--plot", analyzePlot,
                       "also write the kernels as a roofline chart (SVG) to this file");
 
+  // deep-tune
+  auto* deep = app.add_subcommand(
+      "deep-tune",
+      "Choose how many time steps each kernel fuses for a run of T steps (paper 000 VI-A): "
+      "predict one kernel fusing 1, 2, ... steps while it stays bandwidth-bound, then the "
+      "composition that runs T steps fastest, opt(T); predictions, not measurements");
+  deep->add_option("FILE", file, "stencil program (.sten)")->required();
+  DeepTuneOptions dto;
+  std::vector<std::string> deepParams;
+  bool deepJson = false;
+  deep->add_option("--steps", dto.steps, "time steps to run (executions of the loop's calls)")
+      ->required();
+  deep->add_option("--max-fuse", dto.maxFuse, "the most steps one kernel fuses (default 8)");
+  deep->add_option("--param", deepParams, "NAME=VALUE parameter value (default: defaults)");
+  deep->add_flag("--json", deepJson, "print JSON instead of text");
+  deep->add_flag("--ptxas", dto.ptxas, "registers from nvcc for every version (slower)");
+
   // machines
   auto* machines = app.add_subcommand(
       "machines",
@@ -245,7 +271,7 @@ int main(int argc, char** argv) {
 
   // Schedule flags (language.md section 8; the command line overrides the file's #pragma).
   std::map<std::string, std::string> scheduleValues;
-  for (CLI::App* sub : {check, info, emit, run, res, analyze})
+  for (CLI::App* sub : {check, info, emit, run, res, analyze, deep})
     for (const std::string& flag : scheduleFlags()) {
       if (flag == "--fma" || flag == "--retime" || flag == "--prefetch" ||
           flag == "--fold") {  // a flag: on when given
@@ -379,6 +405,16 @@ int main(int argc, char** argv) {
       std::cout << (analyzeJson ? a->dump(2) + "\n" : analyzeText(*a));
       return kExitOk;
     }
+    if (deep->parsed()) {
+      if (!parsePairs(deepParams, "--param", dto.params, i64, diags))
+        return finish(diags, kExitUserError);
+      dto.scheduleFlags = scheduleValues;
+      auto r = deepTune(prog, dto, diags);
+      if (!r) return finish(diags, kExitUserError);
+      diags.print(std::cerr);
+      std::cout << (deepJson ? r->dump(2) + "\n" : deepTuneText(*r));
+      return kExitOk;
+    }
     if (check->parsed() || info->parsed()) {
       std::map<std::string, int64_t> given;
       if (!parsePairs(check->parsed() ? checkParams : infoParams, "--param", given, i64, diags))
@@ -409,8 +445,24 @@ int main(int argc, char** argv) {
         }
         auto fused = fusedKernelsJson(prog, setup->resolved, setup->machine);
         if (!fused.empty()) j["fused_kernels"] = fused;
+        std::string dagOut;
+        if (infoDag) {
+          j["dag"] = dagJson(prog);
+          dagOut = dagText(buildDag(prog), prog);
+        }
+        if (!dotFile.empty()) {
+          std::ofstream dot(dotFile);
+          dot << dagDot(buildDag(prog), prog);
+          dot.close();
+          if (!dot) {
+            std::cerr << "tessel: error: cannot write the stencil DAG to '" << dotFile
+                      << "'\n  hint: give a path in a directory that exists and is writable\n";
+            return kExitUserError;
+          }
+        }
         diags.print(std::cerr);  // once: the warnings, before the report (as for `check`)
-        std::cout << (json ? j.dump(2) + "\n" : infoText(j) + kernelText + fusedKernelsText(fused));
+        std::cout << (json ? j.dump(2) + "\n"
+                           : infoText(j) + kernelText + fusedKernelsText(fused) + dagOut);
         return kExitOk;
       } else {
         diags.print(std::cerr);

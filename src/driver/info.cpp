@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analysis/counts.h"
+#include "analysis/dag.h"
 #include "analysis/folding.h"
 #include "analysis/regions.h"
 #include "analysis/retiming.h"
@@ -321,6 +322,26 @@ std::string infoText(const json& j) {
                        j["work"]["calls_executed"].get<int64_t>() == 1 ? "" : "s",
                        j["work"]["stencil_points"].get<double>(), j["work"]["flops"].get<double>());
   return out;
+}
+
+nlohmann::json dagJson(const Program& prog) {
+  const StencilDag dag = buildDag(prog);
+  nlohmann::json j = {{"nodes", nlohmann::json::array()},
+                      {"edges", nlohmann::json::array()},
+                      {"iterators", prog.iteratorNames()}};
+  for (size_t k = 0; k < dag.nodes.size(); ++k)
+    j["nodes"].push_back({{"id", k},
+                          {"call", dag.nodes[k].call},
+                          {"stmt", dag.nodes[k].stmt},
+                          {"name", nodeName(dag, prog, static_cast<int>(k))}});
+  for (const DagEdge& e : dag.edges)
+    j["edges"].push_back({{"from", e.from},
+                          {"to", e.to},
+                          {"kind", kindName(e.kind)},
+                          {"via", e.via},
+                          {"offsets", e.offsets},
+                          {"carried", e.carried}});
+  return j;
 }
 
 }  // namespace tessel

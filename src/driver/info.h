@@ -14,4 +14,8 @@ namespace tessel {
 nlohmann::json infoJson(const Program& prog, const std::optional<ParamValues>& params);
 std::string infoText(const nlohmann::json& info);
 
+/// `tessel info --dag`: the stencil DAG (analysis/dag.h) as JSON: nodes (id, call, statement,
+/// name) and edges (from, to, kind, via, offsets, carried).
+nlohmann::json dagJson(const Program& prog);
+
 }  // namespace tessel

@@ -1,0 +1,37 @@
+// `tessel deep-tune FILE --steps T` (issue 13; paper 000 section VI-A): ARTEMIS's deep tuning of
+// the time-fusion degree, with the performance model in place of measured runs. Versions
+// (x x 1), one kernel fusing x time steps, are predicted for x = 1, 2, ... under stream +
+// time_tile (or overlapped), each only while the one before is bandwidth-bound (fusion saves
+// traffic, nothing else) and the schedule is accepted; then the composition of those versions
+// that runs T steps fastest is found by the dynamic program opt(T) (model/fusion_degree.h).
+// Predictions, not measurements.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "ir/program.h"
+#include "support/diagnostics.h"
+
+namespace tessel {
+
+struct DeepTuneOptions {
+  std::map<std::string, std::string> scheduleFlags;  // as the command line gave them
+  std::map<std::string, int64_t> params;             // --param NAME=VALUE
+  int steps = 0;                                     // --steps: time steps to compose
+  int maxFuse = 8;                                   // --max-fuse: the largest degree tried
+  bool ptxas = false;                                // registers from nvcc
+};
+
+/// The versions, why the search stopped, and opt(steps) as JSON; nullopt after an error
+/// reported through `diags` (bad flags or parameters, a family that fuses no steps, steps < 1,
+/// no version at all).
+std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOptions& opts,
+                                       DiagnosticEngine& diags);
+
+/// The same as text.
+std::string deepTuneText(const nlohmann::json& result);
+
+}  // namespace tessel

@@ -1,0 +1,102 @@
+// `tessel deep-tune` (issue 13; driver/deep_tune.h, paper 000 section VI-A): versions fusing
+// 1, 2, ... steps predicted while bandwidth-bound, and the composition opt(T) of them; every
+// benchmark; the refusals.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "support/command.h"
+#include "unit/gpu_test_util.h"
+
+using namespace tessel::testing;
+using namespace tessel::gputest;
+
+namespace {
+
+nlohmann::json deepTune(const std::string& bench, const std::string& flags) {
+  auto r = runCommand(tesselBinary() + " deep-tune --json " + benchmarkPath(bench).string() + " " +
+                      flags);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  return nlohmann::json::parse(r.output);
+}
+
+/// The least sum of f over ordered compositions of `steps` (brute force).
+double bruteForce(const std::vector<double>& f, int steps) {
+  double best = std::numeric_limits<double>::infinity();
+  std::function<void(int, double)> walk = [&](int left, double acc) {
+    if (left == 0) best = std::min(best, acc);
+    for (int x = 1; x <= std::min<int>(left, static_cast<int>(f.size())); ++x)
+      walk(left - x, acc + f[static_cast<size_t>(x - 1)]);
+  };
+  walk(steps, 0);
+  return best;
+}
+
+}  // namespace
+
+// j3d7pt under stream + time_tile: the versions' times per kernel, the stopping reason, and the
+// composition of 13 steps: opt(13) over the versions, as brute force finds it.
+TEST(CliDeepTune, J3d7ptThirteenSteps) {
+  const nlohmann::json r = deepTune("j3d7pt", "--steps 13");
+  EXPECT_EQ(r["family"], "stream");
+  ASSERT_FALSE(r["versions"].empty());
+  std::vector<double> f;
+  for (const auto& v : r["versions"]) {
+    EXPECT_EQ(v["degree"].get<int>(), static_cast<int>(f.size()) + 1);
+    EXPECT_GT(v["seconds"].get<double>(), 0);
+    f.push_back(v["seconds"].get<double>());
+  }
+  EXPECT_TRUE(r.contains("stopped")) << r.dump(2);
+  EXPECT_NEAR(r["seconds"].get<double>(), bruteForce(f, 13), 1e-15);
+  int sum = 0;
+  for (const auto& x : r["parts"]) sum += x.get<int>();
+  EXPECT_EQ(sum, 13);
+  EXPECT_TRUE(r["measured"].is_null());  // no GPU: predictions only
+  // Degree 1 is the program's per-step time under plain stream.
+  auto a = runCommand(tesselBinary() + " analyze --json --no-ptxas " +
+                      benchmarkPath("j3d7pt").string() + " --schedule stream");
+  ASSERT_EQ(a.exitCode, 0) << a.output;
+  const nlohmann::json plain = nlohmann::json::parse(a.output);
+  EXPECT_NEAR(f[0], plain["seconds"].get<double>() / 8, 1e-15);  // T = 4: 8 steps
+  // The text says what it is.
+  auto t =
+      runCommand(tesselBinary() + " deep-tune " + benchmarkPath("j3d7pt").string() + " --steps 13");
+  EXPECT_NE(t.output.find("13 steps: " + r["composition"].get<std::string>()), std::string::npos)
+      << t.output;
+  EXPECT_NE(t.output.find("not measurements"), std::string::npos) << t.output;
+}
+
+// Every benchmark: a composition of the steps asked for (a program of one call fuses nothing,
+// so its only version is 1 x 1, and the search says why it stopped).
+TEST(CliDeepTune, EveryBenchmark) {
+  for (const std::string& b : benchmarkNames()) {
+    SCOPED_TRACE(b);
+    const nlohmann::json r = deepTune(b, "--steps 5 --max-fuse 4");
+    int sum = 0;
+    for (const auto& x : r["parts"]) sum += x.get<int>();
+    EXPECT_EQ(sum, 5);
+    EXPECT_LE(r["versions"].size(), 4u);
+    EXPECT_TRUE(r.contains("stopped"));
+  }
+  const nlohmann::json one = deepTune("hypterm", "--steps 3");
+  EXPECT_EQ(one["versions"].size(), 1u);
+  EXPECT_EQ(one["composition"], "1x3");
+  EXPECT_NE(one["stopped"].get<std::string>().find("2 x 1 fuses nothing"), std::string::npos)
+      << one["stopped"];
+  EXPECT_EQ(deepTune("jacobi1d-boundary", "--steps 2")["family"], "overlapped");  // 1-D
+}
+
+TEST(CliDeepTune, Refusals) {
+  const std::string j3d7pt = benchmarkPath("j3d7pt").string();
+  for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--steps 5 --schedule global", "deep-tune: --schedule global fuses no time steps"},
+           {"--steps 5 --time-tile 2", "--time-tile is what deep-tune chooses"},
+           {"--steps 0", "both must be at least 1"}}) {
+    auto r = runCommand(tesselBinary() + " deep-tune " + j3d7pt + " " + flags);
+    EXPECT_EQ(r.exitCode, 1) << flags << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
+    EXPECT_NE(r.output.find("hint: "), std::string::npos) << r.output;
+  }
+}
