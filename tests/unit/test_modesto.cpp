@@ -13,6 +13,7 @@
 #include "model/machine.h"
 #include "modesto/evaluate.h"
 #include "modesto/from_program.h"
+#include "modesto/grouping.h"
 #include "modesto/search.h"
 #include "modesto/tiling.h"
 #include "modesto/variant.h"
@@ -382,4 +383,42 @@ TEST(Modesto, CpuTwoLevelHierarchyFromTheMeasuredHost) {
   const Evaluation fused = evaluate(p, h, parseVariant("[[lap,fli,flj,out]]", p, 2));
   EXPECT_EQ(groupNamed(fused, "[lap,fli,flj,out]").storage, 436);
   EXPECT_TRUE(ranked.front().feasible);
+}
+
+// Issue 13, MODESTO's dynamic programme over contiguous groupings (modesto/grouping.h) on the
+// horizontal diffusion (paper 002 Figure 2): with room for everything in the block memory it
+// fuses all four stencils; with 5,000 values (40 KB in FP64), which cannot hold the fused
+// kernel's 5,572, it splits them in two groups. Either way it finds what the exhaustive search
+// ranks first among the feasible variants.
+TEST(Modesto, DynamicProgrammeGroupsHorizontalDiffusionByCapacity) {
+  StencilProgram p = horizontalDiffusion();
+  p.stencils[3].domain = IndexBox{{0, 0}, {63, 63}};  // as SearchRanksFullFusionFirst...
+  Hierarchy h = twoLevels();
+  std::optional<Evaluation> large = groupByDynamicProgram(p, h);
+  ASSERT_TRUE(large);
+  EXPECT_EQ(large->variant, "[[lap,fli,flj,out]]");
+  EXPECT_TRUE(large->feasible);
+  EXPECT_DOUBLE_EQ(large->seconds, rankVariants(p, h).front().seconds);
+
+  h.levels[1].capacity = 5000;
+  std::optional<Evaluation> small = groupByDynamicProgram(p, h);
+  ASSERT_TRUE(small);
+  EXPECT_TRUE(small->feasible);
+  const Evaluation exhaustive = rankVariants(p, h).front();
+  ASSERT_TRUE(exhaustive.feasible);
+  EXPECT_DOUBLE_EQ(small->seconds, exhaustive.seconds)
+      << small->variant << " vs " << exhaustive.variant;
+  // Split in two: the root holds two level-2 groups.
+  int groups = 0;
+  for (const GroupCounts& g : small->groups) groups += g.level == 2 ? 1 : 0;
+  EXPECT_EQ(groups, 2) << small->variant;
+  EXPECT_EQ(small->variant, "[[lap],[fli,flj,out]]");  // lap apart, the fluxes fused with out
+
+  // Nothing fits a 100-value memory (no stencil's own inputs fit): no grouping.
+  h.levels[1].capacity = 100;
+  EXPECT_FALSE(groupByDynamicProgram(p, h));
+  // More levels: the exhaustive search's job.
+  Hierarchy three = twoLevels();
+  three.levels.push_back(three.levels[1]);
+  EXPECT_THROW(groupByDynamicProgram(p, three), std::invalid_argument);
 }

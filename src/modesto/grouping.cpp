@@ -1,0 +1,85 @@
+// MODESTO's dynamic programme over contiguous groupings (grouping.h).
+#include "modesto/grouping.h"
+
+#include <limits>
+#include <stdexcept>
+
+namespace tessel::modesto {
+
+namespace {
+
+Group leaf(int s) { return Group{s, {}}; }
+
+/// The level-2 group of the stencils `order[a..b)`.
+Group run(const std::vector<int>& order, size_t a, size_t b) {
+  Group g;
+  for (size_t k = a; k < b; ++k) g.children.push_back(leaf(order[k]));
+  return g;
+}
+
+/// The two-level variant whose level-2 groups are the runs between `cuts` (0 < ... < n).
+Group variantOf(const std::vector<int>& order, const std::vector<size_t>& cuts) {
+  Group root;
+  size_t a = 0;
+  for (size_t b : cuts) {
+    root.children.push_back(run(order, a, b));
+    a = b;
+  }
+  return root;
+}
+
+/// The time of `order[a..b)` as a child of the root, and whether its storage fits level 2: the
+/// run evaluated in a variant where every other stencil is a group of its own (its counts do not
+/// depend on how the others are grouped).
+std::pair<double, bool> childTime(const StencilProgram& p, const Hierarchy& h,
+                                  const std::vector<int>& order, size_t a, size_t b) {
+  std::vector<size_t> cuts;
+  for (size_t k = 1; k <= a; ++k) cuts.push_back(k);
+  cuts.push_back(b);
+  for (size_t k = b + 1; k <= order.size(); ++k) cuts.push_back(k);
+  const Group v = variantOf(order, cuts);
+  const Evaluation e = evaluate(p, h, v);
+  const std::string text = variantText(run(order, a, b), p);
+  double seconds = -1;
+  for (const ChildCounts& c : e.groups.front().children)
+    if (c.text == text) seconds = c.time();
+  bool fits = true;
+  for (const GroupCounts& g : e.groups)
+    if (g.level == 2 && g.text == text) fits = g.fits;
+  if (seconds < 0) throw std::logic_error("modesto: a run missing from its own evaluation");
+  return {seconds, fits};
+}
+
+}  // namespace
+
+std::optional<Evaluation> groupByDynamicProgram(const StencilProgram& p, const Hierarchy& h,
+                                                size_t orderLimit) {
+  validate(p);
+  if (h.levels.size() != 2)
+    throw std::invalid_argument(
+        "modesto: the dynamic programme groups on two levels; use rankVariants for more");
+  std::optional<Evaluation> best;
+  for (const std::vector<int>& order : topologicalOrders(p, orderLimit)) {
+    const size_t n = order.size();
+    std::vector<double> cost(n + 1, std::numeric_limits<double>::infinity());
+    std::vector<size_t> from(n + 1, 0);
+    cost[0] = 0;
+    for (size_t b = 1; b <= n; ++b)
+      for (size_t a = 0; a < b; ++a) {
+        if (cost[a] == std::numeric_limits<double>::infinity()) continue;
+        auto [t, fits] = childTime(p, h, order, a, b);
+        if (fits && cost[a] + t < cost[b]) {
+          cost[b] = cost[a] + t;
+          from[b] = a;
+        }
+      }
+    if (cost[n] == std::numeric_limits<double>::infinity()) continue;
+    std::vector<size_t> cuts;
+    for (size_t b = n; b > 0; b = from[b]) cuts.insert(cuts.begin(), b);
+    Evaluation e = evaluate(p, h, variantOf(order, cuts));
+    if (!best || e.seconds < best->seconds) best = std::move(e);
+  }
+  return best;
+}
+
+}  // namespace tessel::modesto
