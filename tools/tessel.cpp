@@ -13,6 +13,7 @@
 
 #include "analysis/bounds.h"
 #include "analysis/dag.h"
+#include "analysis/fission.h"
 #include "driver/analyze.h"
 #include "driver/backend.h"
 #include "driver/deep_tune.h"
@@ -27,6 +28,7 @@
 #include "driver/resources.h"
 #include "driver/roofline_svg.h"
 #include "driver/run.h"
+#include "ir/print_program.h"
 #include "lower/lower.h"
 #include "runtime/errors.h"
 #include "schedule/resolve.h"
@@ -230,6 +232,21 @@ int main(int argc, char** argv) {
   deep->add_flag("--json", deepJson, "print JSON instead of text");
   deep->add_flag("--ptxas", dto.ptxas, "registers from nvcc for every version (slower)");
 
+  // split
+  auto* split = app.add_subcommand(
+      "split",
+      "Write the program with its calls fused or split into kernels (paper 000 VI-B) as a new "
+      "program in the language, to read, check and tune");
+  split->add_option("FILE", file, "stencil program (.sten)")->required();
+  std::string splitMode = "trivial-fission", splitDir;
+  split
+      ->add_option("--mode", splitMode,
+                   "trivial-fission (the default: a kernel per global array a call writes, with "
+                   "the temporaries it needs, shared ones replicated) or maxfuse (every call "
+                   "whole)")
+      ->check(CLI::IsMember({"trivial-fission", "maxfuse"}));
+  split->add_option("-o,--output", splitDir, "directory to write FILE-MODE.sten into")->required();
+
   // machines
   auto* machines = app.add_subcommand(
       "machines",
@@ -403,6 +420,42 @@ int main(int argc, char** argv) {
         }
       }
       std::cout << (analyzeJson ? a->dump(2) + "\n" : analyzeText(*a));
+      return kExitOk;
+    }
+    if (split->parsed()) {
+      const FissionMode mode =
+          splitMode == "maxfuse" ? FissionMode::MaxFuse : FissionMode::TrivialFission;
+      std::vector<std::string> notes;
+      const Program out = splitProgram(prog, mode, notes);
+      const std::filesystem::path in(file);
+      const std::filesystem::path dest =
+          std::filesystem::path(splitDir) /
+          (in.stem().string() + "-" + fissionModeName(mode) + ".sten");
+      std::string text;
+      try {
+        text = programSource(
+            out, fmt::format("// {} written by `tessel split --mode {}` from {}.\n// Every call "
+                             "is a stencil of its own; #pragma hints are not carried over.\n",
+                             dest.filename().string(), fissionModeName(mode), file));
+      } catch (const std::invalid_argument& e) {
+        std::cerr << "tessel: error: cannot write the split program: " << e.what()
+                  << "\n  hint: mark no arguments inout: in the stencils to split\n";
+        return kExitUserError;
+      }
+      std::error_code ec;
+      std::filesystem::create_directories(splitDir, ec);
+      std::ofstream f(dest);
+      f << text;
+      f.close();
+      if (!f) {
+        std::cerr << "tessel: error: cannot write '" << dest.string()
+                  << "'\n  hint: give a directory that can be created and written\n";
+        return kExitUserError;
+      }
+      diags.print(std::cerr);
+      for (const std::string& n : notes) std::cout << n << "\n";
+      std::cout << fmt::format("wrote {} ({} call{})\n", dest.string(), out.calls.size(),
+                               out.calls.size() == 1 ? "" : "s");
       return kExitOk;
     }
     if (deep->parsed()) {

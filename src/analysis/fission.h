@@ -1,0 +1,41 @@
+// Kernel fission (paper 000 section VI-B; issue 13): ARTEMIS's `trivial-fission` splits a call
+// into one kernel per distinct global array it writes, each with the temporaries (local scalars
+// and local arrays) that array needs, temporaries shared by several outputs replicated (Figure
+// 3: rhs4center's three outputs uacc0..2 each recompute mux1 .. muz4). `maxfuse` keeps every
+// call whole. The split is a new program (splitProgram), which `tessel split` writes out in the
+// language (ir/print_program.h) so that users can read, check and tune it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/program.h"
+
+namespace tessel {
+
+enum class FissionMode { MaxFuse, TrivialFission };
+
+/// "maxfuse", "trivial-fission".
+const char* fissionModeName(FissionMode m);
+
+/// The kernels trivial fission makes of call `call`: per global array it writes (in the order
+/// of their last writes), the statements (indices, in order) that write it and those that
+/// compute the temporaries they read, transitively. One kernel (every statement) when the call
+/// writes one global array. `whyNot` is set, and `kernels` empty, where splitting would change
+/// what the program computes: a statement reads a global array that another kernel writes (its
+/// region would no longer shrink to what the writer computed, language.md 5.5), or a global
+/// array is written by statements of different kernels.
+struct FissionPlan {
+  std::vector<std::vector<int>> kernels;
+  std::vector<std::string> outputs;  // per kernel, the global array it writes
+  std::string whyNot;
+};
+FissionPlan trivialFission(const Program& prog, int call);
+
+/// `prog` with every call split as `mode` says (each kernel a call of its own, with the locals
+/// its statements use, the same call domain, in place of the call in the call sequence). Calls
+/// that cannot be split stay whole; `notes` gets one line per call saying what was done or why
+/// not.
+Program splitProgram(const Program& prog, FissionMode mode, std::vector<std::string>& notes);
+
+}  // namespace tessel
