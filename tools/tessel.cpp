@@ -242,8 +242,8 @@ int main(int argc, char** argv) {
   split
       ->add_option("--mode", splitMode,
                    "trivial-fission (the default: a kernel per global array a call writes, with "
-                   "the temporaries it needs, shared ones replicated) or maxfuse (every call "
-                   "whole)")
+                   "the temporaries it needs, shared ones replicated) or maxfuse (consecutive "
+                   "calls of one domain fused into one stencil where that computes the same)")
       ->check(CLI::IsMember({"trivial-fission", "maxfuse"}));
   split->add_option("-o,--output", splitDir, "directory to write FILE-MODE.sten into")->required();
 

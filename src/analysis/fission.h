@@ -1,9 +1,11 @@
 // Kernel fission (paper 000 section VI-B; issue 13): ARTEMIS's `trivial-fission` splits a call
 // into one kernel per distinct global array it writes, each with the temporaries (local scalars
 // and local arrays) that array needs, temporaries shared by several outputs replicated (Figure
-// 3: rhs4center's three outputs uacc0..2 each recompute mux1 .. muz4). `maxfuse` keeps every
-// call whole. The split is a new program (splitProgram), which `tessel split` writes out in the
-// language (ir/print_program.h) so that users can read, check and tune it.
+// 3: rhs4center's three outputs uacc0..2 each recompute mux1 .. muz4). `maxfuse` fuses the
+// consecutive calls with the same domain into one stencil ("all the stencil functions with the
+// same domain are fused"), where fused they compute what they computed apart. The split is a new
+// program (splitProgram), which `tessel split` writes out in the language (ir/print_program.h) so
+// that users can read, check and tune it.
 #pragma once
 
 #include <string>
@@ -33,9 +35,13 @@ struct FissionPlan {
 FissionPlan trivialFission(const Program& prog, int call);
 
 /// `prog` with every call split as `mode` says (each kernel a call of its own, with the locals
-/// its statements use, the same call domain, in place of the call in the call sequence). Calls
-/// that cannot be split stay whole; `notes` gets one line per call saying what was done or why
-/// not.
+/// its statements use, the same call domain, in place of the call in the call sequence), or,
+/// under maxfuse, each run of consecutive calls in one list of the call sequence with the same
+/// domain merged into one call (the later calls' locals renamed where names clash), as long as
+/// every statement keeps the region it had in its own call (merged, a statement reading what an
+/// earlier one wrote would be limited to that one's region, language.md 5.5). Calls that cannot
+/// be split or fused stay as they are; `notes` gets a line for each call saying what was done
+/// or why not.
 Program splitProgram(const Program& prog, FissionMode mode, std::vector<std::string>& notes);
 
 }  // namespace tessel

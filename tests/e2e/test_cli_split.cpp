@@ -1,12 +1,14 @@
 // `tessel split` (issue 13; analysis/fission.h, ir/print_program.h): every benchmark and the
 // rhs4center-like kernel written out under trivial-fission and maxfuse; each written program
 // passes `tessel check` and computes exactly what its input computes (the reference interpreter's
-// copied-out arrays, byte for byte, at small sizes); the errors.
+// copied-out arrays, byte for byte, at small sizes); those that change run and verify on PoCL and
+// the C++ backend; the errors.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "support/command.h"
 #include "support/files.h"
@@ -89,6 +91,33 @@ TEST(CliSplit, Rhs4centerLikeSplitsIntoThreeKernels) {
     ++n;
   EXPECT_EQ(n, 3u) << text;
   expectSameResults(file, "trivial-fission", dir, " --param L=9 --param M=10 --param N=11");
+}
+
+// The programs that fission or maxfuse changes (hypterm split in five, fdtd2d's first two calls
+// fused, the rhs4center-like kernel split in three) run on the GPU path (PoCL) and the C++
+// backend and agree with the reference interpreter, as any program does.
+TEST(CliSplit, ChangedProgramsVerifyOnPoclAndTheCppBackend) {
+  TESSEL_REQUIRE_OPENCL();
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {benchmarkPath("hypterm").string(), "trivial-fission", smallParams("hypterm")},
+      {benchmarkPath("fdtd2d").string(), "maxfuse", smallParams("fdtd2d")},
+      {sourceDir() + "/tests/e2e/data/rhs4center_like.sten", "trivial-fission",
+       " --param L=9 --param M=10 --param N=11"}};
+  for (const auto& [file, mode, params] : cases) {
+    SCOPED_TRACE(file + " " + mode);
+    const fs::path dir = freshTempDir("split", fs::path(file).stem().string() + "-run");
+    auto s =
+        runCommand(tesselBinary() + " split " + file + " --mode " + mode + " -o " + dir.string());
+    ASSERT_EQ(s.exitCode, 0) << s.output;
+    const fs::path written = dir / (fs::path(file).stem().string() + "-" + mode + ".sten");
+    for (const char* backend : {"opencl", "cpp"}) {
+      auto r = runCommand(tesselBinary() + " run " + written.string() + " --backend " + backend +
+                          " --verify" + params);
+      EXPECT_EQ(r.exitCode, 0) << backend << "\n" << r.output;
+      EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << backend << "\n"
+                                                                         << r.output;
+    }
+  }
 }
 
 TEST(CliSplit, Errors) {

@@ -46,9 +46,10 @@ TEST(Fission, TrivialFissionOfAnRhs4centerLikeKernel) {
   EXPECT_EQ(split.calls[1].stmts.size(), 8u);
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_EQ(notes[0], "call 0 (rhs4) -> 3 kernels, one per output (uacc0, uacc1, uacc2)");
-  // maxfuse keeps the call whole.
+  // maxfuse: one call, nothing to fuse it with.
   notes.clear();
   EXPECT_EQ(splitProgram(*c.prog, FissionMode::MaxFuse, notes).calls.size(), 1u);
+  EXPECT_TRUE(notes.empty());
   // Written out, each kernel declares only the temporaries it uses.
   const std::string text = programSource(split, "// test\n");
   const size_t at = text.find("stencil rhs4_c1 () {\n  double mux1;");
@@ -92,6 +93,43 @@ TEST(Fission, RefusesASplitThatChangesWhatAStatementReads) {
   EXPECT_EQ(splitProgram(*c.prog, FissionMode::TrivialFission, notes).calls.size(), 1u);
   ASSERT_EQ(notes.size(), 1u);
   EXPECT_NE(notes[0].find("stays whole"), std::string::npos) << notes[0];
+}
+
+// maxfuse (paper 000 VI-B: "all the stencil functions with the same domain are fused"): fdtd2d's
+// update_ey and update_ex share their domain and read only what the calls before them wrote, so
+// they become one stencil; update_hz reads ex and ey at offsets, which merged would limit it to
+// the region they computed, so it stays apart. Locals whose names clash are renamed.
+TEST(Fission, MaxfuseMergesCallsOfOneDomainWhileRegionsStay) {
+  Compiled f = test::compileBenchmark("fdtd2d");
+  ASSERT_TRUE(f.prog);
+  std::vector<std::string> notes;
+  Program m = splitProgram(*f.prog, FissionMode::MaxFuse, notes);
+  EXPECT_EQ(m.calls.size(), f.prog->calls.size() - 1);
+  EXPECT_EQ(m.calls[0].name, "update_ey_update_ex");
+  ASSERT_FALSE(notes.empty());
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
+                      "calls 0, 1 fused into one stencil (update_ey_update_ex)"),
+            notes.end())
+      << notes[0];
+
+  Compiled c = test::compileText(
+      "parameter N=32;\niterator i;\ndouble x[N], a[N], b[N], y[N];\ncopyin x, y;\n"
+      "allocin a, b;\n"
+      "stencil sa (a, x) {\n  double r;\n  r = x[i-1] + x[i+1];\n  a[i] = 2.0 * r;\n}\n"
+      "stencil sb (b, x) {\n  double r;\n  r = x[i] * 3.0;\n  b[i] = r - 1.0;\n}\n"
+      "stencil sc (y, a) {\n  y[i] = a[i-1] + a[i+1];\n}\n"
+      "sa (a, x);\nsb (b, x);\n[1:N-2] : sc (y, a);\ncopyout a, b, y;\n");
+  ASSERT_TRUE(c.prog) << c.diagText();
+  notes.clear();
+  Program merged = splitProgram(*c.prog, FissionMode::MaxFuse, notes);
+  ASSERT_EQ(merged.calls.size(), 2u);  // sa and sb merged; sc has another domain
+  ASSERT_EQ(merged.calls[0].localScalars.size(), 2u);
+  EXPECT_EQ(merged.calls[0].localScalars[1].name, "r_sb");
+  const std::string text = programSource(merged, "");
+  EXPECT_NE(text.find("r_sb = x[i] * 3.0;\n  b[i] = r_sb - 1.0;"), std::string::npos) << text;
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
+                      "call 2 (sc) stays apart from the calls before it: another domain"),
+            notes.end());
 }
 
 }  // namespace tessel
