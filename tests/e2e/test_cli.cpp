@@ -135,7 +135,13 @@ TEST(Cli, RunWithInputScalarAndOutputNpy) {
   tessel::writeNpy((d / "a.npy").string(), a);
   for (const char* backend : {"reference", "cpp", "opencl"}) {
     fs::path out = d / backend;
-    auto r = runCommand(tesselBinary() + " run " + f + " --backend " + backend +
+    // Under the sanitized build (scripts/test.sh --asan) LeakSanitizer's exit-time scan stops
+    // every thread with ptrace, and PoCL's worker threads make its tracer crash now and then
+    // ("Tracer caught signal 11", in one of three fresh-clone runs on 2026-11-26): the OpenCL run
+    // keeps AddressSanitizer's checks but not the leak scan. Other builds ignore the variable.
+    const std::string env =
+        std::string(backend) == "opencl" ? "ASAN_OPTIONS=\"${ASAN_OPTIONS}:detect_leaks=0\" " : "";
+    auto r = runCommand(env + tesselBinary() + " run " + f + " --backend " + backend +
                         " --param N=6 --scalar w=0.5 --input a=" + (d / "a.npy").string() +
                         " --output " + out.string() + " --verify");
     ASSERT_EQ(r.exitCode, 0) << r.output;

@@ -1,11 +1,12 @@
 // `tessel deep-tune` (issue 13; driver/deep_tune.h, paper 000 section VI-A): versions fusing
 // 1, 2, ... steps predicted while bandwidth-bound, and the composition opt(T) of them; every
-// benchmark; the refusals.
+// benchmark; the versions a composition uses verified on PoCL and the C++ backend; the refusals.
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "support/command.h"
 #include "unit/gpu_test_util.h"
@@ -86,6 +87,31 @@ TEST(CliDeepTune, EveryBenchmark) {
   EXPECT_NE(one["stopped"].get<std::string>().find("2 x 1 fuses nothing"), std::string::npos)
       << one["stopped"];
   EXPECT_EQ(deepTune("jacobi1d-boundary", "--steps 2")["family"], "overlapped");  // 1-D
+}
+
+// The deep-tuned variants of the multi-stencil benchmarks run through the same verification as
+// everything else: every degree a composition uses is the program under --time-tile that degree,
+// run on PoCL and the C++ backend against the reference interpreter at small sizes.
+TEST(CliDeepTune, TheComposedVersionsVerifyOnPoclAndTheCppBackend) {
+  TESSEL_REQUIRE_OPENCL();
+  for (const char* b : {"cheby", "denoise", "fdtd2d", "heat", "j3d7pt"}) {
+    SCOPED_TRACE(b);
+    const nlohmann::json r = deepTune(b, "--steps 7 --max-fuse 3");
+    std::set<int> degrees;
+    for (const auto& x : r["parts"]) degrees.insert(x.get<int>());
+    for (const auto& v : r["versions"]) degrees.insert(v["degree"].get<int>());
+    for (int x : degrees)
+      for (const char* backend : {"opencl", "cpp"}) {
+        const std::string cmd = tesselBinary() + " run " + benchmarkPath(b).string() +
+                                " --backend " + backend + " --verify --schedule stream" +
+                                (x > 1 ? " --time-tile " + std::to_string(x) : "") +
+                                awkwardParamFlags(benchmarkPath(b));
+        auto run = runCommand(cmd);
+        EXPECT_EQ(run.exitCode, 0) << cmd << "\n" << run.output;
+        EXPECT_NE(run.output.find("verification PASSED"), std::string::npos) << cmd << "\n"
+                                                                             << run.output;
+      }
+  }
 }
 
 TEST(CliDeepTune, Refusals) {
