@@ -200,8 +200,10 @@ int main(int argc, char** argv) {
   // analyze
   auto* analyze = app.add_subcommand(
       "analyze",
-      "Predict each kernel's time on a machine with the performance model (an uncalibrated "
-      "roofline: a prediction, not a measurement): bound, traffic per level, occupancy, hints");
+      "Predict each kernel's time on a machine with the performance model (a roofline with a "
+      "latency bound, calibrated per family where the machine file has factors: a prediction, "
+      "not a measurement): bound, traffic per level, occupancy, hints, the predicted effect of "
+      "the optimisations given");
   analyze->add_option("FILE", file, "stencil program (.sten)")->required();
   AnalyzeOptions ao;
   std::vector<std::string> analyzeParams;
