@@ -13,7 +13,6 @@
 
 #include "analysis/bounds.h"
 #include "analysis/dag.h"
-#include "analysis/fission.h"
 #include "driver/analyze.h"
 #include "driver/backend.h"
 #include "driver/deep_tune.h"
@@ -28,7 +27,7 @@
 #include "driver/resources.h"
 #include "driver/roofline_svg.h"
 #include "driver/run.h"
-#include "ir/print_program.h"
+#include "driver/split.h"
 #include "lower/lower.h"
 #include "runtime/errors.h"
 #include "schedule/resolve.h"
@@ -427,37 +426,14 @@ int main(int argc, char** argv) {
     if (split->parsed()) {
       const FissionMode mode =
           splitMode == "maxfuse" ? FissionMode::MaxFuse : FissionMode::TrivialFission;
-      std::vector<std::string> notes;
-      const Program out = splitProgram(prog, mode, notes);
-      const std::filesystem::path in(file);
-      const std::filesystem::path dest =
-          std::filesystem::path(splitDir) /
-          (in.stem().string() + "-" + fissionModeName(mode) + ".sten");
-      std::string text;
-      try {
-        text = programSource(
-            out, fmt::format("// {} written by `tessel split --mode {}` from {}.\n// Every call "
-                             "is a stencil of its own; #pragma hints are not carried over.\n",
-                             dest.filename().string(), fissionModeName(mode), file));
-      } catch (const std::invalid_argument& e) {
-        std::cerr << "tessel: error: cannot write the split program: " << e.what()
-                  << "\n  hint: mark no arguments inout: in the stencils to split\n";
-        return kExitUserError;
-      }
-      std::error_code ec;
-      std::filesystem::create_directories(splitDir, ec);
-      std::ofstream f(dest);
-      f << text;
-      f.close();
-      if (!f) {
-        std::cerr << "tessel: error: cannot write '" << dest.string()
-                  << "'\n  hint: give a directory that can be created and written\n";
+      const SplitResult r = writeSplit(prog, file, mode, splitDir);
+      if (!r.error.empty()) {
+        std::cerr << "tessel: error: " << r.error << "\n  hint: " << r.hint << "\n";
         return kExitUserError;
       }
       diags.print(std::cerr);
-      for (const std::string& n : notes) std::cout << n << "\n";
-      std::cout << fmt::format("wrote {} ({} call{})\n", dest.string(), out.calls.size(),
-                               out.calls.size() == 1 ? "" : "s");
+      for (const std::string& n : r.notes) std::cout << n << "\n";
+      std::cout << fmt::format("wrote {} ({} call{})\n", r.path, r.calls, r.calls == 1 ? "" : "s");
       return kExitOk;
     }
     if (deep->parsed()) {

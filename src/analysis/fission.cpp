@@ -99,12 +99,12 @@ FissionPlan trivialFission(const Program& prog, int callIndex) {
 
 namespace {
 
-/// Call `c` with only the statements `keep`, and only the locals they use.
+/// Call `c` with only the statements `keep`. Every local declaration stays (the statements'
+/// indices into them stay valid); the printer declares only those the statements use.
 CallInst subCall(const CallInst& c, const std::vector<int>& keep) {
   CallInst out = c;
   out.stmts.clear();
   for (int s : keep) out.stmts.push_back(c.stmts.at(static_cast<size_t>(s)));
-  // Keep every local declaration (indices stay valid); the printer declares them all.
   return out;
 }
 

@@ -35,6 +35,7 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                       {"share_of_run", total > 0 ? p.seconds / total : 0},
                       {"bound", p.bound},
                       {"blocks", p.blocks},
+                      {"fused_calls", r.info.fusedCalls.size()},
                       {"shared_bytes", r.sharedBytes},
                       {"applied", appliedText(r)},
                       {"wave_efficiency", p.waveEfficiency},

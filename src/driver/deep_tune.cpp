@@ -15,10 +15,8 @@ namespace {
 /// Fusion lowers traffic; a version bound by anything else gains nothing from more of it.
 bool bandwidthBound(const std::string& bound) { return bound != "compute" && bound != "latency"; }
 
-/// A prediction's kernels that run fused steps (named fusedN_... by the lowering) and the others.
-bool fusedKernel(const nlohmann::json& k) {
-  return k["name"].get<std::string>().rfind("fused", 0) == 0;
-}
+/// A prediction's kernels that run fused steps, and the others.
+bool fusedKernel(const nlohmann::json& k) { return k["fused_calls"].get<size_t>() > 0; }
 
 }  // namespace
 

@@ -3,12 +3,12 @@
 // benchmark; the versions a composition uses verified on PoCL and the C++ backend; the refusals.
 #include <gtest/gtest.h>
 
-#include <functional>
-#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "model/fusion_degree.h"
 #include "support/command.h"
+#include "support/verify.h"
 #include "unit/gpu_test_util.h"
 
 using namespace tessel::testing;
@@ -23,22 +23,10 @@ nlohmann::json deepTune(const std::string& bench, const std::string& flags) {
   return nlohmann::json::parse(r.output);
 }
 
-/// The least sum of f over ordered compositions of `steps` (brute force).
-double bruteForce(const std::vector<double>& f, int steps) {
-  double best = std::numeric_limits<double>::infinity();
-  std::function<void(int, double)> walk = [&](int left, double acc) {
-    if (left == 0) best = std::min(best, acc);
-    for (int x = 1; x <= std::min<int>(left, static_cast<int>(f.size())); ++x)
-      walk(left - x, acc + f[static_cast<size_t>(x - 1)]);
-  };
-  walk(steps, 0);
-  return best;
-}
-
 }  // namespace
 
 // j3d7pt under stream + time_tile: the versions' times per kernel, the stopping reason, and the
-// composition of 13 steps: opt(13) over the versions, as brute force finds it.
+// composition of 13 steps: opt(13) over the versions.
 TEST(CliDeepTune, J3d7ptThirteenSteps) {
   const nlohmann::json r = deepTune("j3d7pt", "--steps 13");
   EXPECT_EQ(r["family"], "stream");
@@ -50,7 +38,9 @@ TEST(CliDeepTune, J3d7ptThirteenSteps) {
     f.push_back(v["seconds"].get<double>());
   }
   EXPECT_TRUE(r.contains("stopped")) << r.dump(2);
-  EXPECT_NEAR(r["seconds"].get<double>(), bruteForce(f, 13), 1e-15);
+  // opt(13) over the versions (model/fusion_degree.h, which tests it against brute force).
+  const tessel::FusionComposition best = tessel::optimalComposition(f, 13);
+  EXPECT_NEAR(r["seconds"].get<double>(), best.seconds, 1e-15);
   int sum = 0;
   for (const auto& x : r["parts"]) sum += x.get<int>();
   EXPECT_EQ(sum, 13);
@@ -101,16 +91,11 @@ TEST(CliDeepTune, TheComposedVersionsVerifyOnPoclAndTheCppBackend) {
     for (const auto& x : r["parts"]) degrees.insert(x.get<int>());
     for (const auto& v : r["versions"]) degrees.insert(v["degree"].get<int>());
     for (int x : degrees)
-      for (const char* backend : {"opencl", "cpp"}) {
-        const std::string cmd = tesselBinary() + " run " + benchmarkPath(b).string() +
-                                " --backend " + backend + " --verify --schedule stream" +
-                                (x > 1 ? " --time-tile " + std::to_string(x) : "") +
-                                awkwardParamFlags(benchmarkPath(b));
-        auto run = runCommand(cmd);
-        EXPECT_EQ(run.exitCode, 0) << cmd << "\n" << run.output;
-        EXPECT_NE(run.output.find("verification PASSED"), std::string::npos) << cmd << "\n"
-                                                                             << run.output;
-      }
+      for (const char* backend : {"opencl", "cpp"})
+        expectRunVerifies(benchmarkPath(b).string(), backend,
+                          std::string("--schedule stream") +
+                              (x > 1 ? " --time-tile " + std::to_string(x) : "") +
+                              awkwardParamFlags(benchmarkPath(b)));
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "support/command.h"
 #include "support/files.h"
+#include "support/verify.h"
 #include "unit/gpu_test_util.h"
 
 using namespace tessel::testing;
@@ -110,13 +111,8 @@ TEST(CliSplit, ChangedProgramsVerifyOnPoclAndTheCppBackend) {
         runCommand(tesselBinary() + " split " + file + " --mode " + mode + " -o " + dir.string());
     ASSERT_EQ(s.exitCode, 0) << s.output;
     const fs::path written = dir / (fs::path(file).stem().string() + "-" + mode + ".sten");
-    for (const char* backend : {"opencl", "cpp"}) {
-      auto r = runCommand(tesselBinary() + " run " + written.string() + " --backend " + backend +
-                          " --verify" + params);
-      EXPECT_EQ(r.exitCode, 0) << backend << "\n" << r.output;
-      EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << backend << "\n"
-                                                                         << r.output;
-    }
+    for (const char* backend : {"opencl", "cpp"})
+      expectRunVerifies(written.string(), backend, params);
   }
 }
 

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/command.h"
+#include "support/verify.h"
 #include "unit/gpu_test_util.h"
 
 using namespace tessel;
@@ -43,15 +44,6 @@ nlohmann::json fusedKernel(const nlohmann::json& ks) {
     if (k["name"].get<std::string>().rfind("fused", 0) == 0) return k;
   ADD_FAILURE() << "no fused kernel in " << ks.dump();
   return nlohmann::json::object();
-}
-
-/// `tessel run FILE --backend B --verify FLAGS` passes verification.
-void expectVerifies(const std::string& file, const std::string& backend, const std::string& flags) {
-  std::string cmd =
-      tesselBinary() + " run " + file + " --backend " + backend + " --verify " + flags;
-  auto r = runCommand(cmd);
-  EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
-  EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << cmd << "\n" << r.output;
 }
 
 }  // namespace
@@ -145,8 +137,8 @@ TEST(FoldStreamTimeTile, FusedKernelStagesOneRingForThePairAndAgrees) {
           "--time-tile 2 --prefetch --unroll j=2", "--time-tile 2 --unroll i=2,cyclic",
           "--time-tile 3 --spare-plane off"}) {
       const std::string f = std::string("--schedule stream --fold ") + flags + sizes;
-      expectVerifies(file, "opencl", f);
-      expectVerifies(file, "cpp", f);
+      expectRunVerifies(file, "opencl", f);
+      expectRunVerifies(file, "cpp", f);
     }
 }
 
@@ -169,7 +161,7 @@ TEST(FoldStreamTimeTile, ANoteSaysWhyAPairDoesNotFoldInTheFusedKernel) {
   auto info = runCommand(tesselBinary() + " info --kernels --no-ptxas " + file + " " + flags);
   EXPECT_NE(info.output.find("folded: m * c, p - q staged as one array"), std::string::npos)
       << info.output;
-  expectVerifies(file, "cpp", flags + " --param L=6 --param M=5 --param N=9 --param T=2");
+  expectRunVerifies(file, "cpp", flags + " --param L=6 --param M=5 --param N=9 --param T=2");
 }
 
 TEST(FoldRefusals, OtherFamiliesAndRetimingAreRefused) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/files.h"
+#include "support/verify.h"
 
 using namespace tessel::testing;
 namespace fs = std::filesystem;
@@ -120,12 +121,7 @@ std::string fusedSweep(const std::string& placements, const std::string& pragma)
 }
 
 void expectVerifies(const std::string& file, const std::string& flags) {
-  for (const char* backend : {"opencl", "cpp"}) {
-    auto run = runCommand(tesselBinary() + " run " + file + " --backend " + backend + " --verify " +
-                          flags);
-    EXPECT_EQ(run.exitCode, 0) << backend << "\n" << run.output;
-    EXPECT_TRUE(contains(run.output, "verification PASSED")) << backend << "\n" << run.output;
-  }
+  for (const char* backend : {"opencl", "cpp"}) expectRunVerifies(file, backend, flags);
 }
 
 }  // namespace
