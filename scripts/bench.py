@@ -93,6 +93,9 @@ def main():
                          "without options, is always run)")
     ap.add_argument("--benchmarks", default="",
                     help="comma-separated benchmark names (default: every benchmarks/*.sten)")
+    ap.add_argument("--programs", default=os.path.join(ROOT, "benchmarks"),
+                    help="the folder of NAME.sten programs (default: benchmarks/; e.g. the "
+                         "output folder of `tessel split`)")
     ap.add_argument("--size", choices=["small", "full", "awkward"], default="small",
                     help="small: extents capped at 2^18 (1-D), 1024 (2-D), 96 (3-D); "
                          "full: the programs' defaults; awkward: 100003 (1-D), 203 (2-D), "
@@ -127,14 +130,14 @@ def main():
     if "global" not in families:
         families.insert(0, "global")
     names = [b for b in args.benchmarks.split(",") if b] or sorted(
-        f[:-5] for f in os.listdir(os.path.join(ROOT, "benchmarks")) if f.endswith(".sten"))
+        f[:-5] for f in os.listdir(args.programs) if f.endswith(".sten"))
     csv_path = args.csv or os.path.join(
         ROOT, "bench-results", f"bench-{datetime.datetime.now():%Y%m%d-%H%M%S}.csv")
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
 
     def run_benchmark(name):
         """Every variant of one benchmark, in order; returns (rows, any verification failed)."""
-        program = os.path.join(ROOT, "benchmarks", name + ".sten")
+        program = os.path.join(args.programs, name + ".sten")
         params = parameters(args.tessel, program, args.size)
         variants = ([] if args.skip_cpp else [("cpp", None)]) + [(args.backend, f)
                                                                   for f in families]

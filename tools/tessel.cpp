@@ -221,7 +221,8 @@ int main(int argc, char** argv) {
       "deep-tune",
       "Choose how many time steps each kernel fuses for a run of T steps (paper 000 VI-A): "
       "predict one kernel fusing 1, 2, ... steps while it stays bandwidth-bound, then the "
-      "composition that runs T steps fastest, opt(T); predictions, not measurements");
+      "composition that runs T steps fastest, opt(T); predictions, and with --measure the "
+      "versions' measured times on a backend");
   deep->add_option("FILE", file, "stencil program (.sten)")->required();
   DeepTuneOptions dto;
   std::vector<std::string> deepParams;
@@ -232,6 +233,13 @@ int main(int argc, char** argv) {
   deep->add_option("--param", deepParams, "NAME=VALUE parameter value (default: defaults)");
   deep->add_flag("--json", deepJson, "print JSON instead of text");
   deep->add_flag("--ptxas", dto.ptxas, "registers from nvcc for every version (slower)");
+  deep->add_option("--measure", dto.measureBackend,
+                   "also run every version on this backend and compose the measured times")
+      ->check(CLI::IsMember({"cuda", "opencl", "cpp"}));
+  deep->add_option("--repeat", dto.repeat, "with --measure: timed runs per version (median)")
+      ->check(CLI::PositiveNumber);
+  deep->add_flag("--verify", dto.verify,
+                 "with --measure: check every version against the reference interpreter");
 
   // split
   auto* split = app.add_subcommand(

@@ -3,10 +3,16 @@
 
 #include <fmt/format.h>
 
+#include <iostream>
+#include <sstream>
+
 #include "analysis/counts.h"
 #include "driver/analyze.h"
+#include "driver/backend.h"
 #include "driver/params.h"
+#include "driver/run.h"
 #include "model/fusion_degree.h"
+#include "schedule/resolve.h"
 
 namespace tessel {
 
@@ -17,6 +23,78 @@ bool bandwidthBound(const std::string& bound) { return bound != "compute" && bou
 
 /// A prediction's kernels that run fused steps, and the others.
 bool fusedKernel(const nlohmann::json& k) { return k["fused_calls"].get<size_t>() > 0; }
+
+/// Runs the version fusing `degree` steps on `backend` (tessel run --json, a warm-up run, then
+/// opts.repeat timed runs) and returns run's report; nullopt after an error in `diags`.
+std::optional<nlohmann::json> measureVersion(const Program& prog, const DeepTuneOptions& opts,
+                                             std::map<std::string, std::string> flags, int degree,
+                                             DiagnosticEngine& diags) {
+  flags["--time-tile"] = degree == 1 ? "" : std::to_string(degree);
+  auto setup = setUpSchedules(prog, flags, diags);
+  if (!setup) return std::nullopt;
+  BackendOptions bo;
+  bo.schedule = setup->resolved;
+  RunOptions ro;
+  ro.params = opts.params;
+  ro.repeat = opts.repeat;
+  ro.verify = opts.verify;
+  ro.json = true;
+  ro.contracted = std::any_of(bo.schedule.grids.begin(), bo.schedule.grids.end(),
+                              [](const GridShape& g) { return g.fma || g.retime; });
+  std::unique_ptr<Backend> backend = makeBackend(opts.measureBackend, prog, bo);
+  std::ostringstream report;
+  const int code = runProgram(prog, ro, *backend, diags, report);
+  if (code != kExitOk && code != kExitVerifyFailed) return std::nullopt;
+  return nlohmann::json::parse(report.str());
+}
+
+/// Runs every predicted version on opts.measureBackend and composes `steps` from the measured
+/// times. The per-step time of a version is its run's median time over the run's steps.
+std::optional<nlohmann::json> measureVersions(const Program& prog, const DeepTuneOptions& opts,
+                                              const std::map<std::string, std::string>& flags,
+                                              const nlohmann::json& predicted, double runSteps,
+                                              DiagnosticEngine& diags) {
+  nlohmann::json m = {{"backend", opts.measureBackend},
+                      {"repeat", opts.repeat},
+                      {"versions", nlohmann::json::array()}};
+  std::vector<double> f;
+  for (const auto& v : predicted["versions"]) {
+    const int x = v["degree"];
+    std::cerr << fmt::format("deep-tune: measuring {} x 1 on {} ({} runs)...\n", x,
+                             opts.measureBackend, opts.repeat);
+    auto r = measureVersion(prog, opts, flags, x, diags);
+    if (!r) return std::nullopt;
+    m["device"] = (*r)["backend_description"];
+    const double perStep = (*r)["time_s"].get<double>() / runSteps;
+    nlohmann::json row = {{"degree", x},
+                          {"seconds", perStep * x},
+                          {"seconds_per_step", perStep},
+                          {"run_seconds", (*r)["time_s"]}};
+    if (r->contains("verification")) {
+      row["verified"] = (*r)["verification"]["passed"];
+      if (!row["verified"].get<bool>()) {
+        diags.report(
+            DiagId::bad_schedule, {},
+            fmt::format("deep-tune: version {} x 1 failed verification on {}:\n{}", x,
+                        opts.measureBackend, (*r)["verification"].value("failures", std::string())),
+            "this is a bug in Tessel; please report it with the program");
+        return std::nullopt;
+      }
+    }
+    m["versions"].push_back(row);
+    f.push_back(perStep * x);
+  }
+  FusionComposition best = optimalComposition(f, predicted["steps"].get<int>());
+  m["composition"] = best.text();
+  m["parts"] = best.parts;
+  m["seconds"] = best.seconds;
+  m["seconds_unfused"] = f.front() * predicted["steps"].get<int>();
+  // The model's composition, costed with the measured versions: what following the model costs.
+  double modelChoice = 0;
+  for (int part : predicted["parts"]) modelChoice += f[part - 1];
+  m["model_composition_seconds"] = modelChoice;
+  return m;
+}
 
 }  // namespace
 
@@ -54,12 +132,13 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
                         {"versions", nlohmann::json::array()}};
   std::vector<double> f;
   double perStatementUpdates = 0;  // per step, in the version of degree 1
+  bool pastStop = false;           // the model would have stopped before this version
   for (int x = 1; x <= opts.maxFuse; ++x) {
     flags["--time-tile"] = x == 1 ? "" : std::to_string(x);
     std::string why;
     auto p = predictUnder(prog, flags, *params, opts.ptxas, diags, nullptr, &why);
     if (!p) {
-      out["stopped"] = fmt::format("{} x 1 is refused: {}", x, why);
+      if (!pastStop) out["stopped"] = fmt::format("{} x 1 is refused: {}", x, why);
       break;
     }
     out["machine"] = (*p)["machine"];
@@ -82,7 +161,7 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
       }
     }
     if (runSteps <= 0 || allUpdates <= 0) {
-      out["stopped"] = "the run computes nothing at these parameter values";
+      if (!pastStop) out["stopped"] = "the run computes nothing at these parameter values";
       break;
     }
     double seconds = 0;
@@ -97,20 +176,30 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
           if (n.get<std::string>().find("time_tile") != std::string::npos ||
               n.get<std::string>().find("per statement") != std::string::npos)
             note = n;
-        out["stopped"] = fmt::format("{} x 1 fuses nothing{}", x, note.empty() ? "" : ": " + note);
+        if (!pastStop)
+          out["stopped"] =
+              fmt::format("{} x 1 fuses nothing{}", x, note.empty() ? "" : ": " + note);
         break;
       }
       seconds = fusedSeconds / fusedSteps * x;
     }
-    f.push_back(seconds);
-    out["versions"].push_back(
-        {{"degree", x}, {"seconds", seconds}, {"seconds_per_step", seconds / x}, {"bound", bound}});
-    if (!bandwidthBound(bound)) {
+    nlohmann::json version = {
+        {"degree", x}, {"seconds", seconds}, {"seconds_per_step", seconds / x}, {"bound", bound}};
+    // Past the model's stop only --measure goes on (up to --max-fuse), to measure what the model
+    // would not try; those versions stay out of the model's composition.
+    if (pastStop)
+      version["past_stop"] = true;
+    else
+      f.push_back(seconds);
+    out["versions"].push_back(version);
+    if (!pastStop && !bandwidthBound(bound)) {
       out["stopped"] = fmt::format(
           "{} x 1 is {}-bound: more fusion saves traffic, which no longer limits it", x, bound);
-      break;
+      if (opts.measureBackend.empty()) break;
+      pastStop = true;
     }
-    if (x == opts.maxFuse) out["stopped"] = fmt::format("--max-fuse {}", opts.maxFuse);
+    if (x == opts.maxFuse && !out.contains("stopped"))
+      out["stopped"] = fmt::format("--max-fuse {}", opts.maxFuse);
   }
   if (f.empty()) {
     diags.report(DiagId::bad_schedule, {},
@@ -124,7 +213,13 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
   out["seconds"] = best.seconds;
   // The plain alternatives, for scale: every step alone, and the largest degree throughout.
   out["seconds_unfused"] = f.front() * opts.steps;
-  out["measured"] = nullptr;  // no GPU run: predictions only
+  out["measured"] = nullptr;  // predictions only, unless --measure
+  if (!opts.measureBackend.empty()) {
+    flags["--time-tile"] = "";
+    auto m = measureVersions(prog, opts, flags, out, runSteps, diags);
+    if (!m) return std::nullopt;
+    out["measured"] = *m;
+  }
   return out;
 }
 
@@ -136,9 +231,10 @@ std::string deepTuneText(const nlohmann::json& r) {
       r.value("machine", std::string("?")));
   out += "  version    time per kernel   per step     bound\n";
   for (const auto& v : r["versions"])
-    out += fmt::format("  {:>2} x 1    {:>10.4g} ms   {:>8.4g} ms   {}\n", v["degree"].get<int>(),
+    out += fmt::format("  {:>2} x 1    {:>10.4g} ms   {:>8.4g} ms   {}{}\n", v["degree"].get<int>(),
                        v["seconds"].get<double>() * 1e3, v["seconds_per_step"].get<double>() * 1e3,
-                       v["bound"].get<std::string>());
+                       v["bound"].get<std::string>(),
+                       v.value("past_stop", false) ? "   (past the stop: measured only)" : "");
   if (r.contains("stopped")) out += "  stopped: " + r["stopped"].get<std::string>() + "\n";
   out += fmt::format("{} steps: {}  predicted {:.4g} ms (every step alone: {:.4g} ms, {:.2f}x)\n",
                      r["steps"].get<int>(), r["composition"].get<std::string>(),
@@ -146,7 +242,29 @@ std::string deepTuneText(const nlohmann::json& r) {
                      r["seconds"].get<double>() > 0
                          ? r["seconds_unfused"].get<double>() / r["seconds"].get<double>()
                          : 0.0);
-  out += "measured: none (no GPU in this run)\n";
+  const nlohmann::json& m = r["measured"];
+  if (m.is_null()) return out + "measured: none (give --measure cuda|opencl|cpp to run them)\n";
+  out += fmt::format("Measured on {} ({}; median of {} runs, over the run's {} steps)\n",
+                     m["backend"].get<std::string>(), m.value("device", std::string("?")),
+                     m["repeat"].get<int>(), r["run_steps"].get<double>());
+  out += "  version    time per kernel   per step     predicted/measured\n";
+  for (size_t i = 0; i < m["versions"].size(); ++i) {
+    const auto& v = m["versions"][i];
+    const double predicted = r["versions"][i]["seconds"];
+    out += fmt::format(
+        "  {:>2} x 1    {:>10.4g} ms   {:>8.4g} ms   {:.2f}{}\n", v["degree"].get<int>(),
+        v["seconds"].get<double>() * 1e3, v["seconds_per_step"].get<double>() * 1e3,
+        predicted / v["seconds"].get<double>(), v.contains("verified") ? "   verified" : "");
+  }
+  const double unfused = m["seconds_unfused"], best = m["seconds"];
+  out += fmt::format(
+      "{} steps: {}  measured {:.4g} ms (every step alone: {:.4g} ms, {:.2f}x); the model's {} "
+      "costs {:.4g} ms measured ({:.2f}x the measured best)\n",
+      r["steps"].get<int>(), m["composition"].get<std::string>(), best * 1e3, unfused * 1e3,
+      best > 0 ? unfused / best : 0.0, r["composition"].get<std::string>(),
+      m["model_composition_seconds"].get<double>() * 1e3,
+      best > 0 ? m["model_composition_seconds"].get<double>() / best : 0.0);
+  out += "(a composition's measured time is the sum of its versions' measured kernel times)\n";
   return out;
 }
 

@@ -4,7 +4,9 @@
 // time_tile (or overlapped), each only while the one before is bandwidth-bound (fusion saves
 // traffic, nothing else) and the schedule is accepted; then the composition of those versions
 // that runs T steps fastest is found by the dynamic program opt(T) (model/fusion_degree.h).
-// Predictions, not measurements.
+// Predictions, not measurements; with --measure BACKEND every predicted version also runs on that
+// backend (its median time over the run's steps), and opt(T) is found again from the measured
+// times: the measured composition is one of measured versions, summed, not one run.
 #pragma once
 
 #include <map>
@@ -23,6 +25,11 @@ struct DeepTuneOptions {
   int steps = 0;                                     // --steps: time steps to compose
   int maxFuse = 8;                                   // --max-fuse: the largest degree tried
   bool ptxas = false;                                // registers from nvcc
+  /// --measure BACKEND: also run every predicted version on this backend (cuda, opencl, cpp)
+  /// and compose the measured times; empty: predictions only.
+  std::string measureBackend;
+  int repeat = 5;       // --repeat: timed runs per version (median)
+  bool verify = false;  // --verify: check every measured version against the reference
 };
 
 /// The versions, why the search stopped, and opt(steps) as JSON; nullopt after an error

@@ -20,7 +20,8 @@ nlohmann::json deepTune(const std::string& bench, const std::string& flags) {
   auto r = runCommand(tesselBinary() + " deep-tune --json " + benchmarkPath(bench).string() + " " +
                       flags);
   EXPECT_EQ(r.exitCode, 0) << r.output;
-  return nlohmann::json::parse(r.output);
+  // --measure's progress lines (standard error) come first.
+  return nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
 }
 
 }  // namespace
@@ -99,6 +100,50 @@ TEST(CliDeepTune, TheComposedVersionsVerifyOnPoclAndTheCppBackend) {
   }
 }
 
+// --measure: every predicted version runs (verified) on the backend; the measured composition is
+// opt(T) over the measured versions, and the model's composition costed with them is no cheaper.
+TEST(CliDeepTune, MeasuredVersionsOnPoclAndTheCppBackend) {
+  TESSEL_REQUIRE_OPENCL();
+  for (const char* backend : {"cpp", "opencl"}) {
+    SCOPED_TRACE(backend);
+    const nlohmann::json r =
+        deepTune("j2d5pt", std::string("--steps 7 --max-fuse 3 --repeat 2 --verify --measure ") +
+                               backend + awkwardParamFlags(benchmarkPath("j2d5pt")));
+    const nlohmann::json& m = r["measured"];
+    ASSERT_TRUE(m.is_object()) << r.dump(2);
+    EXPECT_EQ(m["backend"], backend);
+    ASSERT_EQ(m["versions"].size(), r["versions"].size());
+    std::vector<double> f;
+    for (size_t i = 0; i < m["versions"].size(); ++i) {
+      const auto& v = m["versions"][i];
+      EXPECT_EQ(v["degree"], r["versions"][i]["degree"]);
+      EXPECT_TRUE(v["verified"].get<bool>());
+      EXPECT_GT(v["seconds"].get<double>(), 0);
+      EXPECT_NEAR(
+          v["seconds"].get<double>(),
+          v["run_seconds"].get<double>() / r["run_steps"].get<double>() * v["degree"].get<double>(),
+          1e-12);
+      f.push_back(v["seconds"].get<double>());
+    }
+    const tessel::FusionComposition best = tessel::optimalComposition(f, 7);
+    EXPECT_EQ(m["composition"], best.text());
+    EXPECT_NEAR(m["seconds"].get<double>(), best.seconds, 1e-15);
+    double modelChoice = 0;
+    for (const auto& x : r["parts"]) modelChoice += f[x.get<int>() - 1];
+    EXPECT_NEAR(m["model_composition_seconds"].get<double>(), modelChoice, 1e-15);
+    EXPECT_LE(m["seconds"].get<double>(), modelChoice + 1e-15);
+  }
+  // The text names the backend and says how a composition's measured time is made.
+  auto t = runCommand(tesselBinary() + " deep-tune " + benchmarkPath("j2d5pt").string() +
+                      " --steps 5 --max-fuse 2 --repeat 1 --measure cpp" +
+                      awkwardParamFlags(benchmarkPath("j2d5pt")));
+  ASSERT_EQ(t.exitCode, 0) << t.output;
+  EXPECT_NE(t.output.find("Measured on cpp"), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("the sum of its versions' measured kernel times"), std::string::npos)
+      << t.output;
+  EXPECT_NE(t.output.find("deep-tune: measuring 2 x 1 on cpp"), std::string::npos) << t.output;
+}
+
 TEST(CliDeepTune, Refusals) {
   const std::string j3d7pt = benchmarkPath("j3d7pt").string();
   for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
@@ -110,4 +155,7 @@ TEST(CliDeepTune, Refusals) {
     EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
     EXPECT_NE(r.output.find("hint: "), std::string::npos) << r.output;
   }
+  auto r = runCommand(tesselBinary() + " deep-tune " + j3d7pt + " --steps 5 --measure vulkan");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("vulkan not in {cuda,opencl,cpp}"), std::string::npos) << r.output;
 }
