@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test (unit, diagnostics, end-to-end, fuzz).
-# Arguments go to ctest (scripts/test.sh -R Semantics).
+# Arguments go to ctest (scripts/test.sh -R Semantics). The per-benchmark GPU sweeps run on a
+# core set of benchmarks that covers every feature (`Core/` tests; tests/unit/gpu_test_util.h
+# says which and why); every benchmark still runs through the C++ backend and `global` on PoCL.
+#
+# scripts/test.sh --full [CTEST ARGS]: the sweeps on the other benchmarks too (`Full/` tests: 20
+# benchmarks instead of 7 in each sweep).
 #
 # scripts/test.sh --sanitize [CTEST ARGS]: builds build-asan/ with AddressSanitizer and
 # UndefinedBehaviorSanitizer (-DTESSEL_SANITIZE=ON) and runs a subset under them (below); any
@@ -35,12 +40,33 @@ if [ "${1:-}" = "--sanitize" ]; then
   export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:check_initialization_order=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
   export LSAN_OPTIONS="suppressions=$suppressions${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
   export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:abort_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+  # Quicker builds of the generated programs, as below.
+  export TESSEL_HOST_OPT="${TESSEL_HOST_OPT--O0}"
+  export POCL_EXTRA_BUILD_FLAGS="${POCL_EXTRA_BUILD_FLAGS--cl-opt-disable}"
+  export POCL_WORK_GROUP_METHOD="${POCL_WORK_GROUP_METHOD:-loops}"
   ctest --output-on-failure -j "$(nproc)" -R "$subset" -E '^Interpreter\.SevenPointSpeed$' "$@"
   exit
+fi
+
+exclude=(-E '^Full/')
+if [ "${1:-}" = "--full" ]; then
+  shift
+  exclude=()
 fi
 
 bash scripts/build.sh
 cd build
 # deps.sh installed PoCL: a missing OpenCL device is a failure here, not a skipped test.
 export TESSEL_TESTS_REQUIRE_OPENCL=1
-ctest --output-on-failure -j "$(nproc)" "$@"
+# PoCL compiles every kernel the tests run (hundreds, most of this job's time on a fresh machine,
+# where its kernel cache is empty): without LLVM's optimisations (-cl-opt-disable) and with its
+# plain work-group loops instead of the vectorising ones it compiles 2 to 2.5 times faster. The
+# kernels the tests run are small (awkward sizes), and what they check, the results against the
+# reference interpreter, does not depend on how PoCL optimises. Set in the environment already,
+# these win (POCL_EXTRA_BUILD_FLAGS= gives the optimised build).
+export POCL_EXTRA_BUILD_FLAGS="${POCL_EXTRA_BUILD_FLAGS--cl-opt-disable}"
+export POCL_WORK_GROUP_METHOD="${POCL_WORK_GROUP_METHOD:-loops}"
+# Likewise the generated host code and C++ programs the tests build (hundreds, each a g++ run):
+# -O0 builds them about 1.7 times faster (TESSEL_HOST_OPT, docs/user-guide.md).
+export TESSEL_HOST_OPT="${TESSEL_HOST_OPT--O0}"
+ctest --output-on-failure -j "$(nproc)" "${exclude[@]}" "$@"

@@ -18,6 +18,13 @@ namespace fs = std::filesystem;
 
 namespace tessel {
 
+std::vector<std::string> withOptLevel(std::vector<std::string> flags, const std::string& level) {
+  if (level.empty()) return flags;
+  for (std::string& f : flags)
+    if (f.size() >= 3 && f.rfind("-O", 0) == 0) f = level;
+  return flags;
+}
+
 std::string hostCpu() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;

@@ -24,6 +24,11 @@ std::filesystem::path tempName(const std::filesystem::path& p);
 void writeFile(const std::filesystem::path& p, const std::string& text);
 std::string firstLines(const std::string& text, int n);
 
+/// `flags` with every optimisation level (-O0 ... -O3, -Os, -Ofast) replaced by `level`, or
+/// unchanged when `level` is empty. For TESSEL_HOST_OPT: quicker builds of generated code
+/// where only its results matter (the tests run hundreds of small programs).
+std::vector<std::string> withOptLevel(std::vector<std::string> flags, const std::string& level);
+
 /// Runs `command` (a shell command line) in `dir` with its output in `log`; returns the exit
 /// status (126/127: the shell could not run the program; -1: it did not exit normally).
 int runInDirectory(const std::filesystem::path& dir, const std::string& command,

@@ -23,6 +23,8 @@ CppBuildOptions::CppBuildOptions() : flags(cppCompileFlags()) {}
 CppBuildOptions CppBuildOptions::fromEnvironment() {
   CppBuildOptions o;
   if (const char* cxx = std::getenv("CXX"); cxx && *cxx) o.compiler = cxx;
+  if (const char* opt = std::getenv("TESSEL_HOST_OPT"); opt && *opt)
+    o.flags = withOptLevel(o.flags, opt);
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
     o.cacheRoot = fs::path(x) / "tessel" / "cpp";
   else if (const char* h = std::getenv("HOME"); h && *h)

@@ -25,7 +25,8 @@ struct CppBuildOptions {
   PassLog* passLog = nullptr;           // the pipeline's pass log; null: a silent one
 
   CppBuildOptions();
-  /// Reads the environment once, here and nowhere deeper: CXX for the compiler, and for the
+  /// Reads the environment once, here and nowhere deeper: CXX for the compiler,
+  /// TESSEL_HOST_OPT (an optimisation level, e.g. -O0, in place of the flags' own), and for the
   /// cache $XDG_CACHE_HOME/tessel/cpp, else $HOME/.cache/tessel/cpp, else a temp directory.
   static CppBuildOptions fromEnvironment();
 };

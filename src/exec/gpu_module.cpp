@@ -72,6 +72,7 @@ GpuBuildOptions GpuBuildOptions::fromEnvironment(GpuApi api) {
                                        : std::getenv(api == GpuApi::OpenCL ? "TESSEL_OPENCL_DEVICE"
                                                                            : "TESSEL_CUDA_DEVICE");
   if (dev) o.device = dev;
+  if (const char* opt = std::getenv("TESSEL_HOST_OPT"); opt && *opt) o.hostOpt = opt;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
     o.cacheRoot = fs::path(x) / "tessel" / apiDir(api);
   else if (const char* h = std::getenv("HOME"); h && *h)
@@ -85,8 +86,8 @@ GpuBuildOptions GpuBuildOptions::fromEnvironment(GpuApi api) {
 std::string gpuCompileCommand(GpuApi api, const GpuBuildOptions& opts) {
   bool cl = api == GpuApi::OpenCL, cpu = api == GpuApi::Cpu;
   std::string cmd = shellQuote(cl || cpu ? opts.hostCompiler : opts.nvcc);
-  for (auto& f : cl    ? openclHostCompileFlags()
-                 : cpu ? cpuTiledCompileFlags()
+  for (auto& f : cl    ? withOptLevel(openclHostCompileFlags(), opts.hostOpt)
+                 : cpu ? withOptLevel(cpuTiledCompileFlags(), opts.hostOpt)
                        : cudaCompileFlags(opts.cudaArch))
     cmd.append(" ").append(shellQuote(f));
   cmd.append(" ").append(shellQuote(cl ? kOpenclHostName : cpu ? kCpuSourceName : kCudaSourceName));

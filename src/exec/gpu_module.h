@@ -29,11 +29,14 @@ struct GpuBuildOptions {
   /// Which device: "" the first; a number the n-th (over all OpenCL platforms); otherwise a
   /// case-insensitive part of its name ("pthread", "NVIDIA").
   std::string device;
+  /// Replaces the optimisation level of the host compiler's flags (OpenCL host code, the
+  /// cpu-tiled C++), e.g. "-O0"; empty: the backend's own (TESSEL_HOST_OPT).
+  std::string hostOpt;
   /// The pipeline's pass log (--print-ir-after-all, --time-passes); null: a silent one.
   PassLog* passLog = nullptr;
 
   /// Reads the environment once, here and nowhere deeper: CXX (host compiler), NVCC,
-  /// TESSEL_OPENCL_DEVICE or TESSEL_CUDA_DEVICE (for `api`), and for the cache
+  /// TESSEL_OPENCL_DEVICE or TESSEL_CUDA_DEVICE (for `api`), TESSEL_HOST_OPT, and for the cache
   /// $XDG_CACHE_HOME/tessel/<api>, else $HOME/.cache/tessel/<api>, else a temp directory.
   static GpuBuildOptions fromEnvironment(GpuApi api);
 };

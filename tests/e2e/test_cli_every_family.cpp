@@ -97,5 +97,4 @@ TEST_P(EveryFamily, RunsAndVerifiesWith64BitIndicesAndFma) {
 
 TEST_P(EveryFamily, RunsAndVerifiesOnTheCppTarget) { runEveryFamily("cpp", GetParam(), kFamilies); }
 
-INSTANTIATE_TEST_SUITE_P(All, EveryFamily, ::testing::ValuesIn(benchmarkNames()),
-                         benchmarkTestName);
+TESSEL_INSTANTIATE_BENCHMARK_SWEEP(EveryFamily);

@@ -69,8 +69,7 @@ TEST_P(FoldEveryBenchmark, SharedAndStreamVerifyOnPocl) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, FoldEveryBenchmark, ::testing::ValuesIn(benchmarkNames()),
-                         benchmarkTestName);
+TESSEL_INSTANTIATE_BENCHMARK_SWEEP(FoldEveryBenchmark);
 
 TEST(FoldHypterm, FoldedKernelsStageHalfTheArraysAndAgreeOnTheCppTarget) {
   TESSEL_REQUIRE_OPENCL();

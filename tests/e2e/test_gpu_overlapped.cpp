@@ -89,4 +89,4 @@ TEST_P(Overlapped, CudaCompilesWithoutWarningsAndRecordsResources) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Overlapped, ::testing::ValuesIn(benchmarkNames()), benchmarkTestName);
+TESSEL_INSTANTIATE_BENCHMARK_SWEEP(Overlapped);

@@ -140,8 +140,7 @@ TEST_P(StreamTimeTile, RetimedAndPrefetchedAgreeWithReferenceAndCompile) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, StreamTimeTile, ::testing::ValuesIn(benchmarkNames()),
-                         benchmarkTestName);
+TESSEL_INSTANTIATE_BENCHMARK_SWEEP(StreamTimeTile);
 
 // Which benchmarks get streamed fused kernels, and which fall back with a note saying why.
 TEST(StreamTimeTile, AppliesToTheIterateBenchmarksAndNotesTheRest) {

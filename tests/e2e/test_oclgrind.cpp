@@ -61,8 +61,13 @@ bool haveOclgrind() { return runCommand("oclgrind --version").exitCode == 0; }
 void expectClean(const std::string& file, const std::string& args) {
   // Oclgrind's device has 32 KiB of local memory; schedules are validated against the default
   // machine's opt-in maximum per block (H100: 227 KiB): give the simulated device as much.
-  std::string cmd = "oclgrind --data-races --local-mem-size 232448 " + tesselBinary() + " run " +
-                    file + " --backend opencl --verify " + args;
+  // Oclgrind charges a kernel with the local memory of every kernel of the program whose name
+  // starts with its name (call0_rhs4center_s1 with _s10 to _s19, and their 64-bit copies):
+  // rhs4center's 30 statements pass the limit that way, each one alone does not.
+  const bool manyKernels = file.find("rhs4center") != std::string::npos;
+  std::string cmd =
+      fmt::format("oclgrind --data-races --local-mem-size {} ", manyKernels ? 4194304 : 232448) +
+      tesselBinary() + " run " + file + " --backend opencl --verify " + args;
   auto r = runCommand(cmd);
   auto reports = oclgrindReports(r.output);
   EXPECT_TRUE(reports.empty()) << cmd << "\nOclgrind reported " << reports.size()
@@ -130,7 +135,12 @@ TEST_P(OclgrindBenchmark, StagedFamiliesHaveNoRaceOrOutOfBoundsAccess) {
   std::string params = tinyParams(file);
   for (const char* family : kFamilies) {
     SCOPED_TRACE(family);
-    expectClean(file.string(), std::string(family) + params);
+    // diffterm's default block leaves no output point inside its halo of 4 + 4 in the input
+    // perspective (refused): widen it (test_perspective.cpp).
+    const bool wideHalo =
+        GetParam() == "diffterm" && std::string(family).find("input") != std::string::npos;
+    expectClean(file.string(),
+                std::string(family) + (wideHalo ? " --block 10,10,10" : "") + params);
   }
 }
 
@@ -217,5 +227,4 @@ TEST(Oclgrind, DemotedInputRingHasNoRaceOrOutOfBoundsAccess) {
               "--param L=7 --param M=9 --param N=11");
 }
 
-INSTANTIATE_TEST_SUITE_P(All, OclgrindBenchmark, ::testing::ValuesIn(benchmarkNames()),
-                         benchmarkTestName);
+TESSEL_INSTANTIATE_BENCHMARK_SWEEP(OclgrindBenchmark);

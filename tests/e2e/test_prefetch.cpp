@@ -76,7 +76,7 @@ TEST_P(Prefetch, CudaKernelsCompileWithoutSpills) {
   EXPECT_TRUE(any) << "some kernel stages a shared plane and prefetches it\n" << r.output;
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Prefetch, ::testing::ValuesIn(benchmarkNames()), benchmarkTestName);
+TESSEL_INSTANTIATE_BENCHMARK_SWEEP(Prefetch);
 
 TEST(PrefetchRefusals, OtherFamiliesAreRefused) {
   const std::string j3d7pt = benchmarkPath("j3d7pt").string();

@@ -72,7 +72,7 @@ TEST_P(Unroll, EveryFamilyVerifiesOnPoclAndTheCppTarget) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Unroll, ::testing::ValuesIn(benchmarkNames()), benchmarkTestName);
+TESSEL_INSTANTIATE_BENCHMARK_SWEEP(Unroll);
 
 // The kernel report says what was unrolled; ptxas's registers grow with the points per thread,
 // the report's shared loads per point do not (each point reads its own taps).

@@ -43,6 +43,32 @@ inline std::vector<std::string> benchmarkNames() {
   return v;
 }
 
+/// The per-benchmark GPU sweeps (every family, staging, streaming, time tiles, unrolling,
+/// prefetching, retiming, folding, perspectives, Oclgrind) are instantiated twice: `Core/` on a
+/// set of benchmarks that covers the features of the others, `Full/` on the rest. CI and
+/// scripts/test.sh run `Core/` (and leave out `^Full/`); scripts/test.sh --full runs both. The
+/// core set: 1-D with boundary calls and a 6-call time loop (jacobi1d-boundary), a 3-D box with
+/// corners (j3d27pt), float with a local scalar and a ping-pong loop (cheby), a local scalar
+/// assigned twice across two calls (denoise), local arrays with statement domains and `inout:`
+/// (cosmo-hdiff), three 2-D calls with a 1-D source and compound assignments (fdtd2d), radius 4
+/// with five outputs and a 1-D metric (hypterm). Every benchmark still runs in CI through
+/// `tessel check` and `info`, the C++ backend (test_benchmarks), `global` and `global-stream`
+/// on PoCL and through nvcc (GpuBenchmark). The split keeps CI within its time limit on a fresh
+/// machine, where every generated program and kernel is compiled anew.
+inline bool isCoreBenchmark(const std::string& b) {
+  static const std::vector<std::string> core = {
+      "cheby", "cosmo-hdiff", "denoise", "fdtd2d", "hypterm", "j3d27pt", "jacobi1d-boundary"};
+  return std::find(core.begin(), core.end(), b) != core.end();
+}
+
+/// The benchmarks of `Core/` (core == true) or of `Full/` (the others), sorted.
+inline std::vector<std::string> sweepBenchmarkNames(bool core) {
+  std::vector<std::string> v;
+  for (const std::string& b : benchmarkNames())
+    if (isCoreBenchmark(b) == core) v.push_back(b);
+  return v;
+}
+
 inline fs::path benchmarkPath(const std::string& b) {
   return fs::path(TESSEL_SOURCE_DIR) / "benchmarks" / (b + ".sten");
 }
@@ -54,6 +80,18 @@ inline std::string benchmarkTestName(const ::testing::TestParamInfo<std::string>
   std::replace(n.begin(), n.end(), '-', '_');
   return n;
 }
+
+#ifdef TESSEL_SOURCE_DIR
+/// Instantiates a per-benchmark sweep as `Core/SUITE.TEST/benchmark` and
+/// `Full/SUITE.TEST/benchmark` (sweepBenchmarkNames).
+#define TESSEL_INSTANTIATE_BENCHMARK_SWEEP(Suite)                                              \
+  INSTANTIATE_TEST_SUITE_P(Core, Suite,                                                        \
+                           ::testing::ValuesIn(::tessel::gputest::sweepBenchmarkNames(true)),  \
+                           ::tessel::gputest::benchmarkTestName);                              \
+  INSTANTIATE_TEST_SUITE_P(Full, Suite,                                                        \
+                           ::testing::ValuesIn(::tessel::gputest::sweepBenchmarkNames(false)), \
+                           ::tessel::gputest::benchmarkTestName)
+#endif
 
 /// Parameter values for a run: the extent parameters (those not introduced by an `iterate`
 /// bound), in order, from `extents`; the others (time steps) at their defaults (2 where there
@@ -175,7 +213,7 @@ inline std::string awkwardParamFlags(const fs::path& file) {
 
 /// The benchmarks whose statements cannot all be retimed (tests/e2e/test_retime.cpp says why).
 inline bool retimable(const std::string& benchmark) {
-  for (const char* b : {"cheby", "denoise", "gradient", "jacobi1d-boundary"})
+  for (const char* b : {"cheby", "denoise", "gradient", "jacobi1d-boundary", "rhs4center"})
     if (benchmark == b) return false;
   return true;
 }
@@ -192,6 +230,11 @@ inline GpuBuildOptions testOptions(GpuApi api = GpuApi::OpenCL) {
       fmt::format("tessel-test-{}-{}", api == GpuApi::OpenCL ? "opencl" : "cuda", getuid());
   return o;
 }
+
+/// The shared memory ptxas reports for a CUDA kernel whose tiles take `analysed` bytes: above
+/// CUDA's 48 KiB of static shared memory per block the kernel takes them as dynamic shared
+/// memory (codegen/dialect_gpu.cpp), which ptxas does not count.
+inline int64_t ptxasSharedBytes(int64_t analysed) { return analysed > 48 * 1024 ? 0 : analysed; }
 
 inline CudaResourceOptions resourceOptions() {
   CudaResourceOptions o;
@@ -216,7 +259,8 @@ inline void expectFusedKernelsCompile(const GpuSources& src, const std::string& 
     std::cout << "[ptxas] " << label << " " << ki.name << ": " << kr->registers << " registers, "
               << kr->sharedBytes << " bytes smem, " << kr->spillStores << "+" << kr->spillLoads
               << " spill bytes\n";
-    EXPECT_EQ(kr->sharedBytes, ki.sharedBytes) << ki.name << ": ptxas and the lowering differ";
+    EXPECT_EQ(kr->sharedBytes, ptxasSharedBytes(ki.sharedBytes))
+        << ki.name << ": ptxas and the lowering differ";
     if (noSpills) {
       EXPECT_EQ(kr->spillStores + kr->spillLoads, 0) << ki.name << " spills";
     }
