@@ -102,6 +102,11 @@ const char* scheduleHelp(const std::string& flag) {
            "loaded by loops), input (a thread per element of the input tile: each loads one, "
            "those of the halo compute nothing) or mixed (input along x, output along the others; "
            "paper 000 III-B3)";
+  if (flag == "--fuse-statements")
+    return "global family: a call's consecutive statements share one kernel (one thread per "
+           "point runs them in order) where no thread reads or writes an element another "
+           "thread writes, local scalars in registers instead of buffers over the call's box "
+           "(issue 13; tessel info --kernels shows the fused kernels)";
   if (flag == "--fold")
     return "shared and stream families (also with --time-tile): arrays a statement (or a fused "
            "kernel's statements) only ever combines point-wise (every access a[s] op b[s], the "
@@ -299,8 +304,8 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> scheduleValues;
   for (CLI::App* sub : {check, info, emit, run, res, analyze, deep})
     for (const std::string& flag : scheduleFlags()) {
-      if (flag == "--fma" || flag == "--retime" || flag == "--prefetch" ||
-          flag == "--fold") {  // a flag: on when given
+      if (flag == "--fma" || flag == "--retime" || flag == "--prefetch" || flag == "--fold" ||
+          flag == "--fuse-statements") {  // a flag: on when given
         sub->add_flag_callback(
             flag, [&scheduleValues, flag] { scheduleValues[flag] = "on"; }, scheduleHelp(flag));
         continue;

@@ -254,15 +254,13 @@ Out ExprPrinter::binary(const Expr& e) {
 Out ExprPrinter::call(const Expr& e) {
   // Arguments are converted to the result type: float functions for float, double for double
   // and for int arguments (except abs/min/max, which keep 64-bit int).
+  // Typed min/max take any integer operands; no widening casts needed. (Each argument is
+  // printed once: nested min/max, a bounding box over many statements, stays linear.)
+  const bool typedMinMax = e.type == ScalarType::Int && (e.name == "min" || e.name == "max");
   std::vector<Out> args;
   for (auto& a : e.args) {
     Out o = conv(a, e.type);
-    args.push_back(e.type == ScalarType::Int ? wide(o) : o);
-  }
-  if (e.type == ScalarType::Int && (e.name == "min" || e.name == "max")) {
-    // Typed min/max take any integer operands; no widening casts needed.
-    args.clear();
-    for (auto& a : e.args) args.push_back(conv(a, e.type));
+    args.push_back(e.type == ScalarType::Int && !typedMinMax ? wide(o) : o);
   }
   return fnCall(d_.mathName(e.name, e.type), args);
 }

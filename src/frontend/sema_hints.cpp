@@ -10,8 +10,9 @@ namespace {
 
 const std::vector<std::string>& pragmaClauses() {
   static const std::vector<std::string> c = {
-      "stream", "full_stream", "block",       "unroll",   "time_tile",  "prefetch",     "retime",
-      "fold",   "occupancy",   "perspective", "no_shmem", "index_bits", "max_registers"};
+      "stream",   "full_stream", "block",         "unroll",         "time_tile",
+      "prefetch", "retime",      "fold",          "occupancy",      "perspective",
+      "no_shmem", "index_bits",  "max_registers", "fuse_statements"};
   return c;
 }
 
@@ -40,7 +41,8 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
       if (std::find(pragmaClauses().begin(), pragmaClauses().end(), n) == pragmaClauses().end()) {
         std::string hint =
             "known clauses: stream, full_stream, block, unroll, time_tile, "
-            "prefetch, retime, fold, occupancy, perspective, no_shmem, index_bits, max_registers";
+            "prefetch, retime, fold, occupancy, perspective, no_shmem, index_bits, max_registers, "
+            "fuse_statements";
         if (auto best = closestName(n, pragmaClauses()))
           hint = fmt::format("did you mean '{}'?", *best);
         bad(c.name.loc, fmt::format("unknown #pragma clause '{}'", n), hint);

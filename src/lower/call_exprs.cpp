@@ -70,6 +70,7 @@ ExprPtr CallExprs::lower(const ExprPtr& e) {
         case ScalarKind::Init:
           return var(names_.inits.at(e->index), e->type);
         case ScalarKind::Local:
+          if (ExprPtr r = observer_.replace(*e)) return r;  // a register (statement fusion)
           return load(names_.localScalars.at(e->index), boxIndex(), e->type);
       }
       break;
@@ -130,6 +131,7 @@ Assignment CallExprs::assignment(const tessel::Stmt& st) {
   ScalarType lt = st.lhs->type;
   Assignment a;
   if (st.lhsIsScalar()) {
+    a.registerVar = observer_.replace(*st.lhs);
     a.buffer = names_.localScalars.at(st.lhs->index);
     a.index = boxIndex();
   } else {
@@ -138,7 +140,8 @@ Assignment CallExprs::assignment(const tessel::Stmt& st) {
   }
   a.value = lower(st.rhs);
   if (st.op != AssignOp::Set)
-    a.value = binary(compoundOp(st.op), load(a.buffer, a.index, lt), a.value);
+    a.value = binary(compoundOp(st.op), a.registerVar ? a.registerVar : load(a.buffer, a.index, lt),
+                     a.value);
   if (a.value->type != lt) a.value = cast(lt, a.value);
   return a;
 }

@@ -43,7 +43,8 @@ class RefObserver {
   /// A parameter, iterator, scalar or array reference about to be translated (an array one
   /// only when `replace` kept it).
   virtual void uses(const Expr& ref) {}
-  /// What replaces array reference `ref` (a staged read), or null: a load from its buffer.
+  /// What replaces array reference `ref` (a staged read) or local-scalar reference `ref` (a
+  /// register), or null: a load from its buffer.
   virtual ExprPtr replace(const Expr& ref) { return nullptr; }
 };
 
@@ -52,6 +53,8 @@ class RefObserver {
 struct Assignment {
   std::string buffer;
   ExprPtr index, value;
+  /// A local scalar the observer keeps in a register (RefObserver::replace): assign it instead.
+  ExprPtr registerVar;
 };
 
 /// The C type of a language value in generated code (ints are 64-bit values).

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "analysis/regions.h"
+#include "analysis/stmt_fusion.h"
 #include "lower/lower_gpu_internal.h"
 #include "lower/lower_gpu_stmt_kernel.h"
 #include "lower/namer.h"
@@ -189,6 +190,10 @@ class CallGpu : public RefObserver {
   CallExprs x_{prog_, call_, g_, locals_, *this};
 
   void statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& out);
+  /// Group g of `groups` (two statements or more, `global` with statement fusion) as one kernel;
+  /// false (nothing emitted) where a statement's region has a condition only the run decides.
+  bool fusedStatements(const StatementGroups& groups, size_t g, const CallRegions& regions,
+                       std::vector<StmtPtr>& out);
 };
 
 void CallGpu::uses(const Expr& ref) {
@@ -273,6 +278,106 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   out_.device.functions.push_back(std::move(f));
 }
 
+bool CallGpu::fusedStatements(const StatementGroups& groups, size_t g, const CallRegions& regions,
+                              std::vector<StmtPtr>& out) {
+  // The statements that can run: a region empty at compile time drops out; a condition on a
+  // fixed plane known only at run time keeps the group apart (per-statement kernels decide it).
+  std::vector<size_t> ks;
+  for (size_t k : groups.groups.at(g)) {
+    const StmtRegion& reg = regions.stmts.at(k);
+    bool never = false;
+    for (size_t d = 0; d < reg.iter.size(); ++d) {
+      ExprPtr l = x_.bound(reg.iter[d].lo), h = x_.bound(reg.iter[d].hi);
+      never = never ||
+              (l->kind == ExprKind::IntLit && h->kind == ExprKind::IntLit && l->ival > h->ival);
+    }
+    for (auto& c : reg.conditions) {
+      ExprPtr a = x_.bound(c.a), b = x_.bound(c.b);
+      if (a->kind != ExprKind::IntLit || b->kind != ExprKind::IntLit) return false;
+      never = never || a->ival > b->ival;
+    }
+    if (!never) ks.push_back(k);
+  }
+  std::vector<std::string> regs(call_.localScalars.size());
+  std::vector<std::string> held;
+  for (size_t s = 0; s < regs.size(); ++s)
+    if (groups.scalarGroup[s] == static_cast<int>(g)) {
+      regs[s] = names_.take("reg_" + call_.localScalars[s].name);
+      held.push_back(call_.localScalars[s].name);
+    }
+  std::vector<std::string> nums;
+  for (size_t k : groups.groups.at(g)) nums.push_back(std::to_string(k + 1));
+  std::string text = fmt::format(
+      "Statements {} fused into one kernel (fuse_statements, analysis/stmt_fusion.h): each "
+      "thread runs them in order at its point, each where its own region holds; no thread "
+      "touches an element another thread writes.{}",
+      fmt::join(nums, ", "),
+      held.empty() ? std::string()
+                   : fmt::format(" Local scalars in registers: {}.", fmt::join(held, ", ")));
+  out.push_back(comment(text));
+  if (ks.empty()) {
+    out.push_back(comment("Never runs: every region is empty."));
+    return true;
+  }
+  // Per statement its region's bounds; the kernel's grid covers their bounding box.
+  Namer scope = names_;
+  const size_t dims = regions.stmts.at(ks.front()).iter.size();
+  std::vector<std::vector<std::string>> slo(ks.size()), shi(ks.size());
+  std::vector<std::string> lo, hi;
+  std::vector<StmtPtr> blk;
+  ExprPtr any;
+  for (size_t n = 0; n < ks.size(); ++n) {
+    const StmtRegion& reg = regions.stmts.at(ks[n]);
+    ExprPtr nonEmpty;
+    for (size_t d = 0; d < dims; ++d) {
+      slo[n].push_back(scope.take(fmt::format("lo_s{}_{}", ks[n] + 1, g_.iters[d])));
+      shi[n].push_back(scope.take(fmt::format("hi_s{}_{}", ks[n] + 1, g_.iters[d])));
+      blk.push_back(localDecl(CType::Int64, slo[n][d], x_.bound(reg.iter[d].lo)));
+      blk.push_back(localDecl(CType::Int64, shi[n][d], x_.bound(reg.iter[d].hi)));
+      nonEmpty = allOf(nonEmpty, binary(Op::Le, var(slo[n][d], ScalarType::Int),
+                                        var(shi[n][d], ScalarType::Int)));
+    }
+    any = !any ? nonEmpty : nonEmpty ? binary(Op::Or, any, nonEmpty) : any;
+  }
+  for (size_t d = 0; d < dims; ++d) {
+    lo.push_back(scope.take("lo_" + g_.iters[d]));
+    hi.push_back(scope.take("hi_" + g_.iters[d]));
+    ExprPtr l, h;
+    for (size_t n = 0; n < ks.size(); ++n) {
+      ExprPtr a = var(slo[n][d], ScalarType::Int), b = var(shi[n][d], ScalarType::Int);
+      l = l ? indexMin(l, a) : a;
+      h = h ? indexMax(h, b) : b;
+    }
+    blk.push_back(localDecl(CType::Int64, lo[d], l));
+    blk.push_back(localDecl(CType::Int64, hi[d], h));
+  }
+  int id = static_cast<int>(out_.kernels.size());
+  std::string name =
+      g_.namer.take(fmt::format("call{}_{}_s{}_s{}", index_, call_.name, ks.front(), ks.back()));
+  GpuKernelInfo info;
+  CallSite site{prog_, call_, g_, sched_.grid, sched_.staging, locals_, uses_};
+  std::string mapping;
+  for (size_t gd = 0; gd < sched_.grid.iters.size(); ++gd)
+    mapping += fmt::format("{}{} -> {}", gd ? ", " : "",
+                           g_.iters[static_cast<size_t>(sched_.grid.iters[gd])], "xyz"[gd]);
+  Function f = StmtKernel(site, lo, hi)
+                   .buildFused(ks, slo, shi, regs, name,
+                               fmt::format("Call {} ({}): {}\nOne thread per point: {}", index_,
+                                           call_.name, text, mapping),
+                               info);
+  std::vector<ExprPtr> gridExt, blockExt, args;
+  std::vector<StmtPtr> then;
+  launchShape(sched_.grid, lo, hi, scope, then, gridExt, blockExt);
+  std::vector<lir::Param> ps(f.params.begin(), f.params.end() - 1);  // the runtime adds the status
+  for (auto& a : argsNamingParams(ps)) args.push_back(a);
+  then.push_back(launch(name, id, gridExt, blockExt, ps, args));
+  blk.push_back(any ? ifThen(any, then) : block(then));
+  out.push_back(block(std::move(blk)));
+  out_.kernels.push_back(kernelInfo(info, name, index_, ks.front(), sched_.grid));
+  out_.device.functions.push_back(std::move(f));
+  return true;
+}
+
 Function CallGpu::build() {
   Function f = callFunction(call_, index_, g_.callFns[index_]);
   for (auto& la : call_.localArrays)
@@ -289,9 +394,16 @@ Function CallGpu::build() {
                                  var(locals_.localArrays[k], call_.localArrays[k].type)}));
   CallRegions regions = analyzeRegions(prog_, call_);
   size_t kernelsBefore = out_.kernels.size();
-  for (size_t k = 0; k < call_.stmts.size(); ++k) {
+  // Statement fusion (`global`, fuse_statements): groups of two or more share a kernel.
+  StatementGroups groups;
+  if (sched_.grid.fuseStatements && sched_.grid.family == ScheduleFamily::Global)
+    groups = fuseStatements(prog_, call_);
+  else
+    for (size_t k = 0; k < call_.stmts.size(); ++k) groups.groups.push_back({k});
+  for (size_t g = 0; g < groups.groups.size(); ++g) {
     if (!body.empty()) body.push_back(comment(""));
-    statement(k, regions.stmts.at(k), body);
+    if (groups.groups[g].size() > 1 && fusedStatements(groups, g, regions, body)) continue;
+    for (size_t k : groups.groups[g]) statement(k, regions.stmts.at(k), body);
   }
   f.body = block(std::move(body));
   // Parameters last: lowering the body found which ones it uses.

@@ -82,6 +82,9 @@ struct GpuKernelInfo {
   // overlapped: the fused calls (call = the first, stmt = -1), the output tile per iterator
   // dimension.
   std::vector<int> fusedCalls;
+  /// global with statement fusion (analysis/stmt_fusion.h): the call's statements this kernel
+  /// computes, in order (stmt = the first); empty: one statement.
+  std::vector<size_t> fusedStmts;
   std::vector<int64_t> tile;
   int64_t sharedBytes = 0;  // shared memory per block (shared, stream, overlapped)
   /// stream: copies of the sweep's body per round of its loop (the rings' slots; the last

@@ -28,7 +28,7 @@ void StmtKernel::uses(const Expr& ref) {
         use_.scalars.insert(ref.index);
       } else if (ref.scalarKind == ScalarKind::Init) {
         use_.inits.insert(ref.index);
-      } else {
+      } else if (!registers_ || registers_->at(static_cast<size_t>(ref.index)).empty()) {
         use_.localScalars.insert(ref.index);
         use_.box = true;
       }
@@ -42,7 +42,14 @@ void StmtKernel::uses(const Expr& ref) {
   }
 }
 
-ExprPtr StmtKernel::replace(const Expr& ref) { return staged_ ? staged_->read(ref) : nullptr; }
+ExprPtr StmtKernel::replace(const Expr& ref) {
+  if (ref.kind == ExprKind::ScalarRef) {
+    if (!registers_) return nullptr;
+    const std::string& r = registers_->at(static_cast<size_t>(ref.index));
+    return r.empty() ? nullptr : var(r, ref.type);
+  }
+  return staged_ ? staged_->read(ref) : nullptr;
+}
 
 std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKernel* staged,
                                              Namer& scope, bool& status, int& accumulators) {
@@ -138,6 +145,7 @@ std::vector<lir::Param> StmtKernel::params() const {
     ps.push_back({lo_[d], CType::Int64, false});
     ps.push_back({hi_[d], CType::Int64, false});
   }
+  for (const lir::Param& p : extraParams_) ps.push_back(p);
   if (use_.box)
     for (size_t d = 0; d < n.boxLo.size(); ++d) {
       ps.push_back({n.boxLo[d], CType::Int64, false});
@@ -272,6 +280,75 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
   f.params.push_back({kDeviceStatusParam, CType::Int32, true});
   f.params.back().maybeUnused =
       retimed ? !status : !usesStatusHelper(a.value) && !usesStatusHelper(a.index);
+  f.body = block(std::move(kb));
+  return f;
+}
+
+Function StmtKernel::buildFused(const std::vector<size_t>& ks,
+                                const std::vector<std::vector<std::string>>& stmtLo,
+                                const std::vector<std::vector<std::string>>& stmtHi,
+                                const std::vector<std::string>& registers, const std::string& name,
+                                std::string text, GpuKernelInfo& info) {
+  if (c_.grid.staged() || c_.grid.stream >= 0 || c_.grid.retime)
+    internal("statement fusion outside the global family");
+  registers_ = &registers;
+  const Program& prog = c_.prog;
+  const CallInst& call = c_.call;
+  for (size_t n = 0; n < ks.size(); ++n)
+    for (size_t d = 0; d < stmtLo[n].size(); ++d) {
+      extraParams_.push_back({stmtLo[n][d], CType::Int64, false});
+      extraParams_.push_back({stmtHi[n][d], CType::Int64, false});
+    }
+  // The local scalars this kernel keeps in registers, in declaration order.
+  std::vector<size_t> held;
+  std::set<int> usedScalars;
+  for (size_t k : ks) {
+    const tessel::Stmt& st = call.stmts[k];
+    if (st.lhsIsScalar()) usedScalars.insert(st.lhs->index);
+  }
+  for (int s : usedScalars)
+    if (!registers.at(static_cast<size_t>(s)).empty()) held.push_back(static_cast<size_t>(s));
+  bool status = false;
+  auto bodyAt = [&](int) {
+    std::vector<StmtPtr> b;
+    for (size_t s : held)
+      b.push_back(localDecl(valueType(call.localScalars[s].type), registers[s],
+                            zeroOf(call.localScalars[s].type), false));
+    for (size_t n = 0; n < ks.size(); ++n) {
+      const tessel::Stmt& st = call.stmts[ks[n]];
+      ExprPtr guard;
+      for (size_t d = 0; d < stmtLo[n].size(); ++d) {
+        ExprPtr it = var(c_.g.iters[d], ScalarType::Int);
+        guard = allOf(guard, binary(Op::Ge, it, var(stmtLo[n][d], ScalarType::Int)));
+        guard = allOf(guard, binary(Op::Le, it, var(stmtHi[n][d], ScalarType::Int)));
+      }
+      if (st.lhsIsScalar() && registers.at(static_cast<size_t>(st.lhs->index)).empty()) {
+        use_.localScalars.insert(st.lhs->index);
+        use_.box = true;
+      } else if (!st.lhsIsScalar() && !st.lhs->array.local) {
+        c_.uses.arrays.insert(st.lhs->array.index);
+      }
+      Assignment a = x_.assignment(st);
+      if (!st.lhsIsScalar()) use_.arrays[st.lhs->array] = true;  // after the reads: written wins
+      status = status || usesStatusHelper(a.value) || (!a.registerVar && usesStatusHelper(a.index));
+      StmtPtr set =
+          a.registerVar ? assign(a.registerVar->name, a.value) : store(a.buffer, a.index, a.value);
+      b.push_back(
+          comment(fmt::format("Statement {}: {}", ks[n] + 1, statementText(prog, call, st))));
+      b.push_back(guard ? ifThen(guard, {set}) : set);
+    }
+    return b;
+  };
+  std::vector<StmtPtr> kb = pointPerThread(bodyAt);
+  registers_ = nullptr;
+  info.fusedStmts.assign(ks.begin(), ks.end());
+  Function f;
+  f.name = name;
+  f.linkage = Linkage::Kernel;
+  f.comment = std::move(text);
+  f.params = params();
+  f.params.push_back({kDeviceStatusParam, CType::Int32, true});
+  f.params.back().maybeUnused = !status;
   f.body = block(std::move(kb));
   return f;
 }

@@ -46,6 +46,17 @@ class StmtKernel : public KernelSite, public RefObserver {
   lir::Function build(size_t k, const std::string& name, std::string text, Namer& scope,
                       GpuKernelInfo& info);
 
+  /// Kernel `name` computing the statements `ks` of a fused group (analysis/stmt_fusion.h,
+  /// `global` family; lo/hi: the group's bounding box): each thread runs them in order at its
+  /// point, each guarded by its own region (`stmtLo[n]`, `stmtHi[n]`: the bound parameters of
+  /// statement ks[n] per iterator). `registers`: per local scalar of the call, the register
+  /// holding it in this kernel, or "" (its buffer).
+  lir::Function buildFused(const std::vector<size_t>& ks,
+                           const std::vector<std::vector<std::string>>& stmtLo,
+                           const std::vector<std::vector<std::string>>& stmtHi,
+                           const std::vector<std::string>& registers, const std::string& name,
+                           std::string text, GpuKernelInfo& info);
+
   ExprPtr kernelIndex(const ExprPtr& e) override { return x_.lower(e); }
   std::string readBuffer(ArrayId a) override;
   void uses(const Expr& ref) override;
@@ -58,6 +69,8 @@ class StmtKernel : public KernelSite, public RefObserver {
   KernelUse use_;
   CallExprs x_;
   const StagedKernel* staged_ = nullptr;  // the staging, while the store is translated
+  const std::vector<std::string>* registers_ = nullptr;  // buildFused: local scalars' registers
+  std::vector<lir::Param> extraParams_;                  // buildFused: the statements' bounds
 
   std::vector<lir::Param> params() const;
   /// The body of a retimed statement (analysis/retiming.h): per plane streamed in, each part

@@ -109,6 +109,46 @@ KernelReport statementReport(const Program& prog, const GpuKernelInfo& k,
   return r;
 }
 
+/// A kernel of fused statements (GpuKernelInfo::fusedStmts, `global` with fuse_statements): the
+/// sum of its statements' reports, per point of the kernel. An upper bound on its traffic: an
+/// array several statements read is counted per statement, and the local scalars it keeps in
+/// registers still count their loads and stores (docs/fusion.md).
+KernelReport fusedStatementsReport(const Program& prog, const GpuKernelInfo& k,
+                                   const ResolvedSchedule& resolved) {
+  KernelReport r;
+  std::vector<std::string> nums;
+  for (size_t s : k.fusedStmts) {
+    GpuKernelInfo one = k;
+    one.stmt = static_cast<int>(s);
+    one.fusedStmts.clear();
+    KernelReport part = statementReport(prog, one, resolved);
+    part.traffic = statementTraffic(prog, one, resolved.stagingOf(k.call, one.stmt));
+    if (nums.empty()) {
+      r = part;
+    } else {
+      for (auto& f : part.footprints) r.footprints.push_back(f);
+      r.loadsPerPoint += part.loadsPerPoint;
+      r.storesPerPoint += part.storesPerPoint;
+      Traffic& t = r.traffic;
+      const Traffic& u = part.traffic;
+      t.fp64 = t.fp64 || u.fp64;
+      t.flops += u.flops;
+      t.usefulFlops += u.usefulFlops;
+      t.dramBytes += u.dramBytes;
+      t.l2Bytes += u.l2Bytes;
+      t.l1Bytes += u.l1Bytes;
+      t.sharedBytes += u.sharedBytes;
+      t.storeBytes += u.storeBytes;
+    }
+    nums.push_back(std::to_string(s + 1));
+  }
+  const CallInst& c = prog.calls.at(static_cast<size_t>(k.call));
+  r.info = k;
+  r.computes =
+      fmt::format("call {} ({}), statements {} fused", k.call, c.name, fmt::join(nums, ", "));
+  return r;
+}
+
 /// Adds the barriers of `body` to r: those inside a loop (a sweep) per plane, the others once.
 void countBarriers(const std::vector<lir::StmtPtr>& body, bool inLoop, KernelReport& r) {
   for (const lir::StmtPtr& s : body) {
@@ -132,6 +172,8 @@ std::vector<KernelReport> kernelReports(const Program& prog, const GpuProgram& g
     if (!k.fusedCalls.empty()) {
       out.push_back(fusedKernelReport(prog, k, resolved));
       out.back().traffic = fusedTraffic(prog, k, resolved.variantOf(k.fusedCalls, k.tile).analysis);
+    } else if (k.fusedStmts.size() > 1) {
+      out.push_back(fusedStatementsReport(prog, k, resolved));
     } else {
       out.push_back(statementReport(prog, k, resolved));
       out.back().traffic = statementTraffic(prog, k, resolved.stagingOf(k.call, k.stmt));

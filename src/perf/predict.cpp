@@ -290,10 +290,15 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
     Box box;
     if (k.fusedCalls.empty()) {
       auto fused = fusedShare.find(k.call);
-      updates = work.updates.at(static_cast<size_t>(k.call)).at(static_cast<size_t>(k.stmt)) *
+      // Fused statements (GpuKernelInfo::fusedStmts): the points of their largest region.
+      size_t widest = static_cast<size_t>(k.stmt);
+      for (size_t s : k.fusedStmts)
+        if (work.updates.at(static_cast<size_t>(k.call)).at(s) >
+            work.updates.at(static_cast<size_t>(k.call)).at(widest))
+          widest = s;
+      updates = work.updates.at(static_cast<size_t>(k.call)).at(widest) *
                 (fused == fusedShare.end() ? 1 : 1 - fused->second);
-      box = evalIter(regions.at(static_cast<size_t>(k.call)).stmts.at(static_cast<size_t>(k.stmt)),
-                     params);
+      box = evalIter(regions.at(static_cast<size_t>(k.call)).stmts.at(widest), params);
     } else {
       for (const FusionGroup& g : resolved.groups)
         for (const FusedVariant& v : g.variants)

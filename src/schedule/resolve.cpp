@@ -359,6 +359,7 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   g.retime = s.retime.value;
   g.prefetch = s.prefetch.value;
   g.fold = s.fold.value;
+  g.fuseStatements = s.fuseStatements.value;
   for (const PlacementSpec& p : s.placements)
     if (p.kind == PlacementKind::Gmem) g.globalFormals.push_back(p.array);
   for (const std::string& d : s.demoted) g.globalFormals.push_back(d);

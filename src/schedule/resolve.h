@@ -54,6 +54,9 @@ struct GridShape {
   /// (the fused kernels' input rings, TileSpec::folds): arrays only ever combined point-wise are
   /// staged as their combination (analysis/folding.h).
   bool fold = false;
+  /// Schedule::fuseStatements under `global`: the call's statements in kernels of several
+  /// (analysis/stmt_fusion.h).
+  bool fuseStatements = false;
   /// staged families: arrays (the stencil's formal names) read from global memory at each use,
   /// never staged: `gmem` placements and the arrays Schedule::demoted names.
   std::vector<std::string> globalFormals;

@@ -80,9 +80,10 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog) {
 
 const std::vector<std::string>& scheduleFlags() {
   static const std::vector<std::string> f = {
-      "--schedule", "--block",       "--stream",      "--full-stream",   "--unroll", "--time-tile",
-      "--chunk",    "--dead-stores", "--spare-plane", "--index-bits",    "--fma",    "--retime",
-      "--prefetch", "--fold",        "--perspective", "--max-registers", "--machine"};
+      "--schedule",      "--block",   "--stream",         "--full-stream", "--unroll",
+      "--time-tile",     "--chunk",   "--dead-stores",    "--spare-plane", "--index-bits",
+      "--fma",           "--retime",  "--prefetch",       "--fold",        "--perspective",
+      "--max-registers", "--machine", "--fuse-statements"};
   return f;
 }
 
@@ -194,6 +195,8 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
     opts.prefetch = value == "on";
   } else if (flag == "--fold") {
     opts.fold = value == "on";
+  } else if (flag == "--fuse-statements") {
+    opts.fuseStatements = value == "on";
   } else if (flag == "--perspective") {
     if (value != "output" && value != "input" && value != "mixed")
       return bad(fmt::format("'{}' is not output, input or mixed", value),
@@ -297,6 +300,8 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
       s.retime = {true, here};
     } else if (c.name == "fold") {
       s.fold = {true, here};
+    } else if (c.name == "fuse_statements") {
+      s.fuseStatements = {true, here};
     } else if (c.name == "no_shmem") {
       s.noShmem = {true, here};
     }
@@ -360,6 +365,8 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
   if (opts.retime && *opts.retime) s.retime = {true, Origin::commandLine("--retime")};
   if (opts.prefetch && *opts.prefetch) s.prefetch = {true, Origin::commandLine("--prefetch")};
   if (opts.fold && *opts.fold) s.fold = {true, Origin::commandLine("--fold")};
+  if (opts.fuseStatements && *opts.fuseStatements)
+    s.fuseStatements = {true, Origin::commandLine("--fuse-statements")};
   if (opts.perspective)
     s.perspective = Setting<Perspective>{
         *opts.perspective,
@@ -439,6 +446,7 @@ std::string toString(const Schedule& s, bool origins) {
   if (s.prefetch.value) add("prefetch", s.prefetch.origin);
   if (s.retime.value) add("retime", s.retime.origin);
   if (s.fold.value) add("fold", s.fold.origin);
+  if (s.fuseStatements.value) add("fuse_statements", s.fuseStatements.origin);
   if (s.noShmem.value) add("no_shmem", s.noShmem.origin);
   if (s.occupancy) add(fmt::format("occupancy {}", s.occupancy->value), s.occupancy->origin);
   if (s.perspective) {

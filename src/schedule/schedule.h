@@ -123,6 +123,10 @@ struct Schedule {
   /// not fit); 0, the default: the launch bounds of each family (docs/gpu.md section 5).
   Setting<int> maxRegisters;
   Setting<bool> prefetch, retime, fold, noShmem;
+  /// `fuse_statements`, `--fuse-statements`: under `global`, a call's consecutive statements share
+  /// one kernel where no thread touches another's element (analysis/stmt_fusion.h), local
+  /// scalars in registers.
+  Setting<bool> fuseStatements;
   std::optional<Setting<double>> occupancy;  // 0 < t <= 1
   std::optional<Setting<Perspective>> perspective;
   std::vector<PlacementSpec> placements;
@@ -164,6 +168,7 @@ struct ScheduleOptions {
   std::optional<bool> retime;                 // --retime
   std::optional<bool> prefetch;               // --prefetch
   std::optional<bool> fold;                   // --fold
+  std::optional<bool> fuseStatements;         // --fuse-statements
   std::optional<Perspective> perspective;     // --perspective output|input|mixed
   std::optional<int> indexBits;               // --index-bits auto|32|64 (auto: 0)
   std::optional<bool> fma;                    // --fma

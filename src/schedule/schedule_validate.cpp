@@ -324,6 +324,21 @@ struct Checker {
                  : "use --schedule shared or stream (also with --time-tile), or leave fold out");
   }
 
+  // Statement fusion (analysis/stmt_fusion.h) builds the `global` family's kernels; the staged
+  // families stage per statement, and overlapped and stream + time_tile fuse already.
+  void checkFuseStatements() {
+    if (!s.fuseStatements.value || s.family.value == ScheduleFamily::Global) return;
+    error(s.fuseStatements.origin,
+          fmt::format("{}: statement fusion applies to the 'global' family's kernels, not to "
+                      "'{}'{}",
+                      settingName(s.fuseStatements.origin, "fuse_statements"),
+                      familyName(s.family.value),
+                      s.family.value == ScheduleFamily::Overlapped
+                          ? " (its kernels fuse the statements and calls of a time tile already)"
+                          : " (its kernels stage each statement's tiles on their own)"),
+          "use --schedule global, or leave fuse_statements out");
+  }
+
   // Retiming (analysis/retiming.h) needs the stream family's per-statement sweep, and every
   // statement of the stencil retimable along the streamed iterator.
   void checkRetime() {
@@ -440,6 +455,7 @@ bool validate(const Schedule& s, const Program& prog, const MachineDesc& m,
   c.checkUnroll();
   c.checkPrefetch();
   c.checkFold();
+  c.checkFuseStatements();
   c.checkPerspective();
   c.checkChunk();
   c.checkRest();
