@@ -13,10 +13,12 @@
 
 #include "analysis/bounds.h"
 #include "analysis/dag.h"
+#include "analysis/greedy_fusion.h"
 #include "driver/analyze.h"
 #include "driver/backend.h"
 #include "driver/deep_tune.h"
 #include "driver/emit.h"
+#include "driver/fusion_plan.h"
 #include "driver/info.h"
 #include "driver/info_overlapped.h"
 #include "driver/kernel_report.h"
@@ -163,6 +165,24 @@ int main(int argc, char** argv) {
                  "dependences with their offsets (JSON: \"dag\")");
   info->add_option("--dot", dotFile,
                    "write the stencil DAG to this file in Graphviz's dot language (dot -Tsvg)");
+  bool infoFusionPlan = false;
+  GreedyFusionOptions fusionOpt;
+  info->add_flag("--fusion-plan", infoFusionPlan,
+                 "also print STENCILGEN's greedy resource-driven fusion of each call: the resource "
+                 "maps, each fusion with its metrics, the kernels (JSON: \"fusion_plan\")");
+  info->add_option("--fusion-rules", fusionOpt.rules,
+                   "with --fusion-plan: the sort's rule order, a permutation of abcdefgh "
+                   "(a: data movement first, the default; bcd...: resources first)")
+      ->capture_default_str();
+  info->add_option("--fusion-max-order", fusionOpt.maxOrder,
+                   "with --fusion-plan: the highest stencil order a fused kernel may have "
+                   "(default: max(4, the highest order of one statement))")
+      ->check(CLI::NonNegativeNumber);
+  info->add_option("--fusion-tile", fusionOpt.tile,
+                   "with --fusion-plan: the block's tile in the plane, outer to inner (default 32 "
+                   "each), for the shared buffers' size")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
 
   // emit
   auto* emit = app.add_subcommand("emit", "Write the generated code for a target");
@@ -494,6 +514,20 @@ int main(int argc, char** argv) {
           j["dag"] = dagJson(prog);
           dagOut = dagText(buildDag(prog), prog);
         }
+        std::string fusionOut;
+        if (infoFusionPlan) {
+          fusionOpt.sharedLimit = setup->machine.sharedPerBlockMax();
+          try {
+            FusionPlanReport fr = fusionPlanReport(prog, fusionOpt);
+            j["fusion_plan"] = fr.json;
+            fusionOut = fr.text;
+          } catch (const std::invalid_argument& e) {
+            std::cerr << "tessel: error: " << e.what()
+                      << "\n  hint: --fusion-rules takes each of the letters a to h once, most "
+                         "significant first (abcdefgh minimises data movement)\n";
+            return kExitUserError;
+          }
+        }
         if (!dotFile.empty()) {
           std::ofstream dot(dotFile);
           dot << dagDot(buildDag(prog), prog);
@@ -506,7 +540,8 @@ int main(int argc, char** argv) {
         }
         diags.print(std::cerr);  // once: the warnings, before the report (as for `check`)
         std::cout << (json ? j.dump(2) + "\n"
-                           : infoText(j) + kernelText + fusedKernelsText(fused) + dagOut);
+                           : infoText(j) + kernelText + fusedKernelsText(fused) + dagOut +
+                                 fusionOut);
         return kExitOk;
       } else {
         diags.print(std::cerr);
