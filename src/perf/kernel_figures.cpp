@@ -9,6 +9,7 @@
 
 #include "analysis/counts.h"
 #include "analysis/staging.h"
+#include "analysis/stmt_fusion.h"
 #include "perf/traffic.h"
 #include "support/saturating.h"
 
@@ -117,32 +118,31 @@ KernelReport fusedStatementsReport(const Program& prog, const GpuKernelInfo& k,
                                    const ResolvedSchedule& resolved) {
   KernelReport r;
   std::vector<std::string> nums;
+  std::vector<const StmtStaging*> stagings;
   for (size_t s : k.fusedStmts) {
     GpuKernelInfo one = k;
     one.stmt = static_cast<int>(s);
     one.fusedStmts.clear();
     KernelReport part = statementReport(prog, one, resolved);
-    part.traffic = statementTraffic(prog, one, resolved.stagingOf(k.call, one.stmt));
     if (nums.empty()) {
       r = part;
     } else {
       for (auto& f : part.footprints) r.footprints.push_back(f);
       r.loadsPerPoint += part.loadsPerPoint;
       r.storesPerPoint += part.storesPerPoint;
-      Traffic& t = r.traffic;
-      const Traffic& u = part.traffic;
-      t.fp64 = t.fp64 || u.fp64;
-      t.flops += u.flops;
-      t.usefulFlops += u.usefulFlops;
-      t.dramBytes += u.dramBytes;
-      t.l2Bytes += u.l2Bytes;
-      t.l1Bytes += u.l1Bytes;
-      t.sharedBytes += u.sharedBytes;
-      t.storeBytes += u.storeBytes;
     }
+    stagings.push_back(&resolved.stagingOf(k.call, one.stmt));
     nums.push_back(std::to_string(s + 1));
   }
   const CallInst& c = prog.calls.at(static_cast<size_t>(k.call));
+  // The local scalars this kernel keeps in registers: those whose every use is in its group.
+  const StatementGroups groups = fuseStatements(prog, c);
+  std::vector<bool> inRegister(c.localScalars.size(), false);
+  for (size_t g = 0; g < groups.groups.size(); ++g)
+    if (std::count(groups.groups[g].begin(), groups.groups[g].end(), k.fusedStmts.front()))
+      for (size_t v = 0; v < inRegister.size(); ++v)
+        inRegister[v] = groups.scalarGroup[v] == static_cast<int>(g);
+  r.traffic = fusedStatementTraffic(prog, k, stagings, inRegister);
   r.info = k;
   r.computes =
       fmt::format("call {} ({}), statements {} fused", k.call, c.name, fmt::join(nums, ", "));

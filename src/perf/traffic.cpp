@@ -2,8 +2,10 @@
 #include "perf/traffic.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
+#include "analysis/accesses.h"
 #include "analysis/counts.h"
 #include "analysis/retiming.h"
 
@@ -121,6 +123,70 @@ Traffic statementTraffic(const Program& prog, const GpuKernelInfo& k, const Stmt
   t.l1Bytes = l1 / n;
   t.l2Bytes = l2 / n;
   t.sharedBytes = shared / n;
+  return t;
+}
+
+Traffic fusedStatementTraffic(const Program& prog, const GpuKernelInfo& k,
+                              const std::vector<const StmtStaging*>& stagings,
+                              const std::vector<bool>& inRegister) {
+  const CallInst& call = prog.calls.at(static_cast<size_t>(k.call));
+  const double n = static_cast<double>(blockPoints(k));
+  Traffic t;
+  std::map<ArrayId, double> l2;       // bytes per block reaching the SM, per array
+  std::set<ArrayId> inDram, written;  // arrays read from DRAM, and written, so far
+  std::set<ArrayId> storedArrays;
+  std::set<int> scalarsRead, storedScalars;  // buffered local scalars read, stored
+  double l1 = 0, dram = 0, l2Scalars = 0;
+  auto dramRead = [&](ArrayId a, double w) {
+    if (!written.count(a) && inDram.insert(a).second) dram += n * w;
+  };
+  for (size_t i = 0; i < k.fusedStmts.size(); ++i) {
+    const Stmt& st = call.stmts.at(k.fusedStmts[i]);
+    t.flops += stmtFlops(st);
+    t.fp64 = t.fp64 || st.lhs->type == ScalarType::Double;
+    for (const StagePlan& p : stagings.at(i)->groups) {
+      const double w = typeBytes(p.group.type);
+      const double arrays = p.foldPartner ? 2 : 1;
+      const double loads = groupLoads(p, static_cast<int64_t>(n), false, 0);
+      l1 += loads * w * arrays;
+      double& a = l2[p.group.array];
+      a = std::max(
+          a, (p.kind == StageKind::Global ? static_cast<double>(p.tileElements()) : loads) * w *
+                 arrays);
+      if (fullRank(p.group, prog.dims())) {
+        dramRead(p.group.array, w);
+        if (p.foldPartner) dramRead(*p.foldPartner, w);
+      }
+    }
+    const StmtAccesses acc = stmtAccesses(st);
+    for (const Reference& r : acc.reads)
+      if (r.scalar && !inRegister.at(static_cast<size_t>(r.index)) &&
+          scalarsRead.insert(r.index).second) {
+        const double w = typeBytes(call.localScalars.at(static_cast<size_t>(r.index)).type);
+        l1 += n * w, l2Scalars += n * w, dram += n * w;
+      }
+    const double lw = typeBytes(st.lhs->type);
+    if (acc.write.scalar) {
+      if (!inRegister.at(static_cast<size_t>(acc.write.index)) &&
+          storedScalars.insert(acc.write.index).second)
+        t.storeBytes += lw;
+      continue;
+    }
+    if (st.op != AssignOp::Set) {
+      l1 += n * lw;
+      double& a = l2[acc.write.array];
+      a = std::max(a, n * lw);
+      dramRead(acc.write.array, lw);
+    }
+    written.insert(acc.write.array);
+    if (storedArrays.insert(acc.write.array).second) t.storeBytes += lw;
+  }
+  t.usefulFlops = t.flops;
+  double l2Sum = l2Scalars;
+  for (const auto& [a, bytes] : l2) l2Sum += bytes;
+  t.dramBytes = dram / n + t.storeBytes;
+  t.l1Bytes = l1 / n;
+  t.l2Bytes = l2Sum / n;
   return t;
 }
 

@@ -49,6 +49,17 @@ double groupLoads(const StagePlan& p, int64_t points, bool streamed, double plan
 /// (global, global-stream, shared, stream).
 Traffic statementTraffic(const Program& prog, const GpuKernelInfo& k, const StmtStaging& staging);
 
+/// The traffic of kernel `k` of the `global` family fusing statements k.fusedStmts of call
+/// k.call (analysis/stmt_fusion.h), each under its staging (`stagings`, one per statement):
+/// FLOPs add up; an array reaches the SM (L2) once per block, the most any one statement reads
+/// of it (its statements read it at overlapping offsets), and DRAM once, unless an earlier
+/// statement of the kernel wrote it (the thread's own element, still in cache); a local scalar
+/// that `inRegister` marks costs nothing, the others a buffer element each way; each array
+/// written is stored once.
+Traffic fusedStatementTraffic(const Program& prog, const GpuKernelInfo& k,
+                              const std::vector<const StmtStaging*>& stagings,
+                              const std::vector<bool>& inRegister);
+
 /// One array a fused kernel loads: its box (tile coordinates) and the elements loaded.
 struct FusedLoad {
   int array = -1;
