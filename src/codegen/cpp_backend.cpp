@@ -8,9 +8,11 @@
 
 namespace tessel {
 
-std::string generateCpp(const Program& prog, PassLog* log) {
+std::string generateCpp(const Program& prog, PassLog* log,
+                        const std::vector<bool>& fuseStatements) {
   PassLog silent;
-  return CLikeEmitter(cppDialect()).emitModule(lowerLoops(prog, log ? *log : silent));
+  return CLikeEmitter(cppDialect())
+      .emitModule(lowerLoops(prog, log ? *log : silent, fuseStatements));
 }
 
 std::string openmpLibraryCmake(const std::vector<std::string>& header, const std::string& source,

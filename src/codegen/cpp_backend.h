@@ -12,7 +12,8 @@ namespace tessel {
 
 /// The whole generated translation unit for `prog`: the pipeline's naive-loops (lower/lower.h)
 /// printed with cppDialect(). `log`: the pass log; null: a silent one.
-std::string generateCpp(const Program& prog, PassLog* log = nullptr);
+std::string generateCpp(const Program& prog, PassLog* log = nullptr,
+                        const std::vector<bool>& fuseStatements = {});
 
 /// The CMakeLists.txt that builds `source` into the shared library the tessel runtime loads,
 /// with OpenMP and C++17: the comment `header` first (one "# " line each), then `options` as

@@ -29,6 +29,7 @@ class CppBackend : public Backend {
     CppBuildOptions o = CppBuildOptions::fromEnvironment();
     if (!opts.workDir.empty()) o.directory = opts.workDir;
     o.passLog = opts.passLog;
+    o.fuseStatements = fusedStencils(opts.schedule);
     return o;
   }
   // What the OpenMP runtime of the generated library will use: OMP_NUM_THREADS or every core.
@@ -39,6 +40,12 @@ class CppBackend : public Backend {
 };
 
 }  // namespace
+
+std::vector<bool> fusedStencils(const ResolvedSchedule& schedule) {
+  std::vector<bool> out;
+  for (const GridShape& g : schedule.grids) out.push_back(g.fuseStatements);
+  return out;
+}
 
 std::unique_ptr<Backend> makeCppBackend(const Program& prog, const BackendOptions& opts) {
   return std::make_unique<CppBackend>(prog, opts);

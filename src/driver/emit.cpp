@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "codegen/gpu_backend.h"
+#include "driver/cpp_backend_adapter.h"
 #include "exec/cpp_module.h"
 #include "exec/gpu_module.h"
 
@@ -28,6 +29,7 @@ std::string emitProgram(const Program& prog, const EmitOptions& opts) {
   if (opts.target == "cpp" && !opts.schedule.runsKernels()) {
     CppBuildOptions build = CppBuildOptions::fromEnvironment();
     build.passLog = opts.passLog;
+    build.fuseStatements = fusedStencils(opts.schedule);
     auto source = writeCppProject(prog, opts.directory, build);
     std::string d = source.parent_path().string();
     return fmt::format("wrote {}\n  and {}/CMakeLists.txt\n", source.string(), d) + buildLine(d);

@@ -72,7 +72,7 @@ std::string buildHash(const std::string& source, const std::string& cmd) {
 
 fs::path writeCppProject(const Program& prog, const fs::path& directory,
                          const CppBuildOptions& opts) {
-  std::string source = generateCpp(prog, opts.passLog);
+  std::string source = generateCpp(prog, opts.passLog, opts.fuseStatements);
   fs::path dir = fs::absolute(directory);
   fs::create_directories(dir);
   writeFile(dir / kCppSourceName, source);
@@ -82,7 +82,7 @@ fs::path writeCppProject(const Program& prog, const fs::path& directory,
 
 CppModule::Build CppModule::compile(const Program& prog, const CppBuildOptions& opts) {
   Build b;
-  b.source = generateCpp(prog, opts.passLog);
+  b.source = generateCpp(prog, opts.passLog, opts.fuseStatements);
   std::string cmd = compileCommand(opts);
   std::string hash = buildHash(b.source, cmd);
   // Absolute, because the compiler runs from inside the directory.

@@ -23,6 +23,8 @@ struct CppBuildOptions {
   std::vector<std::string> flags;       // default: cppCompileFlags()
   std::vector<std::string> extraFlags;  // appended (e.g. -g, -DNDEBUG)
   PassLog* passLog = nullptr;           // the pipeline's pass log; null: a silent one
+  /// Per stencil: fuse its statements (fuse_statements; lower/lower_cpp.h). Empty: none.
+  std::vector<bool> fuseStatements;
 
   CppBuildOptions();
   /// Reads the environment once, here and nowhere deeper: CXX for the compiler,

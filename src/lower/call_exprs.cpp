@@ -132,8 +132,10 @@ Assignment CallExprs::assignment(const tessel::Stmt& st) {
   Assignment a;
   if (st.lhsIsScalar()) {
     a.registerVar = observer_.replace(*st.lhs);
-    a.buffer = names_.localScalars.at(st.lhs->index);
-    a.index = boxIndex();
+    if (!a.registerVar) {
+      a.buffer = names_.localScalars.at(st.lhs->index);
+      a.index = boxIndex();
+    }
   } else {
     a.buffer = bufferOf(st.lhs->array);
     a.index = linearIndex(*st.lhs);
@@ -176,7 +178,13 @@ std::vector<StmtPtr> declareLocals(const Program& prog, const CallInst& call, co
       body.push_back(alloc(ctypeOf(la.type), n, cnt));
     }
   }
-  if (call.localScalars.empty()) return body;
+  auto buffered = [&](size_t s) { return style.inRegister.empty() || !style.inRegister.at(s); };
+  bool anyBuffer = false;
+  for (size_t s = 0; s < call.localScalars.size(); ++s) anyBuffer = anyBuffer || buffered(s);
+  if (!anyBuffer) {
+    names.localScalars.assign(call.localScalars.size(), std::string());
+    return body;
+  }
   body.push_back(comment("Per-point local scalars live in buffers over the call-domain box."));
   ExprPtr cnt = intLit(1);
   for (size_t d = 0; d < call.domain.size(); ++d) {
@@ -188,12 +196,28 @@ std::vector<StmtPtr> declareLocals(const Program& prog, const CallInst& call, co
     body.push_back(localDecl(CType::Int64, names.boxN[d], indexMax(intLit(0), ext)));
     cnt = indexMul(cnt, var(names.boxN[d], ScalarType::Int));
   }
-  for (auto& ls : call.localScalars) {
-    std::string n = takeBuffer(ls.name);
+  for (size_t s = 0; s < call.localScalars.size(); ++s) {
+    const LocalScalar& ls = call.localScalars[s];
+    std::string n = buffered(s) ? takeBuffer(ls.name) : std::string();
     names.localScalars.push_back(n);
-    body.push_back(alloc(ctypeOf(ls.type), n, cnt));
+    if (buffered(s)) body.push_back(alloc(ctypeOf(ls.type), n, cnt));
   }
   return body;
+}
+
+ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc && x ? binary(Op::And, acc, x) : acc ? acc : x; }
+
+ExprPtr zeroOf(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return boolLit(false);
+    case ScalarType::Int:
+      return intLit(0);
+    case ScalarType::Float:
+    case ScalarType::Double:
+      return floatLit(0.0, t);
+  }
+  return intLit(0);
 }
 
 std::vector<lir::Param> programTableParams() {

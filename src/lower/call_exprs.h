@@ -53,12 +53,18 @@ class RefObserver {
 struct Assignment {
   std::string buffer;
   ExprPtr index, value;
-  /// A local scalar the observer keeps in a register (RefObserver::replace): assign it instead.
+  /// A local scalar the observer keeps in a register (RefObserver::replace): assign it instead
+  /// (`buffer` and `index` are then unset).
   ExprPtr registerVar;
 };
 
 /// The C type of a language value in generated code (ints are 64-bit values).
 lir::CType valueType(ScalarType t);
+
+/// `acc && x`, or the one given when the other is absent (building a guard term by term).
+ExprPtr allOf(ExprPtr acc, ExprPtr x);
+/// The zero of a language type (false, 0, 0.0 with the type's suffix).
+ExprPtr zeroOf(ScalarType t);
 
 /// Copy of e with its arguments replaced (types and everything else kept).
 ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args);
@@ -109,6 +115,9 @@ struct LocalsStyle {
   /// The local arrays' buffers exist already (the GPU host allocates them once per run and
   /// passes them in): a scratch copy is copied into its buffer, nothing is allocated.
   bool preallocated = false;
+  /// Per local scalar: every statement that uses it keeps it in a register (a fused group,
+  /// analysis/stmt_fusion.h), so it gets no buffer. Empty: every one has a buffer.
+  std::vector<bool> inRegister;
 };
 
 /// Declares the call's initialised locals, local arrays (a scratch copy starts as a copy of its

@@ -81,9 +81,9 @@ GpuProgram lower(const Program& prog, const ResolvedSchedule& resolved, GpuApi a
   return p;
 }
 
-lir::Module lowerLoops(const Program& prog, PassLog& log) {
+lir::Module lowerLoops(const Program& prog, PassLog& log, const std::vector<bool>& fuseStatements) {
   return log.run(
-      "naive-loops", [&] { return lowerToCpp(prog); },
+      "naive-loops", [&] { return lowerToCpp(prog, fuseStatements); },
       [](const lir::Module& m) { return printIr(m); });
 }
 

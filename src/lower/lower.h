@@ -25,8 +25,9 @@
 //                     the host's run-time test of the sizes and a 64-bit copy of each
 //                     narrowed kernel (transforms/narrow_indices.h)
 //   work-item-loops   CPU only: kernels become OpenMP functions (transforms/work_item_loops.h)
-//   naive-loops       the C++ target under `global`: one parallel loop nest per statement
-//                     (lower/lower_cpp.h), instead of the three above
+//   naive-loops       the C++ target under `global`: one parallel loop nest per statement, or
+//                     per group of fused statements (fuse_statements; lower/lower_cpp.h),
+//                     instead of the three above
 #pragma once
 
 #include <string>
@@ -49,8 +50,10 @@ const std::vector<std::string>& passNames();
 /// std::logic_error ("internal error") when a generated kernel fails verification.
 GpuProgram lower(const Program& prog, const ResolvedSchedule& resolved, GpuApi api, PassLog& log);
 
-/// The C++ target's plain loop nests (the global family on a CPU).
-lir::Module lowerLoops(const Program& prog, PassLog& log);
+/// The C++ target's plain loop nests (the global family on a CPU); the stencils
+/// `fuseStatements` marks (by stencil) fuse their statements (lower/lower_cpp.h).
+lir::Module lowerLoops(const Program& prog, PassLog& log,
+                       const std::vector<bool>& fuseStatements = {});
 
 /// The IR as the pass log prints it (irDialect): the device module, then the host module.
 std::string printIr(const GpuProgram& p);

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "analysis/regions.h"
+#include "analysis/stmt_fusion.h"
 #include "codegen/dialect.h"
 #include "lower/call_exprs.h"
 #include "lower/namer.h"
@@ -34,8 +35,8 @@ std::string domainText(const Domain& d, const std::vector<std::string>& iters) {
 /// Lowers one CallInst to a function.
 class CallLowering : public RefObserver {
  public:
-  CallLowering(const Program& p, int index, GlobalNames& g)
-      : prog_(p), call_(p.calls[index]), index_(index), g_(g), names_(g.namer) {}
+  CallLowering(const Program& p, int index, GlobalNames& g, bool fuse)
+      : prog_(p), call_(p.calls[index]), index_(index), g_(g), names_(g.namer), fuse_(fuse) {}
 
   Function build();
   /// Arguments tessel_program passes (the global names, in parameter order).
@@ -43,6 +44,13 @@ class CallLowering : public RefObserver {
   /// Lowering records the parameters it reads (collectUses the arrays and scalars).
   void uses(const Expr& ref) override {
     if (ref.kind == ExprKind::ParamRef) uses_.params.insert(ref.index);
+  }
+  /// A local scalar of the fused group being lowered that lives in a register.
+  ExprPtr replace(const Expr& ref) override {
+    if (ref.kind != ExprKind::ScalarRef || ref.scalarKind != ScalarKind::Local || !regs_)
+      return nullptr;
+    const std::string& r = regs_->at(static_cast<size_t>(ref.index));
+    return r.empty() ? nullptr : var(r, ref.type);
   }
 
  private:
@@ -54,9 +62,16 @@ class CallLowering : public RefObserver {
   HostUses uses_;  // params: filled by lowering
   CallNames locals_;
   CallExprs x_{prog_, call_, g_, locals_, *this};
+  bool fuse_ = false;                               // fuse_statements
+  const std::vector<std::string>* regs_ = nullptr;  // fused(): per local scalar, its register
 
   void collectUses();
   void statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& out);
+  /// Whether group `ks` can be one loop nest: no statement's region depends on a plane
+  /// condition known only at run time (a per-statement loop nest tests it).
+  bool fusable(const std::vector<size_t>& ks, const CallRegions& regions);
+  void fused(const std::vector<size_t>& ks, const CallRegions& regions,
+             const std::vector<std::string>& regs, std::vector<StmtPtr>& out);
 };
 
 void CallLowering::collectUses() {
@@ -108,18 +123,138 @@ void CallLowering::statement(size_t k, const StmtRegion& reg, std::vector<StmtPt
   out.insert(out.end(), body.begin(), body.end());
 }
 
+bool CallLowering::fusable(const std::vector<size_t>& ks, const CallRegions& regions) {
+  for (size_t k : ks)
+    for (auto& c : regions.stmts.at(k).conditions)
+      if (x_.bound(c.a)->kind != ExprKind::IntLit || x_.bound(c.b)->kind != ExprKind::IntLit)
+        return false;
+  return true;
+}
+
+void CallLowering::fused(const std::vector<size_t>& ks, const CallRegions& regions,
+                         const std::vector<std::string>& regs, std::vector<StmtPtr>& out) {
+  std::vector<std::string> nums, held;
+  for (size_t k : ks) nums.push_back(std::to_string(k + 1));
+  for (size_t s = 0; s < regs.size(); ++s)
+    if (!regs[s].empty()) held.push_back(call_.localScalars[s].name);
+  out.push_back(comment(fmt::format(
+      "Statements {} fused (fuse_statements, analysis/stmt_fusion.h): one loop nest over the "
+      "bounding box of their regions, running them in order at each point, each where its own "
+      "region holds; no point touches an element another point writes.{}",
+      fmt::join(nums, ", "),
+      held.empty() ? std::string()
+                   : fmt::format(" Local scalars in registers: {}.", fmt::join(held, ", ")))));
+  // A statement whose plane condition fails at compile time never runs; the others' regions.
+  std::vector<size_t> run;
+  for (size_t k : ks) {
+    bool never = false;
+    for (auto& c : regions.stmts.at(k).conditions)
+      never = never || x_.bound(c.a)->ival > x_.bound(c.b)->ival;
+    if (!never) run.push_back(k);
+  }
+  if (run.empty()) {
+    out.push_back(comment("Never runs: a plane each statement reads lies outside its region."));
+    return;
+  }
+  const size_t n = regions.stmts.at(run.front()).iter.size();
+  std::vector<std::vector<std::string>> slo(run.size()), shi(run.size());
+  std::vector<std::string> lo(n), hi(n);
+  for (size_t s = 0; s < run.size(); ++s)
+    for (size_t d = 0; d < n; ++d) {
+      const StmtRegion& reg = regions.stmts.at(run[s]);
+      slo[s].push_back(names_.take(fmt::format("lo_s{}_{}", run[s] + 1, g_.iters[d])));
+      shi[s].push_back(names_.take(fmt::format("hi_s{}_{}", run[s] + 1, g_.iters[d])));
+      out.push_back(localDecl(CType::Int64, slo[s][d], x_.bound(reg.iter[d].lo)));
+      out.push_back(localDecl(CType::Int64, shi[s][d], x_.bound(reg.iter[d].hi)));
+    }
+  for (size_t d = 0; d < n; ++d) {
+    ExprPtr l, h;
+    for (size_t s = 0; s < run.size(); ++s) {
+      ExprPtr a = var(slo[s][d], ScalarType::Int), b = var(shi[s][d], ScalarType::Int);
+      l = l ? indexMin(l, a) : a;
+      h = h ? indexMax(h, b) : b;
+    }
+    lo[d] = names_.take("lo_" + g_.iters[d]);
+    hi[d] = names_.take("hi_" + g_.iters[d]);
+    out.push_back(localDecl(CType::Int64, lo[d], l));
+    out.push_back(localDecl(CType::Int64, hi[d], h));
+  }
+  regs_ = &regs;
+  std::vector<StmtPtr> body;
+  for (size_t s = 0; s < regs.size(); ++s)
+    if (!regs[s].empty())
+      body.push_back(localDecl(valueType(call_.localScalars[s].type), regs[s],
+                               zeroOf(call_.localScalars[s].type), false));
+  for (size_t s = 0; s < run.size(); ++s) {
+    const tessel::Stmt& st = call_.stmts[run[s]];
+    Assignment a = x_.assignment(st);
+    StmtPtr set =
+        a.registerVar ? assign(a.registerVar->name, a.value) : store(a.buffer, a.index, a.value);
+    ExprPtr guard;
+    if (run.size() > 1)
+      for (size_t d = 0; d < n; ++d) {
+        ExprPtr it = var(g_.iters[d], ScalarType::Int);
+        guard = allOf(guard, binary(Op::Ge, it, var(slo[s][d], ScalarType::Int)));
+        guard = allOf(guard, binary(Op::Le, it, var(shi[s][d], ScalarType::Int)));
+      }
+    body.push_back(
+        comment(fmt::format("Statement {}: {}", run[s] + 1, statementText(prog_, call_, st))));
+    body.push_back(guard ? ifThen(guard, {set}) : set);
+  }
+  regs_ = nullptr;
+  for (int d = static_cast<int>(n) - 1; d >= 0; --d) {
+    LoopKind kind = n == 1                         ? LoopKind::ParallelSimd
+                    : d == 0                       ? LoopKind::Parallel
+                    : d == static_cast<int>(n) - 1 ? LoopKind::Simd
+                                                   : LoopKind::Serial;
+    body = {forLoop(g_.iters[static_cast<size_t>(d)],
+                    var(lo[static_cast<size_t>(d)], ScalarType::Int),
+                    var(hi[static_cast<size_t>(d)], ScalarType::Int), kind, body)};
+  }
+  out.insert(out.end(), body.begin(), body.end());
+}
+
 Function CallLowering::build() {
   collectUses();
   auto iters = prog_.iteratorNames();
   Function f = callFunction(call_, index_, g_.callFns[index_]);
   f.comment += "\nCall domain: " +
                (call_.domain.empty() ? "a single point" : domainText(call_.domain, iters));
-  static const LocalsStyle kStyle{"Initialised locals: evaluated once per call.", "", true};
-  std::vector<StmtPtr> body = declareLocals(prog_, call_, g_, kStyle, names_, locals_, x_);
   CallRegions regions = analyzeRegions(prog_, call_);
-  for (size_t k = 0; k < call_.stmts.size(); ++k) {
-    if (!body.empty()) body.push_back(comment(""));
-    statement(k, regions.stmts.at(k), body);
+  // Under fuse_statements, the groups that become one loop nest each and the local scalars
+  // they keep in registers (those every use of which is in one such group).
+  StatementGroups groups;
+  std::vector<bool> groupFused;
+  LocalsStyle style{"Initialised locals: evaluated once per call.", "", true, false, {}};
+  if (fuse_) {
+    groups = fuseStatements(prog_, call_);
+    for (auto& ks : groups.groups) groupFused.push_back(fusable(ks, regions));
+    for (int sg : groups.scalarGroup)
+      style.inRegister.push_back(sg >= 0 && groupFused.at(static_cast<size_t>(sg)));
+  }
+  std::vector<StmtPtr> body = declareLocals(prog_, call_, g_, style, names_, locals_, x_);
+  if (fuse_) {
+    for (size_t gi = 0; gi < groups.groups.size(); ++gi) {
+      if (!body.empty()) body.push_back(comment(""));
+      std::vector<std::string> regs(call_.localScalars.size());
+      bool held = false;
+      for (size_t s = 0; s < regs.size(); ++s)
+        if (style.inRegister[s] && groups.scalarGroup[s] == static_cast<int>(gi)) {
+          regs[s] = names_.take("reg_" + call_.localScalars[s].name);
+          held = true;
+        }
+      // A group of one statement with nothing in registers is its plain loop nest.
+      if (!groupFused[gi] || (groups.groups[gi].size() == 1 && !held)) {
+        for (size_t k : groups.groups[gi]) statement(k, regions.stmts.at(k), body);
+        continue;
+      }
+      fused(groups.groups[gi], regions, regs, body);
+    }
+  } else {
+    for (size_t k = 0; k < call_.stmts.size(); ++k) {
+      if (!body.empty()) body.push_back(comment(""));
+      statement(k, regions.stmts.at(k), body);
+    }
   }
   f.body = block(std::move(body));
   // Parameters last: lowering the body found which ones it uses.
@@ -200,7 +335,7 @@ std::vector<std::string> header(const Program& prog, const GlobalNames& g) {
 
 }  // namespace
 
-Module lowerToCpp(const Program& prog) {
+Module lowerToCpp(const Program& prog, const std::vector<bool>& fuseStatements) {
   Dialect d = cppDialect();
   GlobalNames g;
   for (auto& w : d.reservedWords) g.namer.reserve(w);
@@ -220,7 +355,9 @@ Module lowerToCpp(const Program& prog) {
   m.header = header(prog, g);
   std::vector<std::vector<ExprPtr>> args;
   for (size_t c = 0; c < prog.calls.size(); ++c) {
-    CallLowering cl(prog, static_cast<int>(c), g);
+    const size_t stencil = static_cast<size_t>(prog.calls[c].stencil);
+    CallLowering cl(prog, static_cast<int>(c), g,
+                    stencil < fuseStatements.size() && fuseStatements[stencil]);
     m.functions.push_back(cl.build());
     args.push_back(cl.callArgs());
   }

@@ -35,6 +35,10 @@ inline constexpr const char* kCppSourceName = "tessel_program.cpp";
 inline constexpr const char* kCppLibraryName = "libtessel_program.so";
 
 /// Lowers `prog` to one C++ translation unit (see the file comment for its functions).
-lir::Module lowerToCpp(const Program& prog);
+/// The C++ target's loop nests: per call, each statement a parallel loop nest over its region,
+/// in order; for the stencils `fuseStatements` marks (indexed by stencil; missing: false), each
+/// group of analysis/stmt_fusion.h one loop nest over the bounding box of its statements'
+/// regions, each statement where its own region holds, its local scalars in registers.
+lir::Module lowerToCpp(const Program& prog, const std::vector<bool>& fuseStatements = {});
 
 }  // namespace tessel

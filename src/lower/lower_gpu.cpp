@@ -23,27 +23,12 @@ namespace gpu {
   throw std::logic_error("internal error: GPU lowering: " + what);
 }
 
-ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc && x ? binary(Op::And, acc, x) : acc ? acc : x; }
-
 ExprPtr pointInBlock(const GridShape& grid, size_t gd, int copy) {
   ExprPtr l = intrinsic(Intrinsic::LocalId, static_cast<int>(gd));
   const int e = grid.unroll[gd], u = grid.copyAlong(copy, gd);
   if (e <= 1) return l;
   return grid.cyclic ? indexAddConst(l, static_cast<int64_t>(u) * grid.block[gd])
                      : indexAddConst(indexMul(l, intLit(e)), u);
-}
-
-ExprPtr zeroOf(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return boolLit(false);
-    case ScalarType::Int:
-      return intLit(0);
-    case ScalarType::Float:
-    case ScalarType::Double:
-      return floatLit(0.0, t);
-  }
-  return intLit(0);
 }
 
 lir::Param runtimeParam() {
@@ -382,8 +367,8 @@ Function CallGpu::build() {
   Function f = callFunction(call_, index_, g_.callFns[index_]);
   for (auto& la : call_.localArrays)
     if (la.scratchOf >= 0) uses_.arrays.insert(la.scratchOf);
-  static const LocalsStyle kStyle{"Initialised locals: evaluated once per call, on the host.",
-                                  "box_", false, true};
+  static const LocalsStyle kStyle{
+      "Initialised locals: evaluated once per call, on the host.", "box_", false, true, {}};
   std::vector<StmtPtr> body = declareLocals(prog_, call_, g_, kStyle, names_, locals_, x_);
   // The local arrays' buffers come from tessel_program (allocated once per run); a fresh one is
   // cleared here, as a new allocation would be.

@@ -58,14 +58,10 @@ class KernelSite {
 };
 
 [[noreturn]] void internal(const std::string& what);
-/// `acc && x`, or the one given when the other is absent (building a guard term by term).
-ExprPtr allOf(ExprPtr acc, ExprPtr x);
 /// The thread's point of unrolled copy `copy` along grid dimension gd, from its block's first
 /// point: the thread's index in the block, times the unroll factor plus the copy's position
 /// (blocked: consecutive points) or plus the position times the block (cyclic: a block apart).
 ExprPtr pointInBlock(const GridShape& grid, size_t gd, int copy);
-/// The zero of a language type (false, 0, 0.0 with the type's suffix).
-ExprPtr zeroOf(ScalarType t);
 /// Host-function parameters: the runtime handle and a device buffer (runtime types, by name).
 lir::Param runtimeParam();
 lir::Param bufferParam(const std::string& name);

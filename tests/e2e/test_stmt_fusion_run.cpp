@@ -1,13 +1,15 @@
 // Issue 13, statement fusion under `global` (`--fuse-statements`, the `fuse_statements` clause;
 // analysis/stmt_fusion.h): the fused kernels of every benchmark agree with the reference
-// interpreter on PoCL at awkward sizes (Oclgrind: test_oclgrind.cpp); rhs4center's 30
-// statements and hypterm's five become one kernel each, COSMO's horizontal diffusion three;
-// the CUDA compiles with nvcc without warnings; other families are refused with a hint.
+// interpreter on PoCL and on the C++ backend at awkward sizes (Oclgrind: test_oclgrind.cpp);
+// rhs4center's 30 statements and hypterm's five become one kernel each, COSMO's horizontal
+// diffusion three; the CUDA compiles with nvcc without warnings; other families are refused
+// with a hint.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "support/command.h"
+#include "support/files.h"
 #include "unit/gpu_test_util.h"
 
 using namespace tessel;
@@ -25,13 +27,12 @@ nlohmann::json kernels(const std::string& bench, const std::string& flags) {
   return nlohmann::json::parse(r.output.substr(r.output.find('{')))["kernels"];
 }
 
-/// `tessel run BENCH --backend opencl --verify --schedule global --fuse-statements` at awkward
+/// `tessel run BENCH --backend BACKEND --verify --schedule global --fuse-statements` at awkward
 /// sizes passes verification.
-void expectFusedRunVerifies(const std::string& bench) {
+void expectFusedRunVerifies(const std::string& bench, const std::string& backend = "opencl") {
   fs::path file = benchmarkPath(bench);
-  std::string cmd = tesselBinary() + " run " + file.string() +
-                    " --backend opencl --verify --schedule global --fuse-statements" +
-                    awkwardParamFlags(file);
+  std::string cmd = tesselBinary() + " run " + file.string() + " --backend " + backend +
+                    " --verify --schedule global --fuse-statements" + awkwardParamFlags(file);
   auto r = runCommand(cmd);
   EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
   EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << cmd << "\n" << r.output;
@@ -39,7 +40,9 @@ void expectFusedRunVerifies(const std::string& bench) {
 
 }  // namespace
 
-TEST_P(StmtFusionBenchmark, GlobalVerifiesOnPocl) {
+TEST_P(StmtFusionBenchmark, GlobalVerifiesOnPoclAndCpp) {
+  // The C++ backend runs the fused kernels on the CPU (work-item loops), not its loop nests.
+  expectFusedRunVerifies(GetParam(), "cpp");
   TESSEL_REQUIRE_OPENCL();
   expectFusedRunVerifies(GetParam());
 }
@@ -78,4 +81,26 @@ TEST(StmtFusion, OtherFamiliesAreRefused) {
         << r.output;
     EXPECT_NE(r.output.find("hint: use --schedule global"), std::string::npos) << r.output;
   }
+}
+
+// The C++ target fuses too, in its own loop nests: rhs4center's 30 statements are one parallel
+// loop nest (30 without fusion), its 18 local scalars registers of it with no buffers.
+TEST(StmtFusion, CppTargetFusesItsLoopNests) {
+  auto nests = [](const std::string& flags) {
+    const fs::path dir = freshTempDir("stmt-fusion", "cpp" + std::to_string(flags.size()));
+    std::string cmd = tesselBinary() + " emit " + benchmarkPath("rhs4center").string() +
+                      " --target cpp -o " + dir.string() + " " + flags;
+    auto r = runCommand(cmd);
+    EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+    const std::string code = readText(dir / "tessel_program.cpp");
+    size_t n = 0;
+    for (size_t at = 0; (at = code.find("#pragma omp parallel for", at)) != std::string::npos; ++at)
+      ++n;
+    return std::make_pair(n, code);
+  };
+  auto [fusedNests, fused] = nests("--fuse-statements");
+  EXPECT_EQ(fusedNests, 1u);
+  EXPECT_NE(fused.find("registers: mux1, mux2, mux3"), std::string::npos);
+  EXPECT_EQ(fused.find("mux1_storage"), std::string::npos);  // no buffer
+  EXPECT_EQ(nests("").first, 30u);
 }
