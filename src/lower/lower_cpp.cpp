@@ -179,37 +179,110 @@ void CallLowering::fused(const std::vector<size_t>& ks, const CallRegions& regio
     out.push_back(localDecl(CType::Int64, lo[d], l));
     out.push_back(localDecl(CType::Int64, hi[d], h));
   }
-  regs_ = &regs;
-  std::vector<StmtPtr> body;
-  for (size_t s = 0; s < regs.size(); ++s)
-    if (!regs[s].empty())
-      body.push_back(localDecl(valueType(call_.localScalars[s].type), regs[s],
-                               zeroOf(call_.localScalars[s].type), false));
-  for (size_t s = 0; s < run.size(); ++s) {
-    const tessel::Stmt& st = call_.stmts[run[s]];
-    Assignment a = x_.assignment(st);
-    StmtPtr set =
-        a.registerVar ? assign(a.registerVar->name, a.value) : store(a.buffer, a.index, a.value);
-    ExprPtr guard;
-    if (run.size() > 1)
-      for (size_t d = 0; d < n; ++d) {
-        ExprPtr it = var(g_.iters[d], ScalarType::Int);
-        guard = allOf(guard, binary(Op::Ge, it, var(slo[s][d], ScalarType::Int)));
-        guard = allOf(guard, binary(Op::Le, it, var(shi[s][d], ScalarType::Int)));
+  // The statements at one point; `guarded`: each where its own region holds (the row's own
+  // test, `row[s]`, for the outer iterators, and its bounds along the innermost).
+  const size_t in = n - 1;
+  std::vector<std::string> row(run.size());
+  auto pointBody = [&](bool guarded) {
+    regs_ = &regs;
+    std::vector<StmtPtr> b;
+    for (size_t s = 0; s < regs.size(); ++s)
+      if (!regs[s].empty())
+        b.push_back(localDecl(valueType(call_.localScalars[s].type), regs[s],
+                              zeroOf(call_.localScalars[s].type), false));
+    for (size_t s = 0; s < run.size(); ++s) {
+      const tessel::Stmt& st = call_.stmts[run[s]];
+      Assignment a = x_.assignment(st);
+      StmtPtr set =
+          a.registerVar ? assign(a.registerVar->name, a.value) : store(a.buffer, a.index, a.value);
+      ExprPtr guard;
+      if (guarded) {
+        if (!row[s].empty()) guard = var(row[s], ScalarType::Bool);
+        ExprPtr it = var(g_.iters[in], ScalarType::Int);
+        guard = allOf(guard, binary(Op::Ge, it, var(slo[s][in], ScalarType::Int)));
+        guard = allOf(guard, binary(Op::Le, it, var(shi[s][in], ScalarType::Int)));
       }
-    body.push_back(
-        comment(fmt::format("Statement {}: {}", run[s] + 1, statementText(prog_, call_, st))));
-    body.push_back(guard ? ifThen(guard, {set}) : set);
+      b.push_back(comment(
+          guarded ? fmt::format("Statement {}", run[s] + 1)
+                  : fmt::format("Statement {}: {}", run[s] + 1, statementText(prog_, call_, st))));
+      b.push_back(guard ? ifThen(guard, {set}) : set);
+    }
+    regs_ = nullptr;
+    return b;
+  };
+  std::vector<StmtPtr> body;
+  if (n == 0 || run.size() == 1) {
+    // One statement (its scalars in registers), or a single point: no tests.
+    body = pointBody(false);
+    for (int d = static_cast<int>(n) - 1; d >= 0; --d) {
+      const size_t u = static_cast<size_t>(d);
+      LoopKind kind = n == 1    ? LoopKind::ParallelSimd
+                      : d == 0  ? LoopKind::Parallel
+                      : u == in ? LoopKind::Simd
+                                : LoopKind::Serial;
+      body = {forLoop(g_.iters[u], var(lo[u], ScalarType::Int), var(hi[u], ScalarType::Int), kind,
+                      body)};
+    }
+    out.insert(out.end(), body.begin(), body.end());
+    return;
   }
-  regs_ = nullptr;
-  for (int d = static_cast<int>(n) - 1; d >= 0; --d) {
-    LoopKind kind = n == 1                         ? LoopKind::ParallelSimd
-                    : d == 0                       ? LoopKind::Parallel
-                    : d == static_cast<int>(n) - 1 ? LoopKind::Simd
-                                                   : LoopKind::Serial;
-    body = {forLoop(g_.iters[static_cast<size_t>(d)],
-                    var(lo[static_cast<size_t>(d)], ScalarType::Int),
-                    var(hi[static_cast<size_t>(d)], ScalarType::Int), kind, body)};
+  // Along the innermost iterator, the points where every statement's region holds: there the
+  // row runs without tests in one vectorisable loop; the row's ends, and the rows some
+  // statement's region misses, test each statement.
+  std::string coreLo = names_.take("core_lo_" + g_.iters[in]);
+  std::string coreHi = names_.take("core_hi_" + g_.iters[in]);
+  {
+    ExprPtr l, h;
+    for (size_t s = 0; s < run.size(); ++s) {
+      ExprPtr a = var(slo[s][in], ScalarType::Int), b = var(shi[s][in], ScalarType::Int);
+      l = l ? indexMax(l, a) : a;
+      h = h ? indexMin(h, b) : b;
+    }
+    out.push_back(localDecl(CType::Int64, coreLo, l));
+    out.push_back(localDecl(CType::Int64, coreHi,
+                            indexMax(h, indexAddConst(var(coreLo, ScalarType::Int), -1))));
+  }
+  std::vector<StmtPtr> rowBody;
+  std::string first = coreLo, last = coreHi;
+  if (n > 1) {
+    rowBody.push_back(
+        comment("Which statements' regions hold on this row, and so where the "
+                "row's untested points are (none unless every one does)."));
+    ExprPtr every;
+    for (size_t s = 0; s < run.size(); ++s) {
+      ExprPtr on;
+      for (size_t d = 0; d < in; ++d) {
+        ExprPtr it = var(g_.iters[d], ScalarType::Int);
+        on = allOf(on, binary(Op::Ge, it, var(slo[s][d], ScalarType::Int)));
+        on = allOf(on, binary(Op::Le, it, var(shi[s][d], ScalarType::Int)));
+      }
+      row[s] = names_.take(fmt::format("row_s{}", run[s] + 1));
+      rowBody.push_back(localDecl(CType::Bool, row[s], on));
+      every = allOf(every, var(row[s], ScalarType::Bool));
+    }
+    first = names_.take("first_" + g_.iters[in]);
+    last = names_.take("last_" + g_.iters[in]);
+    rowBody.push_back(
+        localDecl(CType::Int64, first, indexAddConst(var(hi[in], ScalarType::Int), 1), false));
+    rowBody.push_back(localDecl(CType::Int64, last, var(hi[in], ScalarType::Int), false));
+    rowBody.push_back(ifThen(every, {assign(first, var(coreLo, ScalarType::Int)),
+                                     assign(last, var(coreHi, ScalarType::Int))}));
+  }
+  ExprPtr firstV = var(first, ScalarType::Int), lastV = var(last, ScalarType::Int);
+  rowBody.push_back(comment("The row's first points, each statement where its region holds."));
+  rowBody.push_back(forLoop(g_.iters[in], var(lo[in], ScalarType::Int), indexAddConst(firstV, -1),
+                            LoopKind::Serial, pointBody(true)));
+  rowBody.push_back(comment("Where every statement's region holds: no tests."));
+  rowBody.push_back(forLoop(g_.iters[in], firstV, lastV,
+                            n == 1 ? LoopKind::ParallelSimd : LoopKind::Simd, pointBody(false)));
+  rowBody.push_back(comment("The row's last points, each statement where its region holds."));
+  rowBody.push_back(forLoop(g_.iters[in], indexAddConst(lastV, 1), var(hi[in], ScalarType::Int),
+                            LoopKind::Serial, pointBody(true)));
+  body = rowBody;
+  for (int d = static_cast<int>(in) - 1; d >= 0; --d) {
+    const size_t u = static_cast<size_t>(d);
+    body = {forLoop(g_.iters[u], var(lo[u], ScalarType::Int), var(hi[u], ScalarType::Int),
+                    d == 0 ? LoopKind::Parallel : LoopKind::Serial, body)};
   }
   out.insert(out.end(), body.begin(), body.end());
 }

@@ -84,7 +84,8 @@ TEST(StmtFusion, OtherFamiliesAreRefused) {
 }
 
 // The C++ target fuses too, in its own loop nests: rhs4center's 30 statements are one parallel
-// loop nest (30 without fusion), its 18 local scalars registers of it with no buffers.
+// loop nest (30 without fusion), its 18 local scalars registers of it with no buffers; tiny
+// grids verify.
 TEST(StmtFusion, CppTargetFusesItsLoopNests) {
   auto nests = [](const std::string& flags) {
     const fs::path dir = freshTempDir("stmt-fusion", "cpp" + std::to_string(flags.size()));
@@ -102,5 +103,17 @@ TEST(StmtFusion, CppTargetFusesItsLoopNests) {
   EXPECT_EQ(fusedNests, 1u);
   EXPECT_NE(fused.find("registers: mux1, mux2, mux3"), std::string::npos);
   EXPECT_EQ(fused.find("mux1_storage"), std::string::npos);  // no buffer
+  // Each row's points where every statement's region holds run without tests (vectorisable).
+  EXPECT_NE(fused.find("Where every statement's region holds: no tests."), std::string::npos);
   EXPECT_EQ(nests("").first, 30u);
+  // Grids smaller than the halos: rows with no untested points, empty regions.
+  for (const char* bench : {"rhs4center", "diffterm"})
+    for (const char* sizes :
+         {" --param L=3 --param M=4 --param N=5", " --param L=1 --param M=2 --param N=9"}) {
+      std::string cmd = tesselBinary() + " run " + benchmarkPath(bench).string() +
+                        " --backend cpp --verify --fuse-statements" + sizes;
+      auto r = runCommand(cmd);
+      EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+      EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << cmd << "\n" << r.output;
+    }
 }

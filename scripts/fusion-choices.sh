@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Issue 13's report of the fusion and fission choices for the large multi-statement benchmarks
+# (rhs4center, diffterm): each program and its `tessel split --mode trivial-fission` version,
+# under `global` (a kernel per statement), `global --fuse-statements` and `overlapped`:
+#   1. predicted on the H100 by the model (`tessel analyze`, the programs' own sizes, ptxas
+#      registers where nvcc is installed): a prediction, not a measurement;
+#   2. measured on this machine's PoCL (OpenCL on the CPU) and C++ target (scripts/bench.py,
+#      --size small, median of 5, every run verified against the reference interpreter).
+# Usage: scripts/fusion-choices.sh [OUT_DIR]   (default: bench-results/fusion-choices)
+# (maxfuse leaves both programs as they are: one call, or two calls with different domains.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-bench-results/fusion-choices}"
+tessel=build/tessel
+mkdir -p "$out/programs"
+for b in rhs4center diffterm; do
+  cp "benchmarks/$b.sten" "$out/programs/"
+  "$tessel" split "benchmarks/$b.sten" --mode trivial-fission -o "$out/programs" >/dev/null
+done
+progs=rhs4center,rhs4center-trivial-fission,diffterm,diffterm-trivial-fission
+{
+  echo "program,schedule,predicted_ms,kernels"
+  for p in ${progs//,/ }; do
+    for f in "global" "global --fuse-statements" "overlapped"; do
+      # shellcheck disable=SC2086
+      "$tessel" analyze "$out/programs/$p.sten" --machine h100 --schedule $f --json 2>/dev/null |
+        python3 -c "import json,sys; j=json.load(sys.stdin); \
+print('$p,$f,%.4f,%d' % (j['seconds']*1e3, len(j['kernels'])))"
+    done
+  done
+} > "$out/predicted-h100.csv"
+python3 scripts/bench.py --programs "$out/programs" --benchmarks "$progs" --backend opencl \
+  --families "global,global[--fuse-statements],overlapped" --repeat 5 --csv "$out/pocl.csv"
+python3 scripts/bench.py --programs "$out/programs" --benchmarks "$progs" --backend cpp \
+  --skip-cpp --families "global,global[--fuse-statements]" --repeat 5 --csv "$out/cpp.csv"
+cat "$out/predicted-h100.csv"
