@@ -179,6 +179,13 @@ class CallGpu : public RefObserver {
   /// false (nothing emitted) where a statement's region has a condition only the run decides.
   bool fusedStatements(const StatementGroups& groups, size_t g, const CallRegions& regions,
                        std::vector<StmtPtr>& out);
+  /// Appends to `out` the block `blk` (the host's bounds) followed by the launch of kernel `f`
+  /// (named `name`, launch id `id`) over the box lo..hi where `when` holds (null: always), and
+  /// records the kernel (`info`; `k`: its first statement).
+  void launchKernel(Function f, const std::string& name, int id, const std::vector<std::string>& lo,
+                    const std::vector<std::string>& hi, Namer& scope, ExprPtr when,
+                    std::vector<StmtPtr> blk, GpuKernelInfo info, size_t k,
+                    std::vector<StmtPtr>& out);
 };
 
 void CallGpu::uses(const Expr& ref) {
@@ -250,15 +257,21 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
       StmtKernel(site, lo, hi)
           .build(k, name, kernelText(prog_, call_, index_, k, sched_.grid, text), scope, info);
 
+  launchKernel(std::move(f), name, id, lo, hi, scope, nonEmpty, std::move(blk), info, k, out);
+}
+
+void CallGpu::launchKernel(Function f, const std::string& name, int id,
+                           const std::vector<std::string>& lo, const std::vector<std::string>& hi,
+                           Namer& scope, ExprPtr when, std::vector<StmtPtr> blk, GpuKernelInfo info,
+                           size_t k, std::vector<StmtPtr>& out) {
   std::vector<ExprPtr> gridExt, blockExt, args;
   std::vector<StmtPtr> then;
   launchShape(sched_.grid, lo, hi, scope, then, gridExt, blockExt);
   std::vector<lir::Param> ps(f.params.begin(), f.params.end() - 1);  // the runtime adds the status
   for (auto& a : argsNamingParams(ps)) args.push_back(a);
   then.push_back(launch(name, id, gridExt, blockExt, ps, args));
-  blk.push_back(ifThen(nonEmpty, then));
+  blk.push_back(when ? ifThen(when, then) : block(then));
   out.push_back(block(std::move(blk)));
-
   out_.kernels.push_back(kernelInfo(info, name, index_, k, sched_.grid));
   out_.device.functions.push_back(std::move(f));
 }
@@ -350,16 +363,7 @@ bool CallGpu::fusedStatements(const StatementGroups& groups, size_t g, const Cal
                                fmt::format("Call {} ({}): {}\nOne thread per point: {}", index_,
                                            call_.name, text, mapping),
                                info);
-  std::vector<ExprPtr> gridExt, blockExt, args;
-  std::vector<StmtPtr> then;
-  launchShape(sched_.grid, lo, hi, scope, then, gridExt, blockExt);
-  std::vector<lir::Param> ps(f.params.begin(), f.params.end() - 1);  // the runtime adds the status
-  for (auto& a : argsNamingParams(ps)) args.push_back(a);
-  then.push_back(launch(name, id, gridExt, blockExt, ps, args));
-  blk.push_back(any ? ifThen(any, then) : block(then));
-  out.push_back(block(std::move(blk)));
-  out_.kernels.push_back(kernelInfo(info, name, index_, ks.front(), sched_.grid));
-  out_.device.functions.push_back(std::move(f));
+  launchKernel(std::move(f), name, id, lo, hi, scope, any, std::move(blk), info, ks.front(), out);
   return true;
 }
 
