@@ -1,12 +1,14 @@
 #include "driver/kernel_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "analysis/staging.h"
+#include "analysis/stmt_fusion.h"
 #include "driver/resources.h"
 #include "lower/lower.h"
 #include "support/saturating.h"
@@ -65,6 +67,24 @@ KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resol
   GpuProgram gpu = lower(prog, resolved, GpuApi::OpenCL, log ? *log : silent);
   out.reports = kernelReports(prog, gpu, resolved);
   out.notes = gpu.notes;
+  // Statement fusion: where each call's kernels split, and why.
+  for (size_t c = 0; c < prog.calls.size(); ++c) {
+    const GridShape& g = resolved.gridOfCall(prog, static_cast<int>(c));
+    if (!g.fuseStatements || g.family != ScheduleFamily::Global) continue;
+    const StatementGroups groups = fuseStatements(prog, prog.calls[c]);
+    if (groups.groups.size() < 2) continue;
+    std::vector<std::string> kernels;
+    for (const auto& k : groups.groups) {
+      std::vector<size_t> nums;
+      for (size_t s : k) nums.push_back(s + 1);
+      kernels.push_back(fmt::format("[{}]", fmt::join(nums, ", ")));
+    }
+    std::string note = fmt::format("statement fusion: call {} ({}) runs {} kernels: {}", c,
+                                   prog.calls[c].name, kernels.size(), fmt::join(kernels, " "));
+    for (size_t b = 0; b < groups.breaks.size(); ++b)
+      note += fmt::format("; kernel {} starts where {}", b + 2, groups.breaks[b]);
+    out.notes.push_back(note);
+  }
   if (ptxas && findNvcc().empty()) {
     out.ptxasNote = "nvcc not found (install the CUDA toolkit or set NVCC to see them)";
   } else if (ptxas) {

@@ -54,6 +54,14 @@ TEST(StmtFusion, FusedKernelsPerBenchmark) {
   EXPECT_EQ(kernels("rhs4center", "--fuse-statements").size(), 1u);
   EXPECT_EQ(kernels("hypterm", "--fuse-statements").size(), 1u);
   EXPECT_EQ(kernels("cosmo-hdiff", "--fuse-statements").size(), 3u);
+  // Where COSMO's kernels split, and why, in a note.
+  auto r = runCommand(tesselBinary() + " info --no-ptxas " + benchmarkPath("cosmo-hdiff").string() +
+                      " --fuse-statements");
+  EXPECT_NE(r.output.find("note: statement fusion: call 0 (hdiff) runs 3 kernels: [1] [2, 3] [4]; "
+                          "kernel 2 starts where statement 2 reads 'lap[k][j][i+1]' and statement "
+                          "1 writes it at [k][j][i]: another thread's element"),
+            std::string::npos)
+      << r.output;
   // One statement per call: nothing to fuse, the same kernels.
   EXPECT_EQ(kernels("j2d5pt", "--fuse-statements").size(), kernels("j2d5pt", "").size());
 }
