@@ -156,12 +156,30 @@ void addEffect(const Program& prog, const std::map<std::string, std::string>& fl
       }
 }
 
-/// The families and time tiles --compare tries.
-const std::vector<std::pair<std::string, std::string>>& candidates() {
-  static const std::vector<std::pair<std::string, std::string>> c = {
-      {"global", ""},      {"global-stream", ""}, {"shared", ""},
-      {"stream", ""},      {"overlapped", "1"},   {"overlapped", "2"},
-      {"overlapped", "3"}, {"stream", "2"},       {"stream", "3"}};
+/// A schedule --compare and --schedule auto try: a family, a time tile, and for `global`
+/// whether it fuses each call's statements (--fuse-statements, analysis/stmt_fusion.h).
+struct Candidate {
+  std::string family, tile;
+  bool fuse = false;
+  std::string name() const {
+    return family + (tile.empty() ? "" : " --time-tile " + tile) +
+           (fuse ? " --fuse-statements" : "");
+  }
+  void apply(std::map<std::string, std::string>& flags) const {
+    flags["--schedule"] = family;
+    if (!tile.empty()) flags["--time-tile"] = tile;
+    if (fuse) flags["--fuse-statements"] = "on";
+  }
+};
+
+/// The candidates, in the order near-ties are decided (the earlier wins): a fused `global`
+/// after the plain one, which it equals where no call has statements to fuse.
+const std::vector<Candidate>& candidates() {
+  static const std::vector<Candidate> c = {{"global", "", false},        {"global", "", true},
+                                           {"global-stream", "", false}, {"shared", "", false},
+                                           {"stream", "", false},        {"overlapped", "1", false},
+                                           {"overlapped", "2", false},   {"overlapped", "3", false},
+                                           {"stream", "2", false},       {"stream", "3", false}};
   return c;
 }
 
@@ -179,13 +197,13 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
   addEffect(prog, opts.scheduleFlags, *params, opts.ptxas, diags, *out);
   if (!opts.compare) return out;
   nlohmann::json ranking = nlohmann::json::array();
-  for (const auto& [family, tile] : candidates()) {
+  for (const Candidate& cand : candidates()) {
     std::map<std::string, std::string> flags = opts.scheduleFlags;
-    flags["--schedule"] = family;
-    flags["--time-tile"] = tile;
+    flags["--time-tile"] = "";
+    cand.apply(flags);
     std::string why;
     auto p = predictUnder(prog, flags, *params, false, diags, nullptr, &why);
-    std::string name = family + (tile.empty() ? "" : " --time-tile " + tile);
+    const std::string name = cand.name();
     if (!p) {
       ranking.push_back({{"schedule", name}, {"refused", why}});
       continue;
@@ -243,12 +261,11 @@ std::optional<ModelChoice> chooseSchedule(const Program& prog,
   const bool tileGiven = !flags["--time-tile"].empty();
   std::optional<ModelChoice> best;
   ModelChoice tally;
-  for (const auto& [family, tile] : candidates()) {
-    if (tileGiven && !tile.empty()) continue;  // the user's time tile is kept
+  for (const Candidate& cand : candidates()) {
+    if (tileGiven && !cand.tile.empty()) continue;  // the user's time tile is kept
     for (const std::string& block : blocks) {
       std::map<std::string, std::string> f = flags;
-      f["--schedule"] = family;
-      if (!tile.empty()) f["--time-tile"] = tile;
+      cand.apply(f);
       if (!block.empty()) f["--block"] = block;
       ++tally.tried;
       std::string why;
@@ -272,8 +289,9 @@ std::optional<ModelChoice> chooseSchedule(const Program& prog,
       best->gstencilsPerSecond = (*p)["gstencils_per_s"].get<double>();
       best->machine = (*p)["machine"].get<std::string>();
       best->calibrated = (*p)["calibrated"].get<bool>();
-      best->schedule = family;
+      best->schedule = cand.family;
       if (!f["--time-tile"].empty()) best->schedule += " --time-tile " + f["--time-tile"];
+      if (cand.fuse) best->schedule += " --fuse-statements";
       if (!block.empty()) best->schedule += " --block " + block;
     }
   }

@@ -52,7 +52,7 @@ TEST(CliAnalyze, CompareRanksEveryFamily) {
   auto r = runCommand(tesselBinary() + " analyze --json --no-ptxas --compare " + j3d7pt());
   ASSERT_EQ(r.exitCode, 0) << r.output;
   const nlohmann::json a = nlohmann::json::parse(r.output);
-  ASSERT_EQ(a["compare"].size(), 9u);
+  ASSERT_EQ(a["compare"].size(), 10u);
   double last = 0;
   for (const auto& c : a["compare"]) {
     ASSERT_FALSE(c.contains("refused")) << c;
@@ -84,7 +84,7 @@ TEST(CliAnalyze, CompareRunsOnEveryBenchmark) {
                         entry.path().string());
     ASSERT_EQ(r.exitCode, 0) << entry.path() << r.output;
     const nlohmann::json a = nlohmann::json::parse(r.output);
-    ASSERT_EQ(a["compare"].size(), 9u) << entry.path();
+    ASSERT_EQ(a["compare"].size(), 10u) << entry.path();
     for (const auto& c : a["compare"]) {
       if (!c.contains("refused")) {
         EXPECT_GT(c["gstencils_per_s"].get<double>(), 0) << entry.path() << c;
@@ -425,6 +425,12 @@ TEST(CliAnalyze, FusedStatementsCostTheUnionOfTheirTraffic) {
   // The prediction follows: the fused run is predicted at least twice as fast (an H200 measured
   // 2.43x, docs/fusion.md).
   EXPECT_LT(2 * fused["seconds"].get<double>(), apart["seconds"].get<double>());
+
+  // The model's choice searches over fusion: rhs4center's is its fused global.
+  auto choice = runCommand(tesselBinary() + " check --schedule auto " + sourceDir() +
+                           "/benchmarks/rhs4center.sten");
+  EXPECT_NE(choice.output.find("ranks 'global --fuse-statements' first"), std::string::npos)
+      << choice.output;
 
   const nlohmann::json denoise = analyze("denoise", "--fuse-statements");
   ASSERT_EQ(denoise["kernels"].size(), 2u);
