@@ -22,18 +22,20 @@ if [ "${1:-}" = "--sanitize" ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTESSEL_SANITIZE=ON >/dev/null
   # Only the programs the subset runs (tessel for the end-to-end tests).
   ninja -C build-asan -j "$(nproc)" tessel test_diagnostics test_fuzz_frontend test_semantics \
-    test_runtime test_cpp_backend test_run_verify test_cli test_benchmarks
+    test_runtime test_cpp_backend test_run_verify test_cli test_benchmarks test_greedy_fusion \
+    test_cli_fusion_plan
   suppressions="$PWD/tests/lsan.supp"
   cd build-asan
   # The subset: the frontend (Parsed, every benchmark through `tessel check` and `info`), the
   # diagnostics files, the fuzzers (in process and through the command line: Cli), the semantics
   # and the interpreter, and the C++/OpenMP backend (unit tests, RunVerify, every benchmark run
-  # and verified). Not the OpenCL suites (PoCL's LLVM is very slow under ASan; one Cli test runs
-  # a tiny program on it) nor the CUDA ones. The generated C++ is compiled unsanitized and
+  # and verified), and the greedy fusion plan (in process and through `tessel info`). Not the
+  # OpenCL suites (PoCL's LLVM is very slow under ASan; one Cli test runs a tiny program on it)
+  # nor the CUDA ones. The generated C++ is compiled unsanitized and
   # dlopen'ed into the sanitized process. Interpreter.SevenPointSpeed asserts a time an -O0
   # sanitized build cannot meet.
   subset='^(Parsed|Diagnostics|FuzzFrontend|Semantics|Interpreter|CppLowering|CppModule|Emitter'
-  subset+='|LoopIr|RunVerify|Cli|Benchmarks)\.|^All/Benchmark\.'
+  subset+='|LoopIr|RunVerify|Cli|Benchmarks|GreedyFusion|CliFusionPlan)\.|^All/Benchmark\.'
   # Any report, a leak included, ends the process with SIGABRT (a sanitized `tessel` must not
   # exit 1 or 2 like a user error). Leaks in system libraries are suppressed by tests/lsan.supp.
   # Options already in the environment come last and win.
