@@ -205,6 +205,62 @@ std::vector<StmtPtr> declareLocals(const Program& prog, const CallInst& call, co
   return body;
 }
 
+std::optional<std::vector<size_t>> fusedStatementsThatRun(CallExprs& x, const CallRegions& regions,
+                                                          const std::vector<size_t>& ks) {
+  std::vector<size_t> run;
+  for (size_t k : ks) {
+    const StmtRegion& reg = regions.stmts.at(k);
+    bool never = false;
+    for (const auto& it : reg.iter) {
+      ExprPtr l = x.bound(it.lo), h = x.bound(it.hi);
+      never = never ||
+              (l->kind == ExprKind::IntLit && h->kind == ExprKind::IntLit && l->ival > h->ival);
+    }
+    for (const auto& c : reg.conditions) {
+      ExprPtr a = x.bound(c.a), b = x.bound(c.b);
+      if (a->kind != ExprKind::IntLit || b->kind != ExprKind::IntLit) return std::nullopt;
+      never = never || a->ival > b->ival;
+    }
+    if (!never) run.push_back(k);
+  }
+  return run;
+}
+
+GroupBounds declareGroupBounds(CallExprs& x, const ProgramNames& g, const CallRegions& regions,
+                               const std::vector<size_t>& ks, Namer& scope,
+                               std::vector<StmtPtr>& out) {
+  GroupBounds b;
+  const size_t dims = regions.stmts.at(ks.front()).iter.size();
+  b.lo.resize(ks.size());
+  b.hi.resize(ks.size());
+  for (size_t n = 0; n < ks.size(); ++n) {
+    const StmtRegion& reg = regions.stmts.at(ks[n]);
+    ExprPtr nonEmpty;
+    for (size_t d = 0; d < dims; ++d) {
+      b.lo[n].push_back(scope.take(fmt::format("lo_s{}_{}", ks[n] + 1, g.iters[d])));
+      b.hi[n].push_back(scope.take(fmt::format("hi_s{}_{}", ks[n] + 1, g.iters[d])));
+      out.push_back(localDecl(CType::Int64, b.lo[n][d], x.bound(reg.iter[d].lo)));
+      out.push_back(localDecl(CType::Int64, b.hi[n][d], x.bound(reg.iter[d].hi)));
+      nonEmpty = allOf(nonEmpty, binary(Op::Le, var(b.lo[n][d], ScalarType::Int),
+                                        var(b.hi[n][d], ScalarType::Int)));
+    }
+    b.any = !b.any ? nonEmpty : nonEmpty ? binary(Op::Or, b.any, nonEmpty) : b.any;
+  }
+  for (size_t d = 0; d < dims; ++d) {
+    ExprPtr l, h;
+    for (size_t n = 0; n < ks.size(); ++n) {
+      ExprPtr lv = var(b.lo[n][d], ScalarType::Int), hv = var(b.hi[n][d], ScalarType::Int);
+      l = l ? indexMin(l, lv) : lv;
+      h = h ? indexMax(h, hv) : hv;
+    }
+    b.boxLo.push_back(scope.take("lo_" + g.iters[d]));
+    b.boxHi.push_back(scope.take("hi_" + g.iters[d]));
+    out.push_back(localDecl(CType::Int64, b.boxLo[d], l));
+    out.push_back(localDecl(CType::Int64, b.boxHi[d], h));
+  }
+  return b;
+}
+
 ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc && x ? binary(Op::And, acc, x) : acc ? acc : x; }
 
 ExprPtr zeroOf(ScalarType t) {

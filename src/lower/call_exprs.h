@@ -6,6 +6,7 @@
 // takes) is its own: it hears of every reference through a RefObserver. Not a public interface.
 #pragma once
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -122,6 +123,24 @@ struct LocalsStyle {
 
 /// Declares the call's initialised locals, local arrays (a scratch copy starts as a copy of its
 /// global array) and local-scalar buffers over the call-domain box, naming them in `names`
+/// The statements of a fused group `ks` (analysis/stmt_fusion.h) that can run: those whose
+/// region is not known empty at compile time (its bounds, or a plane condition that fails).
+/// Nullopt where a plane condition is known only at run time: the group then runs statement by
+/// statement, whose code tests it.
+std::optional<std::vector<size_t>> fusedStatementsThatRun(CallExprs& x, const CallRegions& regions,
+                                                          const std::vector<size_t>& ks);
+
+/// A fused group's bounds, declared into `out` as locals named in `scope`: per statement of `ks`
+/// its region's bounds (`lo_s3_k`, `hi_s3_k`), then their bounding box (`lo_k`, `hi_k`).
+struct GroupBounds {
+  std::vector<std::vector<std::string>> lo, hi;  // per statement, per iterator
+  std::vector<std::string> boxLo, boxHi;         // per iterator
+  ExprPtr any;                                   // some statement's region is not empty
+};
+GroupBounds declareGroupBounds(CallExprs& x, const ProgramNames& g, const CallRegions& regions,
+                               const std::vector<size_t>& ks, Namer& scope,
+                               std::vector<lir::StmtPtr>& out);
+
 /// (from `scope`); `x` translates the values and extents.
 std::vector<lir::StmtPtr> declareLocals(const Program& prog, const CallInst& call,
                                         const ProgramNames& g, const LocalsStyle& style,

@@ -67,9 +67,6 @@ class CallLowering : public RefObserver {
 
   void collectUses();
   void statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& out);
-  /// Whether group `ks` can be one loop nest: no statement's region depends on a plane
-  /// condition known only at run time (a per-statement loop nest tests it).
-  bool fusable(const std::vector<size_t>& ks, const CallRegions& regions);
   void fused(const std::vector<size_t>& ks, const CallRegions& regions,
              const std::vector<std::string>& regs, std::vector<StmtPtr>& out);
 };
@@ -123,14 +120,6 @@ void CallLowering::statement(size_t k, const StmtRegion& reg, std::vector<StmtPt
   out.insert(out.end(), body.begin(), body.end());
 }
 
-bool CallLowering::fusable(const std::vector<size_t>& ks, const CallRegions& regions) {
-  for (size_t k : ks)
-    for (auto& c : regions.stmts.at(k).conditions)
-      if (x_.bound(c.a)->kind != ExprKind::IntLit || x_.bound(c.b)->kind != ExprKind::IntLit)
-        return false;
-  return true;
-}
-
 void CallLowering::fused(const std::vector<size_t>& ks, const CallRegions& regions,
                          const std::vector<std::string>& regs, std::vector<StmtPtr>& out) {
   std::vector<std::string> nums, held;
@@ -144,41 +133,19 @@ void CallLowering::fused(const std::vector<size_t>& ks, const CallRegions& regio
       fmt::join(nums, ", "),
       held.empty() ? std::string()
                    : fmt::format(" Local scalars in registers: {}.", fmt::join(held, ", ")))));
-  // A statement whose plane condition fails at compile time never runs; the others' regions.
-  std::vector<size_t> run;
-  for (size_t k : ks) {
-    bool never = false;
-    for (auto& c : regions.stmts.at(k).conditions)
-      never = never || x_.bound(c.a)->ival > x_.bound(c.b)->ival;
-    if (!never) run.push_back(k);
-  }
+  // The statements that can run (build() checked that none waits for the run to decide), per
+  // statement its region's bounds, and their bounding box.
+  const std::vector<size_t> run = fusedStatementsThatRun(x_, regions, ks).value();
   if (run.empty()) {
-    out.push_back(comment("Never runs: a plane each statement reads lies outside its region."));
+    out.push_back(comment("Never runs: every region is empty."));
     return;
   }
-  const size_t n = regions.stmts.at(run.front()).iter.size();
-  std::vector<std::vector<std::string>> slo(run.size()), shi(run.size());
-  std::vector<std::string> lo(n), hi(n);
-  for (size_t s = 0; s < run.size(); ++s)
-    for (size_t d = 0; d < n; ++d) {
-      const StmtRegion& reg = regions.stmts.at(run[s]);
-      slo[s].push_back(names_.take(fmt::format("lo_s{}_{}", run[s] + 1, g_.iters[d])));
-      shi[s].push_back(names_.take(fmt::format("hi_s{}_{}", run[s] + 1, g_.iters[d])));
-      out.push_back(localDecl(CType::Int64, slo[s][d], x_.bound(reg.iter[d].lo)));
-      out.push_back(localDecl(CType::Int64, shi[s][d], x_.bound(reg.iter[d].hi)));
-    }
-  for (size_t d = 0; d < n; ++d) {
-    ExprPtr l, h;
-    for (size_t s = 0; s < run.size(); ++s) {
-      ExprPtr a = var(slo[s][d], ScalarType::Int), b = var(shi[s][d], ScalarType::Int);
-      l = l ? indexMin(l, a) : a;
-      h = h ? indexMax(h, b) : b;
-    }
-    lo[d] = names_.take("lo_" + g_.iters[d]);
-    hi[d] = names_.take("hi_" + g_.iters[d]);
-    out.push_back(localDecl(CType::Int64, lo[d], l));
-    out.push_back(localDecl(CType::Int64, hi[d], h));
-  }
+  const GroupBounds bounds = declareGroupBounds(x_, g_, regions, run, names_, out);
+  const std::vector<std::vector<std::string>>& slo = bounds.lo;
+  const std::vector<std::vector<std::string>>& shi = bounds.hi;
+  const std::vector<std::string>& lo = bounds.boxLo;
+  const std::vector<std::string>& hi = bounds.boxHi;
+  const size_t n = lo.size();
   // The statements at one point; `guarded`: each where its own region holds (the row's own
   // test, `row[s]`, for the outer iterators, and its bounds along the innermost).
   const size_t in = n - 1;
@@ -301,7 +268,9 @@ Function CallLowering::build() {
   LocalsStyle style{"Initialised locals: evaluated once per call.", "", true, false, {}};
   if (fuse_) {
     groups = fuseStatements(prog_, call_);
-    for (auto& ks : groups.groups) groupFused.push_back(fusable(ks, regions));
+    // One loop nest unless a plane condition waits for the run (the statements' nests test it).
+    for (auto& ks : groups.groups)
+      groupFused.push_back(fusedStatementsThatRun(x_, regions, ks).has_value());
     for (int sg : groups.scalarGroup)
       style.inRegister.push_back(sg >= 0 && groupFused.at(static_cast<size_t>(sg)));
   }

@@ -278,24 +278,10 @@ void CallGpu::launchKernel(Function f, const std::string& name, int id,
 
 bool CallGpu::fusedStatements(const StatementGroups& groups, size_t g, const CallRegions& regions,
                               std::vector<StmtPtr>& out) {
-  // The statements that can run: a region empty at compile time drops out; a condition on a
-  // fixed plane known only at run time keeps the group apart (per-statement kernels decide it).
-  std::vector<size_t> ks;
-  for (size_t k : groups.groups.at(g)) {
-    const StmtRegion& reg = regions.stmts.at(k);
-    bool never = false;
-    for (size_t d = 0; d < reg.iter.size(); ++d) {
-      ExprPtr l = x_.bound(reg.iter[d].lo), h = x_.bound(reg.iter[d].hi);
-      never = never ||
-              (l->kind == ExprKind::IntLit && h->kind == ExprKind::IntLit && l->ival > h->ival);
-    }
-    for (auto& c : reg.conditions) {
-      ExprPtr a = x_.bound(c.a), b = x_.bound(c.b);
-      if (a->kind != ExprKind::IntLit || b->kind != ExprKind::IntLit) return false;
-      never = never || a->ival > b->ival;
-    }
-    if (!never) ks.push_back(k);
-  }
+  // The statements that can run; a condition known only at run time keeps the group apart.
+  const auto run = fusedStatementsThatRun(x_, regions, groups.groups.at(g));
+  if (!run) return false;
+  const std::vector<size_t>& ks = *run;
   std::vector<std::string> regs(call_.localScalars.size());
   std::vector<std::string> held;
   for (size_t s = 0; s < regs.size(); ++s)
@@ -319,36 +305,8 @@ bool CallGpu::fusedStatements(const StatementGroups& groups, size_t g, const Cal
   }
   // Per statement its region's bounds; the kernel's grid covers their bounding box.
   Namer scope = names_;
-  const size_t dims = regions.stmts.at(ks.front()).iter.size();
-  std::vector<std::vector<std::string>> slo(ks.size()), shi(ks.size());
-  std::vector<std::string> lo, hi;
   std::vector<StmtPtr> blk;
-  ExprPtr any;
-  for (size_t n = 0; n < ks.size(); ++n) {
-    const StmtRegion& reg = regions.stmts.at(ks[n]);
-    ExprPtr nonEmpty;
-    for (size_t d = 0; d < dims; ++d) {
-      slo[n].push_back(scope.take(fmt::format("lo_s{}_{}", ks[n] + 1, g_.iters[d])));
-      shi[n].push_back(scope.take(fmt::format("hi_s{}_{}", ks[n] + 1, g_.iters[d])));
-      blk.push_back(localDecl(CType::Int64, slo[n][d], x_.bound(reg.iter[d].lo)));
-      blk.push_back(localDecl(CType::Int64, shi[n][d], x_.bound(reg.iter[d].hi)));
-      nonEmpty = allOf(nonEmpty, binary(Op::Le, var(slo[n][d], ScalarType::Int),
-                                        var(shi[n][d], ScalarType::Int)));
-    }
-    any = !any ? nonEmpty : nonEmpty ? binary(Op::Or, any, nonEmpty) : any;
-  }
-  for (size_t d = 0; d < dims; ++d) {
-    lo.push_back(scope.take("lo_" + g_.iters[d]));
-    hi.push_back(scope.take("hi_" + g_.iters[d]));
-    ExprPtr l, h;
-    for (size_t n = 0; n < ks.size(); ++n) {
-      ExprPtr a = var(slo[n][d], ScalarType::Int), b = var(shi[n][d], ScalarType::Int);
-      l = l ? indexMin(l, a) : a;
-      h = h ? indexMax(h, b) : b;
-    }
-    blk.push_back(localDecl(CType::Int64, lo[d], l));
-    blk.push_back(localDecl(CType::Int64, hi[d], h));
-  }
+  const GroupBounds b = declareGroupBounds(x_, g_, regions, ks, scope, blk);
   int id = static_cast<int>(out_.kernels.size());
   std::string name =
       g_.namer.take(fmt::format("call{}_{}_s{}_s{}", index_, call_.name, ks.front(), ks.back()));
@@ -358,12 +316,13 @@ bool CallGpu::fusedStatements(const StatementGroups& groups, size_t g, const Cal
   for (size_t gd = 0; gd < sched_.grid.iters.size(); ++gd)
     mapping += fmt::format("{}{} -> {}", gd ? ", " : "",
                            g_.iters[static_cast<size_t>(sched_.grid.iters[gd])], "xyz"[gd]);
-  Function f = StmtKernel(site, lo, hi)
-                   .buildFused(ks, slo, shi, regs, name,
+  Function f = StmtKernel(site, b.boxLo, b.boxHi)
+                   .buildFused(ks, b.lo, b.hi, regs, name,
                                fmt::format("Call {} ({}): {}\nOne thread per point: {}", index_,
                                            call_.name, text, mapping),
                                info);
-  launchKernel(std::move(f), name, id, lo, hi, scope, any, std::move(blk), info, ks.front(), out);
+  launchKernel(std::move(f), name, id, b.boxLo, b.boxHi, scope, b.any, std::move(blk), info,
+               ks.front(), out);
   return true;
 }
 
