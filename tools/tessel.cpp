@@ -14,10 +14,12 @@
 #include "analysis/bounds.h"
 #include "analysis/dag.h"
 #include "analysis/greedy_fusion.h"
+#include "analysis/regroup.h"
 #include "driver/analyze.h"
 #include "driver/backend.h"
 #include "driver/deep_tune.h"
 #include "driver/emit.h"
+#include "driver/fusion_groups.h"
 #include "driver/fusion_plan.h"
 #include "driver/info.h"
 #include "driver/info_overlapped.h"
@@ -278,8 +280,48 @@ int main(int argc, char** argv) {
                    "trivial-fission (the default: a kernel per global array a call writes, with "
                    "the temporaries it needs, shared ones replicated) or maxfuse (consecutive "
                    "calls of one domain fused into one stencil where that computes the same)")
-      ->check(CLI::IsMember({"trivial-fission", "maxfuse"}));
+      ->check(CLI::IsMember({"trivial-fission", "maxfuse", "greedy", "modesto", "groups"}));
   split->add_option("-o,--output", splitDir, "directory to write FILE-MODE.sten into")->required();
+  // greedy, modesto, groups: each call's statements regrouped into kernels (fusion groups).
+  std::vector<std::string> splitGroups;
+  split->add_option("--groups", splitGroups,
+                    "with --mode groups: a call's kernels, [CALL:]G|G|..., each G statement "
+                    "numbers or ranges separated by commas (s0,s1|s2-3); CALL defaults to 0; "
+                    "repeat for other calls");
+  split->add_option("--fusion-rules", fusionOpt.rules,
+                    "with --mode greedy: the sort's rule order (as tessel info --fusion-plan)");
+  split
+      ->add_option("--fusion-max-order", fusionOpt.maxOrder,
+                   "with --mode greedy: the highest stencil order a fused kernel may have")
+      ->check(CLI::NonNegativeNumber);
+  split
+      ->add_option("--fusion-tile", fusionOpt.tile,
+                   "with --mode greedy: the block's tile in the plane, outer to inner")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  std::string splitMachine = "h100";
+  split
+      ->add_option("--machine", splitMachine,
+                   "with --mode greedy or modesto: the machine whose shared memory (greedy) or "
+                   "bandwidths and block memory (modesto) decide")
+      ->capture_default_str();
+  ModestoGroupingOptions modestoOpt;
+  split
+      ->add_option("--modesto-tile", modestoOpt.tile,
+                   "with --mode modesto: the block's tile per iterator, outer to inner (default "
+                   "1,...,8,32)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  split
+      ->add_option("--modesto-orders", modestoOpt.orderLimit,
+                   "with --mode modesto: the topological orders of a call's statements searched")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  split
+      ->add_option("--modesto-capacity", modestoOpt.capacity,
+                   "with --mode modesto: the block memory's capacity in values (default: the "
+                   "machine's 48 KiB per block)")
+      ->check(CLI::PositiveNumber);
 
   // machines
   auto* machines = app.add_subcommand(
@@ -457,9 +499,22 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (split->parsed()) {
-      const FissionMode mode =
-          splitMode == "maxfuse" ? FissionMode::MaxFuse : FissionMode::TrivialFission;
-      const SplitResult r = writeSplit(prog, file, mode, splitDir);
+      SplitResult r;
+      if (splitMode == "maxfuse" || splitMode == "trivial-fission") {
+        r = writeSplit(prog, file,
+                       splitMode == "maxfuse" ? FissionMode::MaxFuse : FissionMode::TrivialFission,
+                       splitDir);
+      } else {
+        modestoOpt.progress = [](const std::string& m) {
+          std::cerr << "tessel: MODESTO's grouping of " << m << "\n";
+        };
+        auto g = splitGroupings(prog, splitMode, splitGroups, splitMachine, fusionOpt, modestoOpt,
+                                diags);
+        if (!g) return finish(diags, kExitUserError);
+        std::vector<std::string> notes = g->notes;
+        const Program out = regroupProgram(prog, g->groups, notes);
+        r = writeSplitProgram(out, file, splitMode, splitDir, std::move(notes));
+      }
       if (!r.error.empty()) {
         std::cerr << "tessel: error: " << r.error << "\n  hint: " << r.hint << "\n";
         return kExitUserError;

@@ -14,18 +14,10 @@
 
 namespace tessel {
 
-namespace {
-
-/// A call's value a statement touches: a global array (kind 0), a local array (1), a local
-/// scalar (2).
-using Value = std::pair<int, int>;
-
-Value valueOf(const Reference& r) {
+CallValue callValueOf(const Reference& r) {
   if (r.scalar) return {2, r.index};
   return {r.array.local ? 1 : 0, r.array.index};
 }
-
-}  // namespace
 
 const char* fissionModeName(FissionMode m) {
   return m == FissionMode::MaxFuse ? "maxfuse" : "trivial-fission";
@@ -39,7 +31,7 @@ FissionPlan trivialFission(const Program& prog, int callIndex) {
   // The global arrays written, in the order of their last write.
   std::vector<int> outputs;
   for (size_t s = 0; s < n; ++s) {
-    const Value w = valueOf(acc[s].write);
+    const CallValue w = callValueOf(acc[s].write);
     if (w.first != 0) continue;
     outputs.erase(std::remove(outputs.begin(), outputs.end(), w.second), outputs.end());
     outputs.push_back(w.second);
@@ -51,16 +43,16 @@ FissionPlan trivialFission(const Program& prog, int callIndex) {
     std::set<int> kernel;
     std::vector<int> todo;
     for (size_t s = 0; s < n; ++s)
-      if (valueOf(acc[s].write) == Value{0, out}) todo.push_back(static_cast<int>(s));
+      if (callValueOf(acc[s].write) == CallValue{0, out}) todo.push_back(static_cast<int>(s));
     while (!todo.empty()) {
       const int s = todo.back();
       todo.pop_back();
       if (!kernel.insert(s).second) continue;
       for (const Reference& r : acc[static_cast<size_t>(s)].reads) {
-        const Value v = valueOf(r);
+        const CallValue v = callValueOf(r);
         if (v.first == 0) continue;
         for (int w = s - 1; w >= 0; --w)
-          if (valueOf(acc[static_cast<size_t>(w)].write) == v) {
+          if (callValueOf(acc[static_cast<size_t>(w)].write) == v) {
             todo.push_back(w);
             if (v.first == 2) break;  // a scalar: its last assignment (which may read itself)
           }
@@ -76,11 +68,11 @@ FissionPlan trivialFission(const Program& prog, int callIndex) {
       for (size_t o = 0; o < plan.kernels.size(); ++o) {
         if (o == k) continue;
         for (int w : plan.kernels[o]) {
-          const Value wv = valueOf(acc[static_cast<size_t>(w)].write);
+          const CallValue wv = callValueOf(acc[static_cast<size_t>(w)].write);
           if (wv.first != 0) continue;
-          bool touches = valueOf(acc[static_cast<size_t>(s)].write) == wv;
+          bool touches = callValueOf(acc[static_cast<size_t>(s)].write) == wv;
           for (const Reference& r : acc[static_cast<size_t>(s)].reads)
-            touches = touches || valueOf(r) == wv;
+            touches = touches || callValueOf(r) == wv;
           if (touches && s != w) {
             plan.whyNot = fmt::format(
                 "statement {} of '{}' touches '{}', which statement {} writes in the kernel of "
@@ -97,16 +89,33 @@ FissionPlan trivialFission(const Program& prog, int callIndex) {
   return plan;
 }
 
-namespace {
-
-/// Call `c` with only the statements `keep`. Every local declaration stays (the statements'
-/// indices into them stay valid); the printer declares only those the statements use.
 CallInst subCall(const CallInst& c, const std::vector<int>& keep) {
   CallInst out = c;
   out.stmts.clear();
   for (int s : keep) out.stmts.push_back(c.stmts.at(static_cast<size_t>(s)));
   return out;
 }
+
+std::vector<ExecNode> replacedCalls(const std::vector<ExecNode>& nodes,
+                                    const std::vector<std::vector<int>>& replace) {
+  std::vector<ExecNode> out;
+  for (const ExecNode& n : nodes) {
+    if (n.kind == ExecNode::Kind::Call) {
+      for (int c : replace.at(static_cast<size_t>(n.call))) {
+        ExecNode m = n;
+        m.call = c;
+        out.push_back(m);
+      }
+      continue;
+    }
+    ExecNode loop = n;
+    loop.body = replacedCalls(n.body, replace);
+    out.push_back(loop);
+  }
+  return out;
+}
+
+namespace {
 
 std::string domainKey(const Domain& d, const Program& prog) {
   std::string k;
@@ -257,24 +266,6 @@ void maxfuse(const Program& prog, const std::vector<ExecNode>& nodes, Program& o
   flush();
 }
 
-void rebuild(const std::vector<ExecNode>& nodes, const std::vector<std::vector<int>>& replace,
-             std::vector<ExecNode>& out) {
-  for (const ExecNode& n : nodes) {
-    if (n.kind == ExecNode::Kind::Call) {
-      for (int c : replace.at(static_cast<size_t>(n.call))) {
-        ExecNode m = n;
-        m.call = c;
-        out.push_back(m);
-      }
-      continue;
-    }
-    ExecNode loop = n;
-    loop.body.clear();
-    rebuild(n.body, replace, loop.body);
-    out.push_back(loop);
-  }
-}
-
 }  // namespace
 
 Program splitProgram(const Program& prog, FissionMode mode, std::vector<std::string>& notes) {
@@ -308,8 +299,7 @@ Program splitProgram(const Program& prog, FissionMode mode, std::vector<std::str
       out.calls.push_back(subCall(call, k));
     }
   }
-  out.body.clear();
-  rebuild(prog.body, replace, out.body);
+  out.body = replacedCalls(prog.body, replace);
   return out;
 }
 

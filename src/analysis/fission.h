@@ -9,8 +9,10 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "analysis/accesses.h"
 #include "ir/program.h"
 
 namespace tessel {
@@ -33,6 +35,20 @@ struct FissionPlan {
   std::string whyNot;
 };
 FissionPlan trivialFission(const Program& prog, int call);
+
+/// The value of a call that a reference names: {0, global array}, {1, local array},
+/// {2, per-point local scalar}.
+using CallValue = std::pair<int, int>;
+CallValue callValueOf(const Reference& r);
+
+/// Call `c` with only the statements `keep`, in that order. Every local declaration stays (the
+/// statements' indices into them stay valid); the printer declares only those the statements use.
+CallInst subCall(const CallInst& c, const std::vector<int>& keep);
+
+/// `nodes` with each call node `n` replaced by the call nodes `replace[n.call]` (in order), the
+/// `iterate` loops kept.
+std::vector<ExecNode> replacedCalls(const std::vector<ExecNode>& nodes,
+                                    const std::vector<std::vector<int>>& replace);
 
 /// `prog` with every call split as `mode` says (each kernel a call of its own, with the locals
 /// its statements use, the same call domain, in place of the call in the call sequence), or,

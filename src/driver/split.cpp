@@ -13,17 +13,26 @@ namespace tessel {
 
 SplitResult writeSplit(const Program& prog, const std::string& file, FissionMode mode,
                        const std::string& dir) {
+  std::vector<std::string> notes;
+  const Program out = splitProgram(prog, mode, notes);
+  return writeSplitProgram(out, file, fissionModeName(mode), dir, std::move(notes));
+}
+
+SplitResult writeSplitProgram(const Program& out, const std::string& file, const std::string& mode,
+                              const std::string& dir, std::vector<std::string> notes) {
   SplitResult r;
-  const Program out = splitProgram(prog, mode, r.notes);
+  r.notes = std::move(notes);
   const std::filesystem::path dest =
       std::filesystem::path(dir) /
-      (std::filesystem::path(file).stem().string() + "-" + fissionModeName(mode) + ".sten");
+      (std::filesystem::path(file).stem().string() + "-" + mode + ".sten");
   std::string text;
   try {
-    text = programSource(
-        out, fmt::format("// {} written by `tessel split --mode {}` from {}.\n// Every call is a "
-                         "stencil of its own; #pragma hints are not carried over.\n",
-                         dest.filename().string(), fissionModeName(mode), file));
+    std::string header = fmt::format(
+        "// {} written by `tessel split --mode {}` from {}.\n// Every call is a stencil of its "
+        "own; #pragma hints are not carried over.\n",
+        dest.filename().string(), mode, file);
+    for (const std::string& n : r.notes) header += "// " + n + "\n";
+    text = programSource(out, header);
   } catch (const std::invalid_argument& e) {
     r.error = fmt::format("cannot write the split program: {}", e.what());
     r.hint = "mark no arguments inout: in the stencils to split";

@@ -1,5 +1,6 @@
 // `tessel split FILE --mode M -o DIR` (issue 13): the program with its calls split or fused
-// (analysis/fission.h), written back in the language (ir/print_program.h) as DIR/FILE-M.sten.
+// (analysis/fission.h) or regrouped into fusion groups (analysis/regroup.h), written back in the
+// language (ir/print_program.h) as DIR/FILE-M.sten.
 #pragma once
 
 #include <string>
@@ -21,5 +22,10 @@ struct SplitResult {
 /// if missing).
 SplitResult writeSplit(const Program& prog, const std::string& file, FissionMode mode,
                        const std::string& dir);
+
+/// Writes `out`, made from the program in `file` by `mode` (its name), into `dir` as
+/// FILE-MODE.sten; `notes` go into the result.
+SplitResult writeSplitProgram(const Program& out, const std::string& file, const std::string& mode,
+                              const std::string& dir, std::vector<std::string> notes);
 
 }  // namespace tessel

@@ -1,7 +1,9 @@
 // MODESTO's dynamic programme over contiguous groupings (grouping.h).
 #include "modesto/grouping.h"
 
+#include <algorithm>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 namespace tessel::modesto {
@@ -58,7 +60,20 @@ std::optional<Evaluation> groupByDynamicProgram(const StencilProgram& p, const H
   if (h.levels.size() != 2)
     throw std::invalid_argument(
         "modesto: the dynamic programme groups on two levels; use rankVariants for more");
-  std::optional<Evaluation> best;
+  double bestCost = std::numeric_limits<double>::infinity();
+  std::vector<int> bestOrder;
+  std::vector<size_t> bestCuts;
+  // A run's time and fit depend only on which stencils it holds (not on their order in it nor
+  // on how the others are grouped): each set is evaluated once over all orders.
+  std::map<std::vector<int>, std::pair<double, bool>> known;
+  auto timeOf = [&](const std::vector<int>& order, size_t a, size_t b) {
+    std::vector<int> set(order.begin() + static_cast<long>(a),
+                         order.begin() + static_cast<long>(b));
+    std::sort(set.begin(), set.end());
+    auto it = known.find(set);
+    if (it == known.end()) it = known.emplace(set, childTime(p, h, order, a, b)).first;
+    return it->second;
+  };
   for (const std::vector<int>& order : topologicalOrders(p, orderLimit)) {
     const size_t n = order.size();
     std::vector<double> cost(n + 1, std::numeric_limits<double>::infinity());
@@ -67,19 +82,22 @@ std::optional<Evaluation> groupByDynamicProgram(const StencilProgram& p, const H
     for (size_t b = 1; b <= n; ++b)
       for (size_t a = 0; a < b; ++a) {
         if (cost[a] == std::numeric_limits<double>::infinity()) continue;
-        auto [t, fits] = childTime(p, h, order, a, b);
+        auto [t, fits] = timeOf(order, a, b);
         if (fits && cost[a] + t < cost[b]) {
           cost[b] = cost[a] + t;
           from[b] = a;
         }
       }
-    if (cost[n] == std::numeric_limits<double>::infinity()) continue;
-    std::vector<size_t> cuts;
-    for (size_t b = n; b > 0; b = from[b]) cuts.insert(cuts.begin(), b);
-    Evaluation e = evaluate(p, h, variantOf(order, cuts));
-    if (!best || e.seconds < best->seconds) best = std::move(e);
+    if (cost[n] == std::numeric_limits<double>::infinity() || cost[n] >= bestCost) continue;
+    // The root's time is the sum of its children's: the cheapest order's variant is evaluated
+    // once, at the end.
+    bestCost = cost[n];
+    bestOrder = order;
+    bestCuts.clear();
+    for (size_t b = n; b > 0; b = from[b]) bestCuts.insert(bestCuts.begin(), b);
   }
-  return best;
+  if (bestOrder.empty()) return std::nullopt;
+  return evaluate(p, h, variantOf(bestOrder, bestCuts));
 }
 
 }  // namespace tessel::modesto

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
 
@@ -41,9 +42,9 @@ std::vector<fs::path> referenceOutputs(const std::string& file, const std::strin
 
 /// `tessel split FILE --mode MODE` into `dir`: the written program checks and computes the same.
 void expectSameResults(const std::string& file, const std::string& mode, const fs::path& dir,
-                       const std::string& params) {
-  auto s =
-      runCommand(tesselBinary() + " split " + file + " --mode " + mode + " -o " + dir.string());
+                       const std::string& params, const std::string& splitFlags = "") {
+  auto s = runCommand(tesselBinary() + " split " + file + " --mode " + mode + " -o " +
+                      dir.string() + splitFlags);
   ASSERT_EQ(s.exitCode, 0) << s.output;
   const fs::path written = dir / (fs::path(file).stem().string() + "-" + mode + ".sten");
   ASSERT_TRUE(fs::exists(written)) << s.output;
@@ -62,6 +63,23 @@ std::string smallParams(const std::string& bench) {
   return paramFlags(benchmarkPath(bench), {{40}, {23, 29}, {9, 11, 13}}, 3);
 }
 
+/// ` --groups C:0|1|...` for every call of `file` with several statements: each statement a
+/// kernel of its own (every temporary crosses); empty when no call has several.
+std::string everyStatementApart(const std::string& file) {
+  auto r = runCommand(tesselBinary() + " info " + file + " --json 2>/dev/null");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(r.output);
+  std::string flags;
+  for (size_t c = 0; c < j["calls"].size(); ++c) {
+    const size_t n = j["calls"][c]["statements"].size();
+    if (n < 2) continue;
+    flags += " --groups '" + std::to_string(c) + ":0";
+    for (size_t s = 1; s < n; ++s) flags += "|" + std::to_string(s);
+    flags += "'";
+  }
+  return flags;
+}
+
 }  // namespace
 
 TEST(CliSplit, EveryBenchmarkComputesTheSameAfterSplitAndMaxfuse) {
@@ -71,6 +89,81 @@ TEST(CliSplit, EveryBenchmarkComputesTheSameAfterSplitAndMaxfuse) {
       expectSameResults(benchmarkPath(b).string(), mode, freshTempDir("split", b + "-" + mode),
                         smallParams(b));
     }
+}
+
+// Fusion groups written out (analysis/regroup.h): every statement of every benchmark in a
+// kernel of its own (each temporary through global memory, per assignment for scalars assigned
+// several times, regions pinned where they would grow), and the greedy plan's kernels with the
+// recomputation bounded to order 2, compute byte for byte what the input computes.
+TEST(CliSplit, EveryBenchmarkComputesTheSameRegrouped) {
+  int regrouped = 0;
+  for (const std::string& b : benchmarkNames()) {
+    const std::string file = benchmarkPath(b).string();
+    const std::string apart = everyStatementApart(file);
+    if (!apart.empty()) {
+      SCOPED_TRACE(b + " every statement apart");
+      expectSameResults(file, "groups", freshTempDir("split", b + "-groups"), smallParams(b),
+                        apart);
+      ++regrouped;
+    }
+    SCOPED_TRACE(b + " greedy");
+    expectSameResults(file, "greedy", freshTempDir("split", b + "-greedy"), smallParams(b),
+                      " --fusion-max-order 2");
+  }
+  EXPECT_GE(regrouped, 9);  // cheby, cosmo-hdiff, denoise, diffterm, fdtd2d, gradient, heat, ...
+  const std::string rhs4 = sourceDir() + "/tests/e2e/data/rhs4center_like.sten";
+  expectSameResults(rhs4, "groups", freshTempDir("split", "rhs4-groups"),
+                    " --param L=9 --param M=10 --param N=11", everyStatementApart(rhs4));
+}
+
+// MODESTO's grouping written out: the horizontal diffusion split as the paper splits it in a
+// small block memory, and heat's calls (fused whole), compute what their inputs compute.
+TEST(CliSplit, ModestoGroupingsComputeTheSame) {
+  const fs::path dir = freshTempDir("split", "hdiff-modesto");
+  const std::string hdiff = benchmarkPath("cosmo-hdiff").string();
+  auto s = runCommand(tesselBinary() + " split " + hdiff +
+                      " --mode modesto --modesto-capacity 1000 -o " + dir.string());
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+  EXPECT_NE(s.output.find("MODESTO's cheapest grouping [[lap],[fli,flj,out]]"), std::string::npos)
+      << s.output;
+  EXPECT_NE(s.output.find("call 0 (hdiff) -> 2 kernels [s0] [s1,s2,s3]"), std::string::npos)
+      << s.output;
+  EXPECT_NE(s.output.find("tessel: MODESTO's grouping of call 0 (hdiff): 4 statements"),
+            std::string::npos)
+      << s.output;
+  expectSameResults(hdiff, "modesto", dir, smallParams("cosmo-hdiff"), " --modesto-capacity 1000");
+  expectSameResults(benchmarkPath("heat").string(), "modesto", freshTempDir("split", "heat-m"),
+                    smallParams("heat"));
+}
+
+// The regrouped programs run on the GPU path (PoCL) and the C++ backend under the families that
+// fuse a call's statements (overlapped recomputes each kernel's halos on chip; global
+// --fuse-statements fuses where no thread needs another's values) and agree with the reference.
+TEST(CliSplit, RegroupedProgramsVerifyOnPoclAndTheCppBackend) {
+  TESSEL_REQUIRE_OPENCL();
+  const std::string rhs4 = sourceDir() + "/tests/e2e/data/rhs4center_like.sten";
+  const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
+      {benchmarkPath("cosmo-hdiff").string(), " --mode groups --groups '0|1-3'",
+       smallParams("cosmo-hdiff")},
+      {benchmarkPath("cosmo-hdiff").string(), " --mode greedy --fusion-max-order 2",
+       smallParams("cosmo-hdiff")},
+      {benchmarkPath("denoise").string(),
+       " --mode groups" + everyStatementApart(benchmarkPath("denoise").string()),
+       smallParams("denoise")},
+      {rhs4, " --mode groups --groups '0-5|6,7|8,9|10,11'",
+       " --param L=9 --param M=10 --param N=11"}};
+  for (const auto& [file, flags, params] : cases) {
+    SCOPED_TRACE(file + flags);
+    const fs::path dir = freshTempDir("split", fs::path(file).stem().string() + "-regroup");
+    auto s = runCommand(tesselBinary() + " split " + file + flags + " -o " + dir.string());
+    ASSERT_EQ(s.exitCode, 0) << s.output;
+    const std::string mode = flags.find("greedy") != std::string::npos ? "greedy" : "groups";
+    const fs::path written = dir / (fs::path(file).stem().string() + "-" + mode + ".sten");
+    for (const char* backend : {"opencl", "cpp"})
+      for (const char* schedule :
+           {" --schedule overlapped", " --schedule global --fuse-statements"})
+        expectRunVerifies(written.string(), backend, params + schedule);
+  }
 }
 
 // Paper 000 Figure 3: three sub-kernels, each recomputing the shared temporaries.
@@ -121,6 +214,27 @@ TEST(CliSplit, Errors) {
   auto bad = runCommand(tesselBinary() + " split " + j3d7pt + " --mode fissile -o /tmp");
   EXPECT_NE(bad.exitCode, 0);
   EXPECT_NE(bad.output.find("fissile"), std::string::npos) << bad.output;
+  const std::string hdiff = benchmarkPath("cosmo-hdiff").string();
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {" --mode groups", "--mode groups needs the groups"},
+      {" --mode greedy --groups '0|1-3'", "--groups is for --mode groups"},
+      {" --mode groups --groups '0||1'", "each group is statement numbers or ranges"},
+      {" --mode groups --groups '3:0|1-3'", "the program has calls 0..0"},
+      {" --mode modesto --machine nosuch", "nosuch"},
+      {" --mode greedy --fusion-rules abc", "rule"}};
+  for (const auto& [flags, message] : refused) {
+    auto r = runCommand(tesselBinary() + " split " + hdiff + flags + " -o /tmp/tessel-nowhere");
+    EXPECT_EQ(r.exitCode, 1) << flags << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
+  }
+  // A grouping that cannot run leaves the call whole and says why.
+  const fs::path dir = freshTempDir("split", "hdiff-nonconvex");
+  auto nonconvex = runCommand(tesselBinary() + " split " + hdiff +
+                              " --mode groups --groups '0,3|1,2' -o " + dir.string());
+  EXPECT_EQ(nonconvex.exitCode, 0) << nonconvex.output;
+  EXPECT_NE(nonconvex.output.find("call 0 (hdiff) stays whole: no order of the groups keeps"),
+            std::string::npos)
+      << nonconvex.output;
   auto unwritable = runCommand(tesselBinary() + " split " + j3d7pt + " -o /proc/nope");
   EXPECT_EQ(unwritable.exitCode, 1) << unwritable.output;
   EXPECT_NE(unwritable.output.find("tessel: error: cannot write"), std::string::npos)

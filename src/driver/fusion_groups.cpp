@@ -1,0 +1,209 @@
+// Where fusion groups come from (fusion_groups.h).
+#include "driver/fusion_groups.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <stdexcept>
+
+#include "analysis/dag.h"
+#include "driver/params.h"
+#include "modesto/from_program.h"
+#include "modesto/grouping.h"
+#include "modesto/hierarchy.h"
+#include "modesto/variant.h"
+
+namespace tessel {
+
+Groupings greedyGroupings(const Program& prog, const GreedyFusionOptions& opt) {
+  Groupings g;
+  const StencilDag dag = buildDag(prog);
+  for (size_t c = 0; c < prog.calls.size(); ++c) {
+    const GreedyFusionPlan plan = greedyFusion(prog, dag, static_cast<int>(c), opt);
+    CallGroups groups;
+    for (const FusionOperator& op : plan.result)
+      groups.push_back(std::vector<int>(op.stmts.begin(), op.stmts.end()));
+    g.notes.push_back(fmt::format(
+        "call {} ({}): the greedy plan's {} kernel{} {}{}", c, prog.calls[c].name, groups.size(),
+        groups.size() == 1 ? "" : "s", groupsText(groups),
+        plan.stops.empty()
+            ? ""
+            : " (not fused: " + plan.stops.front() + (plan.stops.size() > 1 ? ", ..." : "") + ")"));
+    g.groups.push_back(std::move(groups));
+  }
+  return g;
+}
+
+Groupings modestoGroupings(const Program& prog, const MachineDesc& machine,
+                           const ModestoGroupingOptions& opt) {
+  Groupings g;
+  const size_t dims = static_cast<size_t>(prog.dims());
+  std::vector<int64_t> tile = opt.tile;
+  for (size_t d = tile.size(); d < dims; ++d) {
+    const size_t fromInner = dims - 1 - d;
+    tile.push_back(fromInner == 0 ? 32 : fromInner == 1 ? 8 : 1);
+  }
+  tile.resize(dims);
+  // The defaults, each iterator's extent capped at two tiles and a halo of 4 on either side.
+  std::optional<ParamValues> params = defaultParams(prog);
+  int valueBytes = 4;
+  for (const ArrayDecl& a : prog.arrays) valueBytes = a.type == ScalarType::Double ? 8 : valueBytes;
+  for (size_t c = 0; c < prog.calls.size(); ++c) {
+    const CallInst& call = prog.calls[c];
+    auto keepWhole = [&](const std::string& why) {
+      g.groups.push_back({});
+      g.notes.push_back(fmt::format("call {} ({}) stays whole: {}", c, call.name, why));
+    };
+    if (!params) {
+      keepWhole("a parameter has no default value to evaluate the model at");
+      continue;
+    }
+    ParamValues small = *params;
+    for (size_t d = 0; d < dims && d < small.size(); ++d)
+      small[d] = std::min(small[d], 2 * tile[d] + 8);
+    try {
+      const modesto::StencilProgram p = modesto::fromCall(prog, call, small);
+      if (opt.progress)
+        opt.progress(fmt::format("call {} ({}): {} statements, up to {} orders", c, call.name,
+                                 p.stencils.size(), opt.orderLimit));
+      modesto::Hierarchy h = modesto::gpuTwoLevel(machine, tile, valueBytes);
+      if (opt.capacity > 0) h.levels[1].capacity = opt.capacity;
+      const std::optional<modesto::Evaluation> best =
+          modesto::groupByDynamicProgram(p, h, opt.orderLimit);
+      if (!best) {
+        keepWhole(
+            fmt::format("no grouping fits a level-2 memory of {} values", h.levels[1].capacity));
+        continue;
+      }
+      const modesto::Group root = modesto::parseVariant(best->variant, p, 2);
+      CallGroups groups;
+      for (const modesto::Group& child : root.children)
+        groups.push_back(child.stencils());  // stencil i is statement i (fromCall)
+      g.notes.push_back(fmt::format(
+          "call {} ({}): MODESTO's cheapest grouping {} ({:.3g} s predicted on a {} tile of "
+          "{} values' capacity, over a domain of at most {} points per iterator)",
+          c, call.name, best->variant, best->seconds, fmt::join(tile, "x"), h.levels[1].capacity,
+          fmt::join(std::vector<int64_t>(small.begin(), small.begin() + static_cast<long>(dims)),
+                    "x")));
+      g.groups.push_back(std::move(groups));
+    } catch (const std::invalid_argument& e) {
+      keepWhole(e.what());
+    }
+  }
+  return g;
+}
+
+namespace {
+
+/// "s0,1,s3-5" -> {0, 1, 3, 4, 5}.
+std::optional<std::vector<int>> parseGroup(std::string text) {
+  std::vector<int> out;
+  text.erase(std::remove_if(text.begin(), text.end(), ::isspace), text.end());
+  size_t pos = 0;
+  auto number = [&](int& v) {
+    if (pos < text.size() && text[pos] == 's') ++pos;
+    const size_t start = pos;
+    while (pos < text.size() && std::isdigit(static_cast<unsigned char>(text[pos]))) ++pos;
+    if (pos == start || pos - start > 6) return false;
+    v = std::stoi(text.substr(start, pos - start));
+    return true;
+  };
+  while (pos < text.size()) {
+    int a = 0, b = 0;
+    if (!number(a)) return std::nullopt;
+    b = a;
+    if (pos < text.size() && text[pos] == '-') {
+      ++pos;
+      if (!number(b) || b < a) return std::nullopt;
+    }
+    for (int s = a; s <= b; ++s) out.push_back(s);
+    if (pos < text.size() && text[pos++] != ',') return std::nullopt;
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::optional<Groupings> parseGroupings(const Program& prog, const std::vector<std::string>& specs,
+                                        std::string& error) {
+  Groupings g;
+  g.groups.resize(prog.calls.size());
+  for (const std::string& spec : specs) {
+    size_t call = 0;
+    std::string rest = spec;
+    const size_t colon = spec.find(':');
+    if (colon != std::string::npos) {
+      const std::string c = spec.substr(0, colon);
+      if (c.empty() || c.size() > 6 ||
+          !std::all_of(c.begin(), c.end(), [](char x) { return std::isdigit(x); })) {
+        error = fmt::format("'{}': the call before ':' must be a call number", spec);
+        return std::nullopt;
+      }
+      call = std::stoul(c);
+      rest = spec.substr(colon + 1);
+    }
+    if (call >= prog.calls.size()) {
+      error = fmt::format("'{}': the program has calls 0..{}", spec, prog.calls.size() - 1);
+      return std::nullopt;
+    }
+    CallGroups groups;
+    size_t start = 0;
+    for (;;) {
+      const size_t bar = rest.find('|', start);
+      auto group = parseGroup(rest.substr(start, bar == std::string::npos ? bar : bar - start));
+      if (!group) {
+        error = fmt::format(
+            "'{}': each group is statement numbers or ranges separated by "
+            "commas, groups separated by '|'",
+            spec);
+        return std::nullopt;
+      }
+      groups.push_back(*group);
+      if (bar == std::string::npos) break;
+      start = bar + 1;
+    }
+    g.groups[call] = groups;
+    g.notes.push_back(fmt::format("call {} ({}): the groups given, {}", call, prog.calls[call].name,
+                                  groupsText(groups)));
+  }
+  return g;
+}
+
+std::optional<Groupings> splitGroupings(const Program& prog, const std::string& mode,
+                                        const std::vector<std::string>& specs,
+                                        const std::string& machineName, GreedyFusionOptions greedy,
+                                        const ModestoGroupingOptions& modesto,
+                                        DiagnosticEngine& diags) {
+  if (mode == "groups") {
+    if (specs.empty()) {
+      diags.report(DiagId::bad_schedule, {}, "--mode groups needs the groups",
+                   "give --groups s0,s1|s2 (the statement numbers tessel info shows)");
+      return std::nullopt;
+    }
+    std::string error;
+    auto g = parseGroupings(prog, specs, error);
+    if (!g)
+      diags.report(DiagId::bad_schedule, {}, "--groups " + error, "for example --groups 0:s0|s1-3");
+    return g;
+  }
+  if (!specs.empty()) {
+    diags.report(DiagId::bad_schedule, {}, "--groups is for --mode groups",
+                 fmt::format("drop --groups, or use --mode groups instead of {}", mode));
+    return std::nullopt;
+  }
+  auto machine = loadMachine(machineName, diags);
+  if (!machine) return std::nullopt;
+  if (mode == "modesto") return modestoGroupings(prog, *machine, modesto);
+  greedy.sharedLimit = machine->sharedPerBlockMax();
+  try {
+    return greedyGroupings(prog, greedy);
+  } catch (const std::invalid_argument& e) {
+    diags.report(DiagId::bad_schedule, {}, e.what(),
+                 "--fusion-rules takes each of the letters a to h once, most significant first");
+    return std::nullopt;
+  }
+}
+
+}  // namespace tessel

@@ -1,0 +1,62 @@
+// Where fusion groups come from (issue 13): STENCILGEN's greedy plan (analysis/greedy_fusion.h),
+// MODESTO's dynamic programme (modesto/grouping.h), or the user (`--groups`). Each gives one
+// grouping per call, which analysis/regroup.h turns into a program that `tessel split` writes
+// out and every family runs.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/greedy_fusion.h"
+#include "analysis/regroup.h"
+#include "model/machine.h"
+#include "support/diagnostics.h"
+
+namespace tessel {
+
+struct Groupings {
+  std::vector<CallGroups> groups;  // per call; empty: whole
+  std::vector<std::string> notes;  // per call, what decided it
+};
+
+/// The greedy plan's kernels of every call.
+Groupings greedyGroupings(const Program& prog, const GreedyFusionOptions& opt);
+
+struct ModestoGroupingOptions {
+  /// The level-2 tile (a thread block's), per iterator in program order; missing entries: 32
+  /// along the innermost iterator, 8 along the next, 1 along the others.
+  std::vector<int64_t> tile;
+  /// The level-2 memory's capacity in values; 0: the machine's (48 KiB per block).
+  double capacity = 0;
+  size_t orderLimit = 24;  // topological orders searched per call
+  /// Told before each call's search (the counting engine enumerates points: a call of nine
+  /// statements takes about a minute on two cores).
+  std::function<void(const std::string&)> progress;
+};
+
+/// MODESTO's cheapest feasible grouping of every call on `machine`'s two-level hierarchy
+/// (modesto::gpuTwoLevel), evaluated on a domain of a few tiles (each extent at most 2 tiles
+/// plus 8 points: the counting engine enumerates points). A call that is not a MODESTO program
+/// or that no grouping fits stays whole, with a note.
+Groupings modestoGroupings(const Program& prog, const MachineDesc& machine,
+                           const ModestoGroupingOptions& opt);
+
+/// `--groups` values: `[CALL:]G|G|...`, each G statement numbers (`s` optional) and ranges
+/// (`0-2`) separated by commas; CALL defaults to 0. nullopt and `error` set on a malformed value
+/// or a call that does not exist.
+std::optional<Groupings> parseGroupings(const Program& prog, const std::vector<std::string>& specs,
+                                        std::string& error);
+
+/// The groupings `tessel split --mode MODE` (greedy, modesto, groups) regroups `prog` by, the
+/// machine `machineName` loaded for greedy (its shared memory per block) and modesto; nullopt
+/// after an error reported to `diags` (a bad --groups value, --groups missing or given to another
+/// mode, an unknown machine, a bad rule order).
+std::optional<Groupings> splitGroupings(const Program& prog, const std::string& mode,
+                                        const std::vector<std::string>& specs,
+                                        const std::string& machineName, GreedyFusionOptions greedy,
+                                        const ModestoGroupingOptions& modesto,
+                                        DiagnosticEngine& diags);
+
+}  // namespace tessel
