@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue 13's report of the fusion and fission choices for the large multi-statement benchmarks
-# (rhs4center, diffterm): each program and its `tessel split --mode trivial-fission` version,
-# under `global` (a kernel per statement), `global --fuse-statements` and `overlapped`:
+# (rhs4center, diffterm): each program, its `tessel split --mode trivial-fission` version and a
+# fusion-groups version (rhs4center with its twelve shared temporaries in a kernel of their own,
+# through global memory, and a kernel per output: `--mode groups --groups '0-11|12-17|18-23|
+# 24-29'`; diffterm as the greedy plan groups it: `--mode greedy`), under `global` (a kernel per statement), `global --fuse-statements` and `overlapped`:
 #   1. predicted on the H100 by the model (`tessel analyze`, the programs' own sizes, ptxas
 #      registers where nvcc is installed): a prediction, not a measurement;
 #   2. measured on this machine's PoCL (OpenCL on the CPU) and C++ target (scripts/bench.py,
@@ -17,7 +19,11 @@ for b in rhs4center diffterm; do
   cp "benchmarks/$b.sten" "$out/programs/"
   "$tessel" split "benchmarks/$b.sten" --mode trivial-fission -o "$out/programs" >/dev/null
 done
-progs=rhs4center,rhs4center-trivial-fission,diffterm,diffterm-trivial-fission
+"$tessel" split benchmarks/rhs4center.sten --mode groups --groups '0-11|12-17|18-23|24-29' \
+  -o "$out/programs" >/dev/null
+"$tessel" split benchmarks/diffterm.sten --mode greedy -o "$out/programs" >/dev/null
+progs=rhs4center,rhs4center-trivial-fission,rhs4center-groups
+progs+=,diffterm,diffterm-trivial-fission,diffterm-greedy
 {
   echo "program,schedule,predicted_ms,kernels"
   for p in ${progs//,/ }; do

@@ -375,6 +375,16 @@ int main(int argc, char** argv) {
       sub->add_option(flag, scheduleValues[flag], scheduleHelp(flag));
     }
 
+  // Fusion groups (analysis/regroup.h): each call's statements regrouped into kernels before
+  // the schedules are set up, the pipeline's first pass.
+  std::string fusionGroupsValue;
+  for (CLI::App* sub : {check, info, emit, run, res, analyze})
+    sub->add_option("--fusion-groups", fusionGroupsValue,
+                    "run each call's statements as these kernels (fusion groups; each a call of "
+                    "its own, temporaries that cross through global memory): greedy (STENCILGEN's "
+                    "plan), modesto (MODESTO's grouping) or [CALL:]G|G|... per call separated by "
+                    "';' (statement numbers as tessel info shows them); see tessel split");
+
   // The lowering pipeline's pass log (lower/lower.h), in the style of MLIR's pass manager.
   PassOptions passOpts;
   std::vector<std::string> printAfter;
@@ -419,7 +429,20 @@ int main(int argc, char** argv) {
   try {
     LoadedProgram lp = loadProgram(file, diags);
     if (!lp.program) return finish(diags, kExitUserError);
-    const Program& prog = *lp.program;
+    // --fusion-groups: the program every later step sees is the regrouped one; `run --verify`
+    // still checks against the program as written.
+    std::optional<Program> regrouped;
+    if (!fusionGroupsValue.empty()) {
+      std::vector<std::string> notes;
+      const std::string machine = scheduleValues["--machine"];
+      regrouped =
+          fusionGroupsPass(*lp.program, fusionGroupsValue,
+                           machine.empty() ? std::string("h100") : machine, diags, passLog, notes);
+      if (!regrouped) return finish(diags, kExitUserError);
+      for (const std::string& n : notes) std::cerr << "tessel: fusion groups: " << n << "\n";
+      ro.reference = &*lp.program;
+    }
+    const Program& prog = regrouped ? *regrouped : *lp.program;
     auto i64 = [](const std::string& s, size_t& used) {
       return static_cast<int64_t>(std::stoll(s, &used));
     };

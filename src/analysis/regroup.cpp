@@ -283,7 +283,11 @@ Regrouped regroupCall(const Program& prog, int callIndex, const CallGroups& orde
         d.extents.push_back(paramRef(dim, prog.params.at(static_cast<size_t>(dim)).name));
     }
     promoted[v] = static_cast<int>(with.arrays.size());
-    r.promotedNames.push_back(fmt::format("{} -> {}", valueName(call, v), d.name));
+    r.promotedNames.push_back(
+        fmt::format("{} -> {}",
+                    v.kind == 1 ? call.localArrays.at(static_cast<size_t>(v.index)).name
+                                : call.localScalars.at(static_cast<size_t>(v.index)).name,
+                    d.name));
     with.arrays.push_back(d);
     r.arrays.push_back(d);
   }
@@ -430,6 +434,11 @@ Program regroupProgram(const Program& prog, const std::vector<CallGroups>& group
             : std::string()));
   }
   out.body = replacedCalls(prog.body, replace);
+  for (StencilDef& sd : out.stencils) sd.calls.clear();  // a stencil's calls, renumbered
+  for (size_t c = 0; c < out.calls.size(); ++c)
+    if (out.calls[c].stencil >= 0)
+      out.stencils.at(static_cast<size_t>(out.calls[c].stencil))
+          .calls.push_back(static_cast<int>(c));
   return out;
 }
 

@@ -9,6 +9,7 @@
 
 #include "analysis/dag.h"
 #include "driver/params.h"
+#include "ir/print_program.h"
 #include "modesto/from_program.h"
 #include "modesto/grouping.h"
 #include "modesto/hierarchy.h"
@@ -204,6 +205,31 @@ std::optional<Groupings> splitGroupings(const Program& prog, const std::string& 
                  "--fusion-rules takes each of the letters a to h once, most significant first");
     return std::nullopt;
   }
+}
+
+std::optional<Groupings> optionGroupings(const Program& prog, const std::string& value,
+                                         const std::string& machineName, DiagnosticEngine& diags) {
+  if (value == "greedy" || value == "modesto")
+    return splitGroupings(prog, value, {}, machineName, {}, {}, diags);
+  std::vector<std::string> specs;
+  for (size_t at = 0;;) {
+    const size_t semi = value.find(';', at);
+    specs.push_back(value.substr(at, semi == std::string::npos ? semi : semi - at));
+    if (semi == std::string::npos) break;
+    at = semi + 1;
+  }
+  return splitGroupings(prog, "groups", specs, machineName, {}, {}, diags);
+}
+
+std::optional<Program> fusionGroupsPass(const Program& prog, const std::string& value,
+                                        const std::string& machineName, DiagnosticEngine& diags,
+                                        PassLog& log, std::vector<std::string>& notes) {
+  auto groups = optionGroupings(prog, value, machineName, diags);
+  if (!groups) return std::nullopt;
+  notes = groups->notes;
+  return log.run(
+      "fusion-groups", [&] { return regroupProgram(prog, groups->groups, notes); },
+      [](const Program& p) { return programSource(p, ""); });
 }
 
 }  // namespace tessel

@@ -13,6 +13,7 @@
 #include "analysis/regroup.h"
 #include "model/machine.h"
 #include "support/diagnostics.h"
+#include "support/pass_log.h"
 
 namespace tessel {
 
@@ -58,5 +59,17 @@ std::optional<Groupings> splitGroupings(const Program& prog, const std::string& 
                                         const std::string& machineName, GreedyFusionOptions greedy,
                                         const ModestoGroupingOptions& modesto,
                                         DiagnosticEngine& diags);
+
+/// The groupings of the `--fusion-groups` value of run, emit, analyze, info and check: greedy,
+/// modesto (each with its defaults on `machineName`) or `--groups` values separated by ';'.
+std::optional<Groupings> optionGroupings(const Program& prog, const std::string& value,
+                                         const std::string& machineName, DiagnosticEngine& diags);
+
+/// Pass `fusion-groups` (run through `log`, which prints the program it makes in the language
+/// when asked): `prog` regrouped as the `--fusion-groups` value says; nullopt after an error
+/// reported to `diags`. `notes` gets what decided each call's grouping and what was regrouped.
+std::optional<Program> fusionGroupsPass(const Program& prog, const std::string& value,
+                                        const std::string& machineName, DiagnosticEngine& diags,
+                                        PassLog& log, std::vector<std::string>& notes);
 
 }  // namespace tessel

@@ -24,6 +24,10 @@ struct RunOptions {
   /// The kernels contract multiply-adds (--fma) or reassociate sums (--retime): the default
   /// tolerance is contractedTolerance.
   bool contracted = false;
+  /// The program as written when `prog` is a transformation of it (fusion groups,
+  /// analysis/regroup.h: the same arrays first, temporaries after): --verify interprets this
+  /// one, on the same inputs, and its results are the arrays compared and written.
+  const Program* reference = nullptr;
 };
 
 /// --verify's default tolerance for results computed with fused multiply-adds (--fma): 1e-10

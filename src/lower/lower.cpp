@@ -17,8 +17,8 @@ namespace tessel {
 
 const std::vector<std::string>& passNames() {
   static const std::vector<std::string> names = {
-      "resolve-schedule", "build-kernels",  "unroll-loops",    "contract-fma", "insert-barriers",
-      "verify-kernels",   "narrow-indices", "work-item-loops", "naive-loops"};
+      "fusion-groups",   "resolve-schedule", "build-kernels",  "unroll-loops",    "contract-fma",
+      "insert-barriers", "verify-kernels",   "narrow-indices", "work-item-loops", "naive-loops"};
   return names;
 }
 

@@ -16,6 +16,7 @@
 #include <set>
 #include <sstream>
 
+#include "driver/fusion_groups.h"
 #include "driver/load.h"
 #include "lower/lower.h"
 #include "schedule/resolve.h"
@@ -279,11 +280,14 @@ TEST(PassLog, EveryPassNameIsKnownToTheCommandLine) {
   PassLog log;
   std::map<std::string, std::string> flags = {
       {"--schedule", "overlapped"}, {"--time-tile", "2"}, {"--fma", "on"}};  // every pass runs
-  auto setup = setUpSchedules(*lp.program, flags, diags, false, &log);
+  std::vector<std::string> notes;  // --fusion-groups, before the schedules
+  std::optional<Program> prog = fusionGroupsPass(*lp.program, "greedy", "h100", diags, log, notes);
+  ASSERT_TRUE(prog.has_value());
+  auto setup = setUpSchedules(*prog, flags, diags, false, &log);
   ASSERT_TRUE(setup.has_value());
-  lower(*lp.program, setup->resolved, GpuApi::Cpu, log);     // work-item-loops
-  lower(*lp.program, setup->resolved, GpuApi::OpenCL, log);  // narrow-indices
-  lowerLoops(*lp.program, log);
+  lower(*prog, setup->resolved, GpuApi::Cpu, log);     // work-item-loops
+  lower(*prog, setup->resolved, GpuApi::OpenCL, log);  // narrow-indices
+  lowerLoops(*prog, log);
   std::set<std::string> ran;
   for (auto& [name, s] : log.times()) {
     EXPECT_NE(std::find(passNames().begin(), passNames().end(), name), passNames().end()) << name;

@@ -1,0 +1,131 @@
+// `--fusion-groups` (issue 13; analysis/regroup.h, driver/fusion_groups.h): run, emit, analyze,
+// info, check and resources take a grouping of each call's statements into kernels (the greedy
+// plan's, MODESTO's or the user's), applied as the pipeline's first pass (fusion-groups); the
+// regrouped program verifies against the program as written on PoCL and the C++ backend under the
+// families that fuse a call's statements, its CUDA compiles, its outputs are only the written
+// program's arrays, and a bad value is a clear error.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <tuple>
+
+#include "support/command.h"
+#include "support/files.h"
+#include "support/verify.h"
+#include "unit/gpu_test_util.h"
+
+using namespace tessel::testing;
+using namespace tessel::gputest;
+
+namespace {
+
+bool has(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
+
+std::string smallParams(const std::string& bench) {
+  return paramFlags(benchmarkPath(bench), {{40}, {23, 29}, {9, 11, 13}}, 3);
+}
+
+const std::string kRhs4Like = "/tests/e2e/data/rhs4center_like.sten";
+
+}  // namespace
+
+// Each case runs regrouped (stderr says how) and verifies against the program as written.
+TEST(CliFusionGroups, RegroupedRunsVerifyOnPoclAndTheCppBackend) {
+  TESSEL_REQUIRE_OPENCL();
+  const std::vector<std::tuple<std::string, std::string, std::string, std::string>> cases = {
+      {benchmarkPath("cosmo-hdiff").string(), "'0|1-3'", smallParams("cosmo-hdiff"),
+       "call 0 (hdiff) -> 2 kernels [s0] [s1,s2,s3]; in global memory between them: lap -> lap"},
+      {benchmarkPath("denoise").string(), "'1:0|1|2'", smallParams("denoise"),
+       "call 1 (rician) -> 3 kernels [s0] [s1] [s2]; in global memory between them: r -> r_1, "
+       "r -> r_2"},
+      {benchmarkPath("heat").string(), "greedy", smallParams("heat"),
+       "the greedy plan's 1 kernel [s0,s1]"},
+      {sourceDir() + kRhs4Like, "'0-5|6,7|8,9|10,11'", " --param L=9 --param M=10 --param N=11",
+       "6 statement(s) keep their region as a statement domain"}};
+  for (const auto& [file, groups, params, says] : cases) {
+    for (const char* backend : {"opencl", "cpp"})
+      for (const char* schedule : {" --schedule overlapped", " --schedule global --fuse-statements",
+                                   " --schedule stream"}) {
+        const std::string cmd = tesselBinary() + " run " + file + " --backend " + backend +
+                                " --verify --fusion-groups " + groups + params + schedule;
+        auto r = runCommand(cmd);
+        EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+        EXPECT_TRUE(has(r.output, "verification PASSED")) << cmd << "\n" << r.output;
+        EXPECT_TRUE(has(r.output, "tessel: fusion groups: ")) << cmd << "\n" << r.output;
+        EXPECT_TRUE(has(r.output, says)) << cmd << "\n" << r.output;
+      }
+  }
+}
+
+// The promoted temporaries are the transformation's: --output writes the written program's
+// results only, and they are the written program's values.
+TEST(CliFusionGroups, OutputsAreTheWrittenProgramsArrays) {
+  const std::string hdiff = benchmarkPath("cosmo-hdiff").string();
+  const fs::path a = freshTempDir("fusion-groups", "as-written");
+  const fs::path b = freshTempDir("fusion-groups", "regrouped");
+  auto r1 = runCommand(tesselBinary() + " run " + hdiff + " --backend cpp --output " + a.string() +
+                       smallParams("cosmo-hdiff"));
+  ASSERT_EQ(r1.exitCode, 0) << r1.output;
+  auto r2 = runCommand(tesselBinary() + " run " + hdiff +
+                       " --backend cpp --fusion-groups '0|1-3' --schedule global --output " +
+                       b.string() + smallParams("cosmo-hdiff"));
+  ASSERT_EQ(r2.exitCode, 0) << r2.output;
+  EXPECT_TRUE(fs::exists(b / "out.npy"));
+  EXPECT_FALSE(fs::exists(b / "lap.npy"));
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(b)) files.push_back(e.path().filename().string());
+  EXPECT_EQ(files, std::vector<std::string>{"out.npy"});
+}
+
+// The pass is the pipeline's first: --print-ir-after=fusion-groups shows the regrouped program
+// in the language; analyze predicts its kernels; info lists its calls; check accepts it.
+TEST(CliFusionGroups, ThePassAndTheOtherCommands) {
+  const std::string hdiff = benchmarkPath("cosmo-hdiff").string();
+  auto p = runCommand(tesselBinary() + " info " + hdiff +
+                      " --fusion-groups '0|1-3' --print-ir-after=fusion-groups");
+  ASSERT_EQ(p.exitCode, 0) << p.output;
+  EXPECT_TRUE(has(p.output, "// -----// IR Dump After fusion-groups //----- //")) << p.output;
+  EXPECT_TRUE(has(p.output, "stencil hdiff_g0 () {")) << p.output;
+  EXPECT_TRUE(has(p.output, "#1 hdiff_g1(")) << p.output;  // info's call sequence
+  auto a = runCommand(tesselBinary() + " analyze " + hdiff + " --fusion-groups '0|1-3'");
+  ASSERT_EQ(a.exitCode, 0) << a.output;
+  EXPECT_TRUE(has(a.output, "call0_hdiff_g0_s0")) << a.output;
+  EXPECT_TRUE(has(a.output, "call1_hdiff_g1_s0")) << a.output;
+  auto c = runCommand(tesselBinary() + " check " + hdiff + " --fusion-groups modesto");
+  EXPECT_EQ(c.exitCode, 0) << c.output;
+  EXPECT_TRUE(has(c.output, "MODESTO's cheapest grouping [[lap,fli,flj,out]]")) << c.output;
+}
+
+// The regrouped program's CUDA compiles (ptxas through tessel resources).
+TEST(CliFusionGroups, RegroupedCudaCompiles) {
+  if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
+  const std::string rhs4 = sourceDir() + kRhs4Like;
+  for (const char* schedule : {" --schedule overlapped", " --schedule global --fuse-statements"}) {
+    auto r = runCommand(tesselBinary() + " resources " + rhs4 +
+                        " --fusion-groups '0-5|6,7|8,9|10,11'" + schedule);
+    EXPECT_EQ(r.exitCode, 0) << schedule << "\n" << r.output;
+    EXPECT_TRUE(has(r.output, "rhs4_g1")) << schedule << "\n" << r.output;
+  }
+}
+
+TEST(CliFusionGroups, Errors) {
+  const std::string hdiff = benchmarkPath("cosmo-hdiff").string();
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {" --fusion-groups '0||1'", "each group is statement numbers or ranges"},
+      {" --fusion-groups '2:0|1-3'", "the program has calls 0..0"},
+      {" --fusion-groups modesto --machine nosuch", "nosuch"}};
+  for (const auto& [flags, message] : refused) {
+    auto r = runCommand(tesselBinary() + " run " + hdiff + " --backend cpp" + flags);
+    EXPECT_EQ(r.exitCode, 1) << flags << "\n" << r.output;
+    EXPECT_TRUE(has(r.output, message)) << flags << "\n" << r.output;
+  }
+  // A grouping that cannot run leaves the call whole, says why, and the run goes on.
+  auto r =
+      runCommand(tesselBinary() + " run " + hdiff +
+                 " --backend cpp --verify --fusion-groups '0,3|1,2'" + smallParams("cosmo-hdiff"));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(has(r.output, "call 0 (hdiff) stays whole: no order of the groups")) << r.output;
+  EXPECT_TRUE(has(r.output, "verification PASSED")) << r.output;
+}
