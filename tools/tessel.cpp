@@ -278,9 +278,14 @@ int main(int argc, char** argv) {
   split
       ->add_option("--mode", splitMode,
                    "trivial-fission (the default: a kernel per global array a call writes, with "
-                   "the temporaries it needs, shared ones replicated) or maxfuse (consecutive "
-                   "calls of one domain fused into one stencil where that computes the same)")
-      ->check(CLI::IsMember({"trivial-fission", "maxfuse", "greedy", "modesto", "groups"}));
+                   "the temporaries it needs, shared ones replicated), maxfuse (consecutive "
+                   "calls of one domain fused into one stencil where that computes the same), "
+                   "recompute-fission (a call's statements split where a kernel's recomputation "
+                   "halo would exceed max(4, r)), greedy (STENCILGEN's plan), modesto (MODESTO's "
+                   "grouping) or groups (--groups); the last four regroup each call's statements, "
+                   "temporaries that cross going through global memory")
+      ->check(CLI::IsMember(
+          {"trivial-fission", "maxfuse", "recompute-fission", "greedy", "modesto", "groups"}));
   split->add_option("-o,--output", splitDir, "directory to write FILE-MODE.sten into")->required();
   // greedy, modesto, groups: each call's statements regrouped into kernels (fusion groups).
   std::vector<std::string> splitGroups;
@@ -382,7 +387,8 @@ int main(int argc, char** argv) {
     sub->add_option("--fusion-groups", fusionGroupsValue,
                     "run each call's statements as these kernels (fusion groups; each a call of "
                     "its own, temporaries that cross through global memory): greedy (STENCILGEN's "
-                    "plan), modesto (MODESTO's grouping) or [CALL:]G|G|... per call separated by "
+                    "plan), modesto (MODESTO's grouping), recompute-fission or [CALL:]G|G|... per "
+                    "call separated by "
                     "';' (statement numbers as tessel info shows them); see tessel split");
 
   // The lowering pipeline's pass log (lower/lower.h), in the style of MLIR's pass manager.

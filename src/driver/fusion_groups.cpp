@@ -5,9 +5,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <map>
 #include <stdexcept>
 
+#include "analysis/accesses.h"
 #include "analysis/dag.h"
+#include "analysis/fission.h"
 #include "driver/params.h"
 #include "ir/print_program.h"
 #include "modesto/from_program.h"
@@ -32,6 +36,68 @@ Groupings greedyGroupings(const Program& prog, const GreedyFusionOptions& opt) {
             ? ""
             : " (not fused: " + plan.stops.front() + (plan.stops.size() > 1 ? ", ..." : "") + ")"));
     g.groups.push_back(std::move(groups));
+  }
+  return g;
+}
+
+int recomputationHalo(const CallInst& call, const std::vector<int>& group) {
+  std::map<CallValue, int> producedHalo;  // value -> halo of its latest writer in the group
+  int halo = 0;
+  for (int s : group) {
+    const StmtAccesses acc = stmtAccesses(call.stmts.at(static_cast<size_t>(s)));
+    int h = 0;
+    for (const Reference& r : acc.reads) {
+      auto it = producedHalo.find(callValueOf(r));
+      if (it == producedHalo.end()) continue;
+      int64_t off = 0;
+      for (size_t p = 0; p < r.subs.size(); ++p)
+        if (!r.subs[p].fixed()) off = std::max<int64_t>(off, std::abs(r.offset(p)));
+      h = std::max(h, it->second + static_cast<int>(off));
+    }
+    producedHalo[callValueOf(acc.write)] = h;
+    halo = std::max(halo, h);
+  }
+  return halo;
+}
+
+int statementOrder(const CallInst& call, const std::vector<int>& group) {
+  int64_t order = 0;
+  for (int s : group)
+    for (const Reference& r : stmtAccesses(call.stmts.at(static_cast<size_t>(s))).reads)
+      for (size_t p = 0; p < r.subs.size(); ++p)
+        if (!r.subs[p].fixed()) order = std::max<int64_t>(order, std::abs(r.offset(p)));
+  return static_cast<int>(order);
+}
+
+Groupings recomputeFissionGroupings(const Program& prog) {
+  Groupings g;
+  for (size_t c = 0; c < prog.calls.size(); ++c) {
+    const CallInst& call = prog.calls[c];
+    CallGroups groups{{}};
+    std::vector<std::string> halos;
+    for (size_t s = 0; s < call.stmts.size(); ++s) {
+      std::vector<int> grown = groups.back();
+      grown.push_back(static_cast<int>(s));
+      const int bound = std::max(4, statementOrder(call, grown));
+      if (!groups.back().empty() && recomputationHalo(call, grown) > bound) {
+        halos.push_back(std::to_string(recomputationHalo(call, groups.back())));
+        groups.push_back({static_cast<int>(s)});
+      } else {
+        groups.back() = grown;
+      }
+    }
+    halos.push_back(std::to_string(recomputationHalo(call, groups.back())));
+    g.notes.push_back(fmt::format(
+        "call {} ({}): recompute-fission, {} kernel{} {} (recomputation halo {}; bound max(4, "
+        "r) = {})",
+        c, call.name, groups.size(), groups.size() == 1 ? "" : "s", groupsText(groups),
+        fmt::join(halos, ", "), std::max(4, statementOrder(call, [&] {
+                                           std::vector<int> all(call.stmts.size());
+                                           for (size_t s = 0; s < all.size(); ++s)
+                                             all[s] = static_cast<int>(s);
+                                           return all;
+                                         }()))));
+    g.groups.push_back(groups.size() > 1 ? groups : CallGroups{});
   }
   return g;
 }
@@ -194,6 +260,7 @@ std::optional<Groupings> splitGroupings(const Program& prog, const std::string& 
                  fmt::format("drop --groups, or use --mode groups instead of {}", mode));
     return std::nullopt;
   }
+  if (mode == "recompute-fission") return recomputeFissionGroupings(prog);
   auto machine = loadMachine(machineName, diags);
   if (!machine) return std::nullopt;
   if (mode == "modesto") return modestoGroupings(prog, *machine, modesto);
@@ -209,7 +276,7 @@ std::optional<Groupings> splitGroupings(const Program& prog, const std::string& 
 
 std::optional<Groupings> optionGroupings(const Program& prog, const std::string& value,
                                          const std::string& machineName, DiagnosticEngine& diags) {
-  if (value == "greedy" || value == "modesto")
+  if (value == "greedy" || value == "modesto" || value == "recompute-fission")
     return splitGroupings(prog, value, {}, machineName, {}, {}, diags);
   std::vector<std::string> specs;
   for (size_t at = 0;;) {

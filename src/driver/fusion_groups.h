@@ -25,6 +25,24 @@ struct Groupings {
 /// The greedy plan's kernels of every call.
 Groupings greedyGroupings(const Program& prog, const GreedyFusionOptions& opt);
 
+/// The recomputation halo of `group` (statement indices of `call`, in program order) fused into
+/// one kernel: how far beyond a point the statements that feed it must be computed, the largest
+/// over statements and iterators of the offsets summed along chains of values the group itself
+/// produces (a statement reading only what the group does not write has halo 0; reading a value
+/// at offset o from a statement of halo h adds h + |o|). A chain of six radius-1 statements has
+/// halo 5.
+int recomputationHalo(const CallInst& call, const std::vector<int>& group);
+
+/// The highest offset any statement of `group` reads at (its stencil order r).
+int statementOrder(const CallInst& call, const std::vector<int>& group);
+
+/// ARTEMIS's recompute-fission (paper 000 VI-B: "the array outputs in a stencil function are
+/// split so that the recomputation halo for each kernel is <= max(4, r), where r is the maximum
+/// among stencil order of individual statements in the kernel"): each call's statements in
+/// program order, a kernel grown while its halo stays within the bound, a new one started where
+/// it would not. Values that cross go through global memory (regroup.h).
+Groupings recomputeFissionGroupings(const Program& prog);
+
 struct ModestoGroupingOptions {
   /// The level-2 tile (a thread block's), per iterator in program order; missing entries: 32
   /// along the innermost iterator, 8 along the next, 1 along the others.
@@ -50,10 +68,10 @@ Groupings modestoGroupings(const Program& prog, const MachineDesc& machine,
 std::optional<Groupings> parseGroupings(const Program& prog, const std::vector<std::string>& specs,
                                         std::string& error);
 
-/// The groupings `tessel split --mode MODE` (greedy, modesto, groups) regroups `prog` by, the
-/// machine `machineName` loaded for greedy (its shared memory per block) and modesto; nullopt
-/// after an error reported to `diags` (a bad --groups value, --groups missing or given to another
-/// mode, an unknown machine, a bad rule order).
+/// The groupings `tessel split --mode MODE` (greedy, modesto, recompute-fission, groups) regroups
+/// `prog` by, the machine `machineName` loaded for greedy (its shared memory per block) and
+/// modesto; nullopt after an error reported to `diags` (a bad --groups value, --groups missing or
+/// given to another mode, an unknown machine, a bad rule order).
 std::optional<Groupings> splitGroupings(const Program& prog, const std::string& mode,
                                         const std::vector<std::string>& specs,
                                         const std::string& machineName, GreedyFusionOptions greedy,
@@ -61,7 +79,8 @@ std::optional<Groupings> splitGroupings(const Program& prog, const std::string& 
                                         DiagnosticEngine& diags);
 
 /// The groupings of the `--fusion-groups` value of run, emit, analyze, info and check: greedy,
-/// modesto (each with its defaults on `machineName`) or `--groups` values separated by ';'.
+/// modesto (each with its defaults on `machineName`), recompute-fission or `--groups` values
+/// separated by ';'.
 std::optional<Groupings> optionGroupings(const Program& prog, const std::string& value,
                                          const std::string& machineName, DiagnosticEngine& diags);
 

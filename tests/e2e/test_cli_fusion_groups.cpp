@@ -43,7 +43,10 @@ TEST(CliFusionGroups, RegroupedRunsVerifyOnPoclAndTheCppBackend) {
       {benchmarkPath("heat").string(), "greedy", smallParams("heat"),
        "the greedy plan's 1 kernel [s0,s1]"},
       {sourceDir() + kRhs4Like, "'0-5|6,7|8,9|10,11'", " --param L=9 --param M=10 --param N=11",
-       "6 statement(s) keep their region as a statement domain"}};
+       "6 statement(s) keep their region as a statement domain"},
+      {sourceDir() + "/tests/e2e/data/deep_chain.sten", "recompute-fission",
+       " --param L=5 --param M=17 --param N=19",
+       "call 0 (chain) -> 2 kernels [s0,s1,s2,s3,s4] [s5]"}};
   for (const auto& [file, groups, params, says] : cases) {
     for (const char* backend : {"opencl", "cpp"})
       for (const char* schedule : {" --schedule overlapped", " --schedule global --fuse-statements",

@@ -116,6 +116,27 @@ TEST(CliSplit, EveryBenchmarkComputesTheSameRegrouped) {
                     " --param L=9 --param M=10 --param N=11", everyStatementApart(rhs4));
 }
 
+// recompute-fission (paper 000 VI-B) splits the six-stage chain after its fifth stage (a
+// recomputation halo of 5 fused whole, above max(4, r) = 4); the split computes the same, and
+// runs and verifies on PoCL and the C++ backend with each kernel's halo recomputed on chip.
+TEST(CliSplit, RecomputeFissionSplitsADeepChain) {
+  const std::string chain = sourceDir() + "/tests/e2e/data/deep_chain.sten";
+  const fs::path dir = freshTempDir("split", "deep-chain");
+  auto s = runCommand(tesselBinary() + " split " + chain + " --mode recompute-fission -o " +
+                      dir.string());
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+  EXPECT_NE(s.output.find("call 0 (chain) -> 2 kernels [s0,s1,s2,s3,s4] [s5]; in global memory "
+                          "between them: t5 -> t5"),
+            std::string::npos)
+      << s.output;
+  const std::string params = " --param L=5 --param M=17 --param N=19";
+  expectSameResults(chain, "recompute-fission", dir, params);
+  TESSEL_REQUIRE_OPENCL();
+  const std::string written = (dir / "deep_chain-recompute-fission.sten").string();
+  for (const char* backend : {"opencl", "cpp"})
+    expectRunVerifies(written, backend, params + " --schedule overlapped");
+}
+
 // MODESTO's grouping written out: the horizontal diffusion split as the paper splits it in a
 // small block memory, and heat's calls (fused whole), compute what their inputs compute.
 TEST(CliSplit, ModestoGroupingsComputeTheSame) {

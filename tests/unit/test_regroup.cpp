@@ -3,7 +3,8 @@
 // a group boundary promoted to global arrays (a scalar assigned several times per assignment),
 // statements that would see a larger region apart pinned to their region, the refusals; the
 // greedy plan's and MODESTO's groupings of the horizontal diffusion (paper 002: fused whole with
-// room, [[lap],[fli,flj,out]] in a small block memory); `--groups` parsing.
+// room, [[lap],[fli,flj,out]] in a small block memory); ARTEMIS's recompute-fission; `--groups`
+// parsing.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -196,6 +197,38 @@ TEST(Regroup, GreedyPlanGroupsTheHorizontalDiffusion) {
   EXPECT_EQ(greedyGroupings(*c.prog, opt).groups, (std::vector<CallGroups>{{{0, 1, 2, 3}}}));
   opt.maxOrder = 2;
   EXPECT_EQ(greedyGroupings(*c.prog, opt).groups, (std::vector<CallGroups>{{{0, 1, 2}, {3}}}));
+}
+
+// ARTEMIS's recompute-fission (paper 000 VI-B): a chain of six radius-1 stages fused whole
+// recomputes the first stage 5 points out, beyond max(4, r) = 4; split after the fifth stage, the
+// first kernel's halo is 4 and the second's 0, t5 crossing through global memory. No benchmark
+// exceeds the bound (each call stays one kernel).
+TEST(Regroup, RecomputeFissionBoundsTheRecomputationHalo) {
+  Compiled c = fileProgram("tests/e2e/data/deep_chain.sten");
+  ASSERT_TRUE(c.prog) << c.diagText();
+  const CallInst& call = c.prog->calls.at(0);
+  EXPECT_EQ(recomputationHalo(call, {0, 1, 2, 3, 4, 5}), 5);
+  EXPECT_EQ(recomputationHalo(call, {0, 1, 2, 3, 4}), 4);
+  EXPECT_EQ(recomputationHalo(call, {5}), 0);
+  EXPECT_EQ(recomputationHalo(call, {3, 4, 5}), 2);
+  EXPECT_EQ(statementOrder(call, {0, 1}), 1);
+  Groupings g = recomputeFissionGroupings(*c.prog);
+  EXPECT_EQ(g.groups, (std::vector<CallGroups>{{{0, 1, 2, 3, 4}, {5}}}));
+  EXPECT_EQ(g.notes.at(0),
+            "call 0 (chain): recompute-fission, 2 kernels [s0,s1,s2,s3,s4] [s5] (recomputation "
+            "halo 4, 0; bound max(4, r) = 4)");
+  std::vector<std::string> notes;
+  const Program out = regroupProgram(*c.prog, g.groups, notes);
+  ASSERT_EQ(out.calls.size(), 2u);
+  EXPECT_EQ(out.arrays.back().name, "t5");
+
+  for (const char* b : {"cheby", "cosmo-hdiff", "denoise", "diffterm", "fdtd2d", "gradient", "heat",
+                        "hypterm", "rhs4center"}) {
+    Compiled bc = fileProgram(std::string("benchmarks/") + b + ".sten");
+    ASSERT_TRUE(bc.prog) << b << bc.diagText();
+    for (const CallGroups& cg : recomputeFissionGroupings(*bc.prog).groups)
+      EXPECT_TRUE(cg.empty()) << b << ": " << groupsText(cg);
+  }
 }
 
 TEST(Regroup, ParsesGroupSpecifications) {
