@@ -237,6 +237,10 @@ int main(int argc, char** argv) {
   analyze->add_option("--param", analyzeParams, "NAME=VALUE parameter value (default: defaults)");
   analyze->add_flag("--compare", ao.compare,
                     "also rank the schedule families and time tiles for the program");
+  analyze->add_flag("--fusion-choices", ao.fusionChoices,
+                    "also rank the program as written and its fission and fusion variants "
+                    "(trivial-fission, maxfuse, recompute-fission, the greedy plan's groups) "
+                    "under each of those schedules");
   analyze->add_flag("--json", analyzeJson, "print JSON instead of text");
   analyze->add_flag("--no-ptxas", analyzeNoPtxas, "do not run nvcc for registers");
   std::string analyzePlot;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "driver/fusion_choices.h"
 #include "driver/kernel_report.h"
 #include "driver/params.h"
 #include "perf/predict.h"
@@ -195,14 +196,22 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
   for (size_t p = 0; p < prog.params.size(); ++p) values[prog.params[p].name] = (*params)[p];
   (*out)["parameters"] = values;
   addEffect(prog, opts.scheduleFlags, *params, opts.ptxas, diags, *out);
-  if (!opts.compare) return out;
+  if (opts.compare) (*out)["compare"] = compareSchedules(prog, opts.scheduleFlags, *params, diags);
+  if (opts.fusionChoices)
+    (*out)["fusion_choices"] = rankFusionChoices(prog, opts.scheduleFlags, *params, diags);
+  return out;
+}
+
+nlohmann::json compareSchedules(const Program& prog,
+                                const std::map<std::string, std::string>& given,
+                                const ParamValues& params, DiagnosticEngine& diags) {
   nlohmann::json ranking = nlohmann::json::array();
   for (const Candidate& cand : candidates()) {
-    std::map<std::string, std::string> flags = opts.scheduleFlags;
+    std::map<std::string, std::string> flags = given;
     flags["--time-tile"] = "";
     cand.apply(flags);
     std::string why;
-    auto p = predictUnder(prog, flags, *params, false, diags, nullptr, &why);
+    auto p = predictUnder(prog, flags, params, false, diags, nullptr, &why);
     const std::string name = cand.name();
     if (!p) {
       ranking.push_back({{"schedule", name}, {"refused", why}});
@@ -224,8 +233,7 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
     return !a.contains("refused") &&
            a["seconds"].template get<double>() < b["seconds"].template get<double>();
   });
-  (*out)["compare"] = ranking;
-  return out;
+  return ranking;
 }
 
 std::string ModelChoice::line() const {
@@ -398,6 +406,7 @@ std::string analyzeText(const nlohmann::json& a) {
   if (!a["ptxas"].get<std::string>().empty())
     out += "  registers: " + a["ptxas"].get<std::string>() + "\n";
   for (const auto& n : a["notes"]) out += "note: " + n.get<std::string>() + "\n";
+  if (a.contains("fusion_choices")) out += "\n" + fusionChoicesText(a["fusion_choices"]);
   if (!a.contains("compare")) return out;
   out +=
       "\nSchedules ranked by predicted time per run (registers not known: occupancy at "

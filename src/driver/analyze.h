@@ -20,6 +20,9 @@ struct AnalyzeOptions {
   std::map<std::string, int64_t> params;             // --param NAME=VALUE
   bool ptxas = true;                                 // registers from nvcc when present
   bool compare = false;
+  /// Also rank the program's fission and fusion variants under every schedule --compare tries
+  /// (driver/fusion_choices.h).
+  bool fusionChoices = false;
 };
 
 /// The analysis as JSON (program, kernels, and with `compare` the ranking); nullopt after an
@@ -39,6 +42,14 @@ std::optional<nlohmann::json> predictUnder(const Program& prog,
 
 /// The same as text.
 std::string analyzeText(const nlohmann::json& analysis);
+
+/// `--compare`: the program under each family and time tile the model's choice tries (the flags
+/// `given` besides --schedule and --time-tile kept), ranked by predicted time; refused ones last
+/// with why. Entries: schedule, seconds, extrapolated, gstencils_per_s, kernels, bound (or
+/// schedule, refused).
+nlohmann::json compareSchedules(const Program& prog,
+                                const std::map<std::string, std::string>& given,
+                                const ParamValues& params, DiagnosticEngine& diags);
 
 /// `--schedule auto`: the schedule the model ranks first for the program, in a bounded search
 /// over the families, time tiles and a few blocks (the flags the user gave besides --schedule

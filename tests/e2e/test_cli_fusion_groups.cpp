@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <tuple>
 
 #include "support/command.h"
@@ -111,6 +114,52 @@ TEST(CliFusionGroups, RegroupedCudaCompiles) {
     EXPECT_EQ(r.exitCode, 0) << schedule << "\n" << r.output;
     EXPECT_TRUE(has(r.output, "rhs4_g1")) << schedule << "\n" << r.output;
   }
+}
+
+// `analyze --fusion-choices`: the model ranks the program as written and its fission and
+// fusion variants under every schedule --compare tries. rhs4center: trivial fission makes three
+// calls, the others change nothing (not ranked), and the fused program as written ranks first;
+// the deep chain: recompute-fission's split is predicted faster than the chain fused whole under
+// overlapped (its halo of 5 is mostly recomputation), and `global` beats both.
+TEST(CliFusionGroups, AnalyzeRanksFusionChoices) {
+  auto r = runCommand(tesselBinary() + " analyze " + benchmarkPath("rhs4center").string() +
+                      " --fusion-choices --no-ptxas --json 2>/dev/null");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const nlohmann::json j = nlohmann::json::parse(r.output)["fusion_choices"];
+  std::map<std::string, nlohmann::json> variants;
+  for (const auto& v : j["variants"]) variants[v["fusion"].get<std::string>()] = v;
+  ASSERT_EQ(variants.size(), 5u);
+  EXPECT_EQ(variants["trivial-fission"]["calls"], 3);
+  EXPECT_FALSE(variants["trivial-fission"]["same_as_written"].get<bool>());
+  for (const char* same : {"maxfuse", "recompute-fission", "greedy"})
+    EXPECT_TRUE(variants[same]["same_as_written"].get<bool>()) << same;
+  std::set<std::string> ranked;
+  for (const auto& row : j["ranking"]) ranked.insert(row["fusion"].get<std::string>());
+  EXPECT_EQ(ranked, (std::set<std::string>{"as written", "trivial-fission"}));
+  EXPECT_EQ(j["ranking"][0]["fusion"], "as written");
+  EXPECT_EQ(j["ranking"][0]["schedule"], "global --fuse-statements");
+
+  auto chain = runCommand(tesselBinary() + " analyze " + sourceDir() +
+                          "/tests/e2e/data/deep_chain.sten --param L=64 --param M=512 "
+                          "--param N=512 --fusion-choices --no-ptxas --json 2>/dev/null");
+  ASSERT_EQ(chain.exitCode, 0) << chain.output;
+  const nlohmann::json c = nlohmann::json::parse(chain.output)["fusion_choices"];
+  auto seconds = [&](const std::string& fusion, const std::string& schedule) {
+    for (const auto& row : c["ranking"])
+      if (row["fusion"] == fusion && row["schedule"] == schedule && row.contains("seconds"))
+        return row["seconds"].get<double>();
+    ADD_FAILURE() << fusion << " / " << schedule << " not ranked";
+    return 0.0;
+  };
+  EXPECT_LT(seconds("recompute-fission", "overlapped --time-tile 1"),
+            seconds("as written", "overlapped --time-tile 1"));
+  EXPECT_LT(seconds("as written", "global"),
+            seconds("recompute-fission", "overlapped --time-tile 1"));
+  auto text = runCommand(tesselBinary() + " analyze " + sourceDir() +
+                         "/tests/e2e/data/deep_chain.sten --fusion-choices --no-ptxas");
+  ASSERT_EQ(text.exitCode, 0) << text.output;
+  EXPECT_TRUE(has(text.output, "Fission and fusion choices")) << text.output;
+  EXPECT_TRUE(has(text.output, "recompute-fission  2 calls")) << text.output;
 }
 
 TEST(CliFusionGroups, Errors) {
