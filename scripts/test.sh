@@ -29,13 +29,14 @@ if [ "${1:-}" = "--sanitize" ]; then
   # The subset: the frontend (Parsed, every benchmark through `tessel check` and `info`), the
   # diagnostics files, the fuzzers (in process and through the command line: Cli), the semantics
   # and the interpreter, and the C++/OpenMP backend (unit tests, RunVerify, every benchmark run
-  # and verified), and the greedy fusion plan (in process and through `tessel info`). Not the
+  # and verified), the greedy fusion plan (in process and through `tessel info`), and fusion
+  # groups with MODESTO's and the greedy plan's groupings (in process). Not the
   # OpenCL suites (PoCL's LLVM is very slow under ASan; one Cli test runs a tiny program on it)
   # nor the CUDA ones. The generated C++ is compiled unsanitized and
   # dlopen'ed into the sanitized process. Interpreter.SevenPointSpeed asserts a time an -O0
   # sanitized build cannot meet.
   subset='^(Parsed|Diagnostics|FuzzFrontend|Semantics|Interpreter|CppLowering|CppModule|Emitter'
-  subset+='|LoopIr|RunVerify|Cli|Benchmarks|GreedyFusion|CliFusionPlan)\.|^All/Benchmark\.'
+  subset+='|LoopIr|RunVerify|Cli|Benchmarks|GreedyFusion|CliFusionPlan|Regroup)\.|^All/Benchmark\.'
   # Any report, a leak included, ends the process with SIGABRT (a sanitized `tessel` must not
   # exit 1 or 2 like a user error). Leaks in system libraries are suppressed by tests/lsan.supp.
   # Options already in the environment come last and win.

@@ -7,8 +7,8 @@
 // perspective, and each register-level optimisation that applies: prefetch, fold, retime) at
 // tiny sizes with `oclgrind --data-races tessel run --verify`, and must verify with no Oclgrind
 // report. The barriers of these kernels are placed by pass
-// insert-barriers, so this is also its end-to-end check. A deliberately racy program proves the
-// check can fail.
+// insert-barriers, so this is also its end-to-end check. Fusion groups (issue 13) too. A
+// deliberately racy program proves the check can fail.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -225,6 +225,22 @@ TEST(Oclgrind, DemotedInputRingHasNoRaceOrOutOfBoundsAccess) {
   TESSEL_REQUIRE_OPENCL();
   expectClean(sourceDir() + "/tests/e2e/data/occupancy_fused.sten",
               "--param L=7 --param M=9 --param N=11");
+}
+
+// Issue 13: fusion groups (--fusion-groups): the six-stage chain split by recompute-fission and
+// the horizontal diffusion split as MODESTO splits it in a small block memory, each group a
+// kernel recomputing its halos on chip (overlapped) or, where no halo is needed, one kernel
+// (global --fuse-statements); the promoted temporaries go through global memory between them.
+TEST(Oclgrind, FusionGroupsHaveNoRaceOrOutOfBoundsAccess) {
+  TESSEL_REQUIRE_OCLGRIND();
+  TESSEL_REQUIRE_OPENCL();
+  const std::string chain = sourceDir() + "/tests/e2e/data/deep_chain.sten";
+  const std::string tiny = " --param L=3 --param M=13 --param N=15";
+  expectClean(chain, "--fusion-groups recompute-fission --schedule overlapped" + tiny);
+  const fs::path hdiff = benchmarkPath("cosmo-hdiff");
+  for (const char* f :
+       {"--schedule overlapped", "--schedule global --fuse-statements", "--schedule stream"})
+    expectClean(hdiff.string(), std::string("--fusion-groups '0|1-3' ") + f + tinyParams(hdiff));
 }
 
 TESSEL_INSTANTIATE_BENCHMARK_SWEEP(OclgrindBenchmark);
