@@ -7,7 +7,8 @@
 // What crosses a group boundary is materialised in global memory, as paper 002's split variants
 // store a temporary between two groups (section 2.3): a local array written in one group and read
 // in another becomes a global `allocin` array of the same extents, a per-point local scalar one
-// with the extents of the iterators (the scalar's value at each point it was assigned). Apart, a
+// with the extents of the iterators per assignment another group reads (the value at each point
+// it was assigned; language.md 9.3). Apart, a
 // statement would no longer have its region shrunk to what the statements before it in the call
 // wrote (language.md 5.5, 9.1, 9.3), so each statement whose region would change gets its
 // original region as its statement domain (9.5), and the regroup is refused where the regions
@@ -27,7 +28,9 @@ using CallGroups = std::vector<std::vector<int>>;
 /// Why call `call` cannot run as `groups` (empty: it can): the groups do not cover each statement
 /// once, or no order of the groups keeps every dependence (flow, anti and output, through arrays
 /// and local scalars) pointing forward (a group is not convex), or a value that crosses groups is
-/// a scalar assigned more than once or a scratch copy of a global array (language.md 9.4).
+/// a scratch copy of a global array (language.md 9.4) or a scalar read before it is assigned. (A
+/// scalar assigned several times crosses per assignment: each value another group reads gets
+/// its own global array.)
 std::string groupingProblem(const Program& prog, int call, const CallGroups& groups);
 
 /// `groups` in an order that keeps every dependence pointing forward (each group's statements
