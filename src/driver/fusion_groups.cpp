@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 
 #include "analysis/accesses.h"
@@ -73,6 +74,8 @@ Groupings recomputeFissionGroupings(const Program& prog) {
   Groupings g;
   for (size_t c = 0; c < prog.calls.size(); ++c) {
     const CallInst& call = prog.calls[c];
+    std::vector<int> all(call.stmts.size());  // every statement, for the bound's r
+    std::iota(all.begin(), all.end(), 0);
     CallGroups groups{{}};
     std::vector<std::string> halos;
     for (size_t s = 0; s < call.stmts.size(); ++s) {
@@ -91,12 +94,7 @@ Groupings recomputeFissionGroupings(const Program& prog) {
         "call {} ({}): recompute-fission, {} kernel{} {} (recomputation halo {}; bound max(4, "
         "r) = {})",
         c, call.name, groups.size(), groups.size() == 1 ? "" : "s", groupsText(groups),
-        fmt::join(halos, ", "), std::max(4, statementOrder(call, [&] {
-                                           std::vector<int> all(call.stmts.size());
-                                           for (size_t s = 0; s < all.size(); ++s)
-                                             all[s] = static_cast<int>(s);
-                                           return all;
-                                         }()))));
+        fmt::join(halos, ", "), std::max(4, statementOrder(call, all))));
     g.groups.push_back(groups.size() > 1 ? groups : CallGroups{});
   }
   return g;
