@@ -258,8 +258,15 @@ int main(int argc, char** argv) {
   DeepTuneOptions dto;
   std::vector<std::string> deepParams;
   bool deepJson = false;
-  deep->add_option("--steps", dto.steps, "time steps to run (executions of the loop's calls)")
-      ->required();
+  deep->add_option("--steps", dto.steps,
+                   "time steps to compose (executions of calls; default: the run's, at the "
+                   "parameter values)");
+  deep->add_option("-o,--output", dto.outputDir,
+                   "also write the composition as a program into this directory "
+                   "(FILE-deep-tuned.sten: the run's calls unrolled, each part's time tile in "
+                   "#pragma lines)");
+  deep->add_option("--composition", dto.composition,
+                   "with -o: write this composition (e.g. '4x1 + 3x3') instead of the chosen one");
   deep->add_option("--max-fuse", dto.maxFuse, "the most steps one kernel fuses (default 8)");
   deep->add_option("--param", deepParams, "NAME=VALUE parameter value (default: defaults)");
   deep->add_flag("--json", deepJson, "print JSON instead of text");
@@ -561,6 +568,7 @@ int main(int argc, char** argv) {
       if (!parsePairs(deepParams, "--param", dto.params, i64, diags))
         return finish(diags, kExitUserError);
       dto.scheduleFlags = scheduleValues;
+      dto.file = file;
       auto r = deepTune(prog, dto, diags);
       if (!r) return finish(diags, kExitUserError);
       diags.print(std::cerr);

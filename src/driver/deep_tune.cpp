@@ -9,6 +9,7 @@
 #include "analysis/counts.h"
 #include "driver/analyze.h"
 #include "driver/backend.h"
+#include "driver/deep_tune_program.h"
 #include "driver/params.h"
 #include "driver/run.h"
 #include "model/fusion_degree.h"
@@ -117,17 +118,30 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
                  "leave --time-tile out; --max-fuse bounds the degrees tried");
     return std::nullopt;
   }
-  if (opts.steps < 1 || opts.maxFuse < 1) {
+  // A step is one execution of a call; the run's steps at these parameter values.
+  const double runSteps = static_cast<double>(programWork(prog, *params).callsExecuted);
+  const int steps = opts.steps < 0 ? static_cast<int>(std::min(runSteps, 1e6)) : opts.steps;
+  if (steps < 1 || opts.maxFuse < 1) {
     diags.report(DiagId::bad_schedule, {},
                  fmt::format("deep-tune: --steps {} and --max-fuse {}: both must be at least 1",
-                             opts.steps, opts.maxFuse),
+                             steps, opts.maxFuse),
                  "give the number of time steps to run, e.g. --steps 13");
     return std::nullopt;
   }
-  // A step is one execution of a call; the run's steps at these parameter values.
-  const double runSteps = static_cast<double>(programWork(prog, *params).callsExecuted);
+  std::optional<FusionComposition> given;
+  if (!opts.composition.empty()) {
+    std::string why;
+    given = parseComposition(opts.composition, why);
+    if (!given || opts.outputDir.empty()) {
+      diags.report(DiagId::bad_schedule, {},
+                   given ? "deep-tune: --composition says what -o writes, and -o is missing"
+                         : fmt::format("deep-tune: --composition '{}': {}", opts.composition, why),
+                   given ? "give -o DIR" : "write it as deep-tune prints one, e.g. 4x1 + 3x3");
+      return std::nullopt;
+    }
+  }
   nlohmann::json out = {{"family", family},
-                        {"steps", opts.steps},
+                        {"steps", steps},
                         {"run_steps", runSteps},
                         {"versions", nlohmann::json::array()}};
   std::vector<double> f;
@@ -207,18 +221,33 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
                  "check the schedule flags with tessel check");
     return std::nullopt;
   }
-  FusionComposition best = optimalComposition(f, opts.steps);
+  FusionComposition best = optimalComposition(f, steps);
   out["composition"] = best.text();
   out["parts"] = best.parts;
   out["seconds"] = best.seconds;
   // The plain alternatives, for scale: every step alone, and the largest degree throughout.
-  out["seconds_unfused"] = f.front() * opts.steps;
+  out["seconds_unfused"] = f.front() * steps;
   out["measured"] = nullptr;  // predictions only, unless --measure
   if (!opts.measureBackend.empty()) {
     flags["--time-tile"] = "";
     auto m = measureVersions(prog, opts, flags, out, runSteps, diags);
     if (!m) return std::nullopt;
     out["measured"] = *m;
+  }
+  if (!opts.outputDir.empty()) {
+    FusionComposition write = best;
+    if (given)
+      write = *given;
+    else if (!out["measured"].is_null())
+      write.parts = out["measured"]["parts"].get<std::vector<int>>();
+    std::map<std::string, std::string> runWith = flags;
+    runWith["--schedule"] = family;
+    SplitResult w = writeComposedProgram(prog, opts.file, *params, write, runWith, opts.outputDir);
+    if (!w.error.empty()) {
+      diags.report(DiagId::bad_schedule, {}, "deep-tune: " + w.error, w.hint);
+      return std::nullopt;
+    }
+    out["written"] = {{"path", w.path}, {"composition", write.text()}, {"parts", write.parts}};
   }
   return out;
 }
@@ -242,8 +271,14 @@ std::string deepTuneText(const nlohmann::json& r) {
                      r["seconds"].get<double>() > 0
                          ? r["seconds_unfused"].get<double>() / r["seconds"].get<double>()
                          : 0.0);
+  const std::string written = r.contains("written")
+                                  ? fmt::format("wrote {}: the composition {} as a program\n",
+                                                r["written"]["path"].get<std::string>(),
+                                                r["written"]["composition"].get<std::string>())
+                                  : "";
   const nlohmann::json& m = r["measured"];
-  if (m.is_null()) return out + "measured: none (give --measure cuda|opencl|cpp to run them)\n";
+  if (m.is_null())
+    return out + "measured: none (give --measure cuda|opencl|cpp to run them)\n" + written;
   out += fmt::format("Measured on {} ({}; median of {} runs, over the run's {} steps)\n",
                      m["backend"].get<std::string>(), m.value("device", std::string("?")),
                      m["repeat"].get<int>(), r["run_steps"].get<double>());
@@ -265,7 +300,7 @@ std::string deepTuneText(const nlohmann::json& r) {
       m["model_composition_seconds"].get<double>() * 1e3,
       best > 0 ? m["model_composition_seconds"].get<double>() / best : 0.0);
   out += "(a composition's measured time is the sum of its versions' measured kernel times)\n";
-  return out;
+  return out + written;
 }
 
 }  // namespace tessel

@@ -6,7 +6,8 @@
 // that runs T steps fastest is found by the dynamic program opt(T) (model/fusion_degree.h).
 // Predictions, not measurements; with --measure BACKEND every predicted version also runs on that
 // backend (its median time over the run's steps), and opt(T) is found again from the measured
-// times: the measured composition is one of measured versions, summed, not one run.
+// times: the measured composition is one of measured versions, summed, not one run. With -o DIR
+// the chosen composition is also written as a program that runs it (deep_tune_program.h).
 #pragma once
 
 #include <map>
@@ -22,14 +23,19 @@ namespace tessel {
 struct DeepTuneOptions {
   std::map<std::string, std::string> scheduleFlags;  // as the command line gave them
   std::map<std::string, int64_t> params;             // --param NAME=VALUE
-  int steps = 0;                                     // --steps: time steps to compose
-  int maxFuse = 8;                                   // --max-fuse: the largest degree tried
-  bool ptxas = false;                                // registers from nvcc
+  int steps = -1;      // --steps: time steps to compose; -1: the run's (at the parameter values)
+  int maxFuse = 8;     // --max-fuse: the largest degree tried
+  bool ptxas = false;  // registers from nvcc
   /// --measure BACKEND: also run every predicted version on this backend (cuda, opencl, cpp)
   /// and compose the measured times; empty: predictions only.
   std::string measureBackend;
   int repeat = 5;       // --repeat: timed runs per version (median)
   bool verify = false;  // --verify: check every measured version against the reference
+  /// -o DIR: also write the composition as a program (driver/deep_tune_program.h): the one given
+  /// by `composition`, else the measured one (with --measure), else the model's.
+  std::string outputDir;
+  std::string file;         // the program's file: the written program is named after it
+  std::string composition;  // --composition: e.g. "4x1 + 3x3"
 };
 
 /// The versions, why the search stopped, and opt(steps) as JSON; nullopt after an error

@@ -38,6 +38,14 @@ SplitResult writeSplitProgram(const Program& out, const std::string& file, const
     r.hint = "mark no arguments inout: in the stencils to split";
     return r;
   }
+  writeProgramText(dir, dest.filename().string(), text, r);
+  if (!r.path.empty()) r.calls = out.calls.size();
+  return r;
+}
+
+void writeProgramText(const std::string& dir, const std::string& name, const std::string& text,
+                      SplitResult& r) {
+  const std::filesystem::path dest = std::filesystem::path(dir) / name;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   std::ofstream f(dest);
@@ -46,11 +54,9 @@ SplitResult writeSplitProgram(const Program& out, const std::string& file, const
   if (!f) {
     r.error = fmt::format("cannot write '{}'", dest.string());
     r.hint = "give a directory that can be created and written";
-    return r;
+    return;
   }
   r.path = dest.string();
-  r.calls = out.calls.size();
-  return r;
 }
 
 }  // namespace tessel

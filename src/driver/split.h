@@ -28,4 +28,9 @@ SplitResult writeSplit(const Program& prog, const std::string& file, FissionMode
 SplitResult writeSplitProgram(const Program& out, const std::string& file, const std::string& mode,
                               const std::string& dir, std::vector<std::string> notes);
 
+/// Writes `text` into directory `dir` (created if missing) as `name`: sets r.path, or r.error
+/// and r.hint.
+void writeProgramText(const std::string& dir, const std::string& name, const std::string& text,
+                      SplitResult& r);
+
 }  // namespace tessel

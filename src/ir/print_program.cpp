@@ -119,7 +119,8 @@ std::string dataList(const Program& prog, const char* keyword, F flag) {
 
 }  // namespace
 
-std::string programSource(const Program& prog, const std::string& header) {
+std::string programSource(const Program& prog, const std::string& header,
+                          const std::vector<std::string>& pragmas) {
   std::string out = header;
   std::vector<std::string> params;
   for (const Param& p : prog.params)
@@ -139,8 +140,11 @@ std::string programSource(const Program& prog, const std::string& header) {
   out += dataList(prog, "allocin", [](const DataFlags& d) { return d.allocin; });
   out += dataList(prog, "constant", [](const DataFlags& d) { return d.constant; });
   out += dataList(prog, "coefficient", [](const DataFlags& d) { return d.coefficient; });
-  for (size_t c = 0; c < prog.calls.size(); ++c)
-    out += "\n" + stencilText(prog, static_cast<int>(c));
+  for (size_t c = 0; c < prog.calls.size(); ++c) {
+    out += "\n";
+    if (c < pragmas.size() && !pragmas[c].empty()) out += "#pragma " + pragmas[c] + "\n";
+    out += stencilText(prog, static_cast<int>(c));
+  }
   out += "\n";
   bodyText(prog, prog.body, "", out);
   out += dataList(prog, "copyout", [](const DataFlags& d) { return d.copyout; });

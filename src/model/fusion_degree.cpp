@@ -23,6 +23,43 @@ std::string FusionComposition::text() const {
   return out;
 }
 
+std::optional<FusionComposition> parseComposition(const std::string& text, std::string& error) {
+  FusionComposition out;
+  std::string term;
+  int64_t steps = 0;
+  auto take = [&](const std::string& t) {
+    const size_t x = t.find('x');
+    auto number = [](const std::string& d) -> int64_t {
+      if (d.empty() || d.size() > 6 || !std::all_of(d.begin(), d.end(), ::isdigit)) return 0;
+      return std::stoll(d);
+    };
+    const int64_t degree = x == std::string::npos ? 0 : number(t.substr(0, x));
+    const int64_t count = x == std::string::npos ? 0 : number(t.substr(x + 1));
+    if (degree < 1 || count < 1) {
+      error = fmt::format("'{}' is not DEGREExCOUNT (for example 3x4: four kernels of 3 steps)", t);
+      return false;
+    }
+    steps += degree * count;
+    if (steps > 100000) {
+      error = "more than 100000 steps";
+      return false;
+    }
+    out.parts.insert(out.parts.end(), static_cast<size_t>(count), static_cast<int>(degree));
+    return true;
+  };
+  for (char ch : text + "+") {
+    if (ch == ' ') continue;
+    if (ch != '+') {
+      term += ch;
+      continue;
+    }
+    if (!take(term)) return std::nullopt;
+    term.clear();
+  }
+  std::sort(out.parts.rbegin(), out.parts.rend());
+  return out;
+}
+
 FusionComposition optimalComposition(const std::vector<double>& f, int steps) {
   if (f.empty()) throw std::invalid_argument("optimalComposition: no version");
   if (steps < 0) throw std::invalid_argument("optimalComposition: negative steps");

@@ -9,6 +9,7 @@
 // one of 1.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ struct FusionComposition {
   /// "3x4 + 1x1" (degree x count, largest degree first); "0 steps" when empty.
   std::string text() const;
 };
+
+/// A composition written as text() writes it (`4x1 + 3x3`, spaces optional, terms in any order;
+/// the parts run largest first); nullopt and `error` set on anything else (a term that is not
+/// DEGREExCOUNT with both at least 1, or more than 100000 steps in all).
+std::optional<FusionComposition> parseComposition(const std::string& text, std::string& error);
 
 /// opt(steps) for `f` (f[x - 1]: the time of one kernel fusing x steps; every f > 0). Ties go
 /// to the larger degree (fewer kernels). Throws std::invalid_argument for an empty `f`, a

@@ -78,8 +78,11 @@ class Planner {
         ++k;
         continue;
       }
+      // A run ends where the time tile changes: a stencil whose grid fuses another number of
+      // steps starts a run of its own (a deep-tuned composition, driver/deep_tune_program.h).
       size_t e = k;
-      while (e < nodes.size() && nodes[e].kind == ExecNode::Kind::Call && overlapped(nodes[e].call))
+      while (e < nodes.size() && nodes[e].kind == ExecNode::Kind::Call &&
+             overlapped(nodes[e].call) && timeTile(nodes[e].call) == timeTile(n.call))
         ++e;
       add(nullptr, &nodes, k, e - k, calls(nodes, k, e));
       k = e;
@@ -95,6 +98,10 @@ class Planner {
   bool overlapped(int call) const {
     size_t s = static_cast<size_t>(prog_.calls.at(static_cast<size_t>(call)).stencil);
     return s < grids_.size() && grids_[s].fusesSteps();
+  }
+  int timeTile(int call) const {
+    return grids_.at(static_cast<size_t>(prog_.calls.at(static_cast<size_t>(call)).stencil))
+        .timeTile;
   }
   /// A loop body fused as a whole: only calls, all of overlapped stencils.
   bool loopBody(const std::vector<ExecNode>& nodes) const {

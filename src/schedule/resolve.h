@@ -102,10 +102,11 @@ struct FusedVariant {
 ///     steps (n calls per iteration) run as floor(S/T) fused kernels of T consecutive steps, and
 ///     the S mod T remaining steps as ordinary per-statement kernels. A fused kernel starts at
 ///     body position p = (g*T) mod n; one variant is made per position that occurs;
-///   - a maximal run of consecutive calls of fusing stencils elsewhere (top level, or beside
-///     other nodes in a loop body): its k calls run as floor(k/T) fused kernels, then the rest
-///     per statement; a run of fewer than T calls (k < T, e.g. a program with one call) is fused
-///     as one kernel of its k steps (overlapped; with a streamed dimension it runs per statement).
+///   - a maximal run of consecutive calls of fusing stencils with the same time tile elsewhere
+///     (top level, or beside other nodes in a loop body): its k calls run as floor(k/T) fused
+///     kernels, then the rest per statement; a run of fewer than T calls (k < T, e.g. a program
+///     with one call) is fused as one kernel of its k steps (overlapped; with a streamed
+///     dimension it runs per statement).
 /// The grid of a group's first call's stencil (time tile, block) applies to the group. A group
 /// is not fused, with a note saying why, when its tile analysis does not apply (a fixed plane of
 /// a value the group writes is read), when it writes no global array, or when the block leaves

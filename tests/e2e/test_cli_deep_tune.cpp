@@ -1,13 +1,18 @@
 // `tessel deep-tune` (issue 13; driver/deep_tune.h, paper 000 section VI-A): versions fusing
 // 1, 2, ... steps predicted while bandwidth-bound, and the composition opt(T) of them; every
-// benchmark; the versions a composition uses verified on PoCL and the C++ backend; the refusals.
+// benchmark; the versions a composition uses verified on PoCL and the C++ backend; compositions
+// written as programs (-o, driver/deep_tune_program.h) that check, compute what their input
+// computes and verify on PoCL and the C++ backend; the refusals.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "model/fusion_degree.h"
 #include "support/command.h"
+#include "support/files.h"
 #include "support/verify.h"
 #include "unit/gpu_test_util.h"
 
@@ -22,6 +27,46 @@ nlohmann::json deepTune(const std::string& bench, const std::string& flags) {
   EXPECT_EQ(r.exitCode, 0) << r.output;
   // --measure's progress lines (standard error) come first.
   return nlohmann::json::parse(r.output.substr(r.output.find("{\n")));
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// The copied-out arrays of `file` run on the reference interpreter, by name.
+std::map<std::string, std::string> referenceOutputs(const std::string& file,
+                                                    const std::string& params,
+                                                    const fs::path& dir) {
+  auto r = runCommand(tesselBinary() + " run " + file + " --backend reference --output " +
+                      dir.string() + params);
+  EXPECT_EQ(r.exitCode, 0) << file << "\n" << r.output;
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(dir))
+    out[e.path().filename().string()] = slurp(e.path());
+  return out;
+}
+
+/// `tessel deep-tune FILE -o DIR FLAGS`: the written program, which must pass `check` without a
+/// warning and compute byte for byte what FILE computes at `params`; its JSON report in `report`.
+fs::path writeComposed(const std::string& bench, const std::string& flags,
+                       const std::string& params, nlohmann::json& report) {
+  const fs::path dir = freshTempDir("deep-tune", bench);
+  report = deepTune(bench, "-o " + dir.string() + " " + flags + params);
+  const fs::path written = dir / (bench + "-deep-tuned.sten");
+  EXPECT_TRUE(fs::exists(written)) << report.dump(2);
+  if (!fs::exists(written)) return written;
+  EXPECT_EQ(report["written"]["path"], written.string());
+  auto c = runCommand(tesselBinary() + " check " + written.string());
+  EXPECT_EQ(c.exitCode, 0) << c.output << "\n" << slurp(written);
+  EXPECT_EQ(c.output.find("warning"), std::string::npos) << c.output;
+  const auto a = referenceOutputs(benchmarkPath(bench).string(), params, dir / "in");
+  const auto b = referenceOutputs(written.string(), "", dir / "out");  // its defaults: params
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, b) << "the written program computes something else";
+  return written;
 }
 
 }  // namespace
@@ -144,12 +189,70 @@ TEST(CliDeepTune, MeasuredVersionsOnPoclAndTheCppBackend) {
   EXPECT_NE(t.output.find("deep-tune: measuring 2 x 1 on cpp"), std::string::npos) << t.output;
 }
 
+// The chosen composition of every multi-stencil benchmark (and j2d5pt's) for the run's own steps
+// (--steps left out), written as a program: it checks, computes what its input computes, and
+// runs and verifies on PoCL and the C++ backend under the flags its header gives.
+TEST(CliDeepTune, WrittenCompositionsComputeTheSameAndVerify) {
+  TESSEL_REQUIRE_OPENCL();
+  for (const char* b : {"cheby", "denoise", "fdtd2d", "heat", "j3d7pt", "j2d5pt"}) {
+    SCOPED_TRACE(b);
+    nlohmann::json r;
+    const std::string params = awkwardParamFlags(benchmarkPath(b));
+    const fs::path written = writeComposed(b, "--max-fuse 3", params, r);
+    EXPECT_EQ(r["steps"].get<double>(), r["run_steps"].get<double>());
+    EXPECT_EQ(r["written"]["composition"], r["composition"]);
+    const std::string text = slurp(written);
+    EXPECT_NE(text.find("tessel run " + written.filename().string() + "\n"), std::string::npos)
+        << text;
+    for (const char* backend : {"opencl", "cpp"}) expectRunVerifies(written.string(), backend, "");
+  }
+}
+
+// A composition given by hand mixes degrees: j2d5pt's 8 steps (T = 4) as 4x1 + 3x1 + 1x1 under
+// stream + time_tile, and j3d7pt's 6 as 3x1 + 2x1 + 1x1 under overlapped; the schedule fuses
+// each part as one kernel (a run of fused calls ends where the time tile changes).
+TEST(CliDeepTune, AGivenCompositionFusesEachPart) {
+  TESSEL_REQUIRE_OPENCL();
+  for (const auto& [bench, flags, fused] :
+       std::vector<std::tuple<std::string, std::string, std::vector<std::string>>>{
+           {"j2d5pt",
+            "--composition '3x1 + 1x1 + 4x1'",
+            {"calls 0, 1, 2, 3 (time_tile 4)", "calls 4, 5, 6 (time_tile 3)"}},
+           {"j3d7pt",
+            "--schedule overlapped --composition '1x1+2x1+3x1'",
+            {"calls 0, 1, 2 (time_tile 3)", "calls 3, 4 (time_tile 2)",
+             "calls 5 (time_tile 1)"}}}) {
+    SCOPED_TRACE(bench);
+    nlohmann::json r;
+    // T = 4 for j2d5pt (8 steps), 3 for j3d7pt (6).
+    const std::string params =
+        paramFlags(benchmarkPath(bench), {{40}, {23, 29}, {9, 11, 13}}, bench == "j2d5pt" ? 4 : 3);
+    const fs::path written = writeComposed(bench, flags, params, r);
+    const std::string family = bench == "j2d5pt" ? "" : " --schedule overlapped";
+    auto info = runCommand(tesselBinary() + " info " + written.string() + family);
+    ASSERT_EQ(info.exitCode, 0) << info.output;
+    for (const std::string& f : fused)
+      EXPECT_NE(info.output.find(f), std::string::npos) << info.output;
+    EXPECT_NE(slurp(written).find("tessel run " + written.filename().string() + family + "\n"),
+              std::string::npos);
+    for (const char* backend : {"opencl", "cpp"})
+      expectRunVerifies(written.string(), backend, family);
+  }
+}
+
 TEST(CliDeepTune, Refusals) {
   const std::string j3d7pt = benchmarkPath("j3d7pt").string();
   for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
            {"--steps 5 --schedule global", "deep-tune: --schedule global fuses no time steps"},
            {"--steps 5 --time-tile 2", "--time-tile is what deep-tune chooses"},
-           {"--steps 0", "both must be at least 1"}}) {
+           {"--steps 0", "both must be at least 1"},
+           {"--composition 3x2", "--composition says what -o writes, and -o is missing"},
+           {"-o /tmp --composition 3y2", "--composition '3y2': '3y2' is not DEGREExCOUNT"},
+           {"-o /tmp --composition '3x2 + 0x1'", "'0x1' is not DEGREExCOUNT"},
+           {"-o /tmp --steps 5 --param T=1", "covers 5 steps, but the run executes 2 calls"},
+           {"-o /tmp --composition 3x3 --param T=1",
+            "the composition 3x3 covers 9 steps, but the run executes 2 calls"},
+           {"-o /tmp --param T=3000", "more than 4096 calls"}}) {
     auto r = runCommand(tesselBinary() + " deep-tune " + j3d7pt + " " + flags);
     EXPECT_EQ(r.exitCode, 1) << flags << "\n" << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;

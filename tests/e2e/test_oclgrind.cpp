@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "support/command.h"
+#include "support/files.h"
 #include "unit/gpu_test_util.h"
 
 using namespace tessel;
@@ -241,6 +242,24 @@ TEST(Oclgrind, FusionGroupsHaveNoRaceOrOutOfBoundsAccess) {
   for (const char* f :
        {"--schedule overlapped", "--schedule global --fuse-statements", "--schedule stream"})
     expectClean(hdiff.string(), std::string("--fusion-groups '0|1-3' ") + f + tinyParams(hdiff));
+}
+
+// Issue 13: a deep-tuned composition written as a program (deep-tune -o): j2d5pt's 6 steps as
+// 3x1 + 2x1 + 1x1, each part one fused kernel under stream + time_tile, and j3d7pt's under
+// overlapped.
+TEST(Oclgrind, ADeepTunedCompositionHasNoRaceOrOutOfBoundsAccess) {
+  TESSEL_REQUIRE_OCLGRIND();
+  TESSEL_REQUIRE_OPENCL();
+  for (const auto& [bench, family] : std::vector<std::pair<std::string, std::string>>{
+           {"j2d5pt", ""}, {"j3d7pt", " --schedule overlapped"}}) {
+    SCOPED_TRACE(bench);
+    const fs::path dir = freshTempDir("oclgrind-deep-tune", bench);
+    const fs::path file = benchmarkPath(bench);
+    auto w = runCommand(tesselBinary() + " deep-tune " + file.string() + family + " -o " +
+                        dir.string() + " --composition '3x1 + 2x1 + 1x1'" + tinyParams(file));
+    ASSERT_EQ(w.exitCode, 0) << w.output;
+    expectClean((dir / (bench + "-deep-tuned.sten")).string(), family);
+  }
 }
 
 TESSEL_INSTANTIATE_BENCHMARK_SWEEP(OclgrindBenchmark);

@@ -75,4 +75,23 @@ TEST(FusionDegree, PaperNotationAndTies) {
   EXPECT_THROW(optimalComposition({1.0}, -1), std::invalid_argument);
 }
 
+// Compositions read back as text() writes them (deep-tune --composition), in any order.
+TEST(FusionDegree, ParseComposition) {
+  std::string error;
+  auto c = parseComposition("1x1 + 3x4", error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->parts, (std::vector<int>{3, 3, 3, 3, 1}));
+  EXPECT_EQ(c->text(), "3x4 + 1x1");
+  c = parseComposition("4x1+3x3", error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->parts, (std::vector<int>{4, 3, 3, 3}));
+  for (const char* bad : {"", "3", "x4", "3x", "3x0", "0x2", "3x4 +", "3*4", "-1x2", "3x1000000"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_FALSE(parseComposition(bad, error));
+    EXPECT_FALSE(error.empty());
+  }
+  EXPECT_FALSE(parseComposition("9x99999", error));
+  EXPECT_EQ(error, "more than 100000 steps");
+}
+
 }  // namespace tessel

@@ -1,0 +1,141 @@
+// A deep-tuned composition as a program (deep_tune_program.h).
+#include "driver/deep_tune_program.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <numeric>
+#include <stdexcept>
+
+#include "ir/expr.h"
+#include "ir/print_program.h"
+
+namespace tessel {
+
+namespace {
+
+void collect(const std::vector<ExecNode>& nodes, const ParamValues& params, size_t limit,
+             std::vector<int>& out) {
+  for (const ExecNode& n : nodes) {
+    if (out.size() >= limit) return;
+    if (n.kind == ExecNode::Kind::Call) {
+      out.push_back(n.call);
+      continue;
+    }
+    const int64_t lo = evalInt(n.lo, params), hi = evalInt(n.hi, params);
+    for (int64_t t = lo; t <= hi && out.size() < limit; ++t) collect(n.body, params, limit, out);
+  }
+}
+
+/// The `#pragma` clauses of a stencil whose calls fuse `degree` steps under `flags`.
+std::string pragmaFor(const Program& prog, const std::map<std::string, std::string>& flags,
+                      int degree) {
+  auto flag = [&](const char* f) {
+    auto it = flags.find(f);
+    return it == flags.end() ? std::string() : it->second;
+  };
+  const std::string tile = degree > 1 ? fmt::format("time_tile {}", degree) : "";
+  if (flag("--schedule") == "overlapped") return fmt::format("time_tile {}", degree);
+  std::string stream = "stream " + prog.iterators.at(0).name;
+  if (!flag("--full-stream").empty())
+    stream = "full_stream " + flag("--full-stream");
+  else if (!flag("--stream").empty())
+    stream = "stream " + flag("--stream");
+  return tile.empty() ? stream : stream + " " + tile;
+}
+
+/// The command line that runs the written program as deep-tune ran its versions.
+std::string runFlags(const std::map<std::string, std::string>& flags) {
+  std::string out;
+  for (const auto& [f, v] : flags) {
+    if (v.empty() || f == "--time-tile" || f == "--stream" || f == "--full-stream") continue;
+    if (f == "--schedule" && v != "overlapped") continue;  // the pragmas say stream
+    out += v == "on" ? " " + f : fmt::format(" {} {}", f, v);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<int> executedCalls(const Program& prog, const ParamValues& params, size_t limit) {
+  std::vector<int> out;
+  collect(prog.body, params, limit, out);
+  return out;
+}
+
+SplitResult writeComposedProgram(const Program& prog, const std::string& file,
+                                 const ParamValues& params, const FusionComposition& composition,
+                                 const std::map<std::string, std::string>& flags,
+                                 const std::string& dir) {
+  SplitResult r;
+  const std::vector<int> steps =
+      executedCalls(prog, params, static_cast<size_t>(kMaxComposedSteps) + 1);
+  const int64_t covered =
+      std::accumulate(composition.parts.begin(), composition.parts.end(), int64_t{0});
+  std::vector<std::string> values;
+  for (size_t p = 0; p < prog.params.size() && p < params.size(); ++p)
+    values.push_back(fmt::format("{}={}", prog.params[p].name, params[p]));
+  if (steps.size() > static_cast<size_t>(kMaxComposedSteps)) {
+    r.error = fmt::format("the run executes more than {} calls at {}: too many to write out",
+                          kMaxComposedSteps, fmt::join(values, ", "));
+    r.hint = "give smaller loop bounds with --param";
+    return r;
+  }
+  if (covered != static_cast<int64_t>(steps.size())) {
+    r.error =
+        fmt::format("the composition {} covers {} steps, but the run executes {} call{} at {}",
+                    composition.text(), covered, steps.size(), steps.size() == 1 ? "" : "s",
+                    fmt::join(values, ", "));
+    r.hint =
+        fmt::format("give --steps {} (or leave --steps out) to write the program", steps.size());
+    return r;
+  }
+  // One call per (call of the input, degree) pair, in the order of first use.
+  // The parameters default to the values written for (those of the loop bounds are baked in).
+  Program out = prog;
+  for (size_t p = 0; p < out.params.size() && p < params.size(); ++p)
+    out.params[p].defaultValue = intLit(params[p]);
+  out.calls.clear();
+  out.body.clear();
+  std::map<std::pair<int, int>, int> copies;
+  std::vector<std::string> pragmas;
+  size_t s = 0;
+  for (int degree : composition.parts)
+    for (int k = 0; k < degree; ++k, ++s) {
+      const int c = steps[s];
+      auto [it, added] = copies.try_emplace({c, degree}, static_cast<int>(out.calls.size()));
+      if (added) {
+        CallInst call = prog.calls.at(static_cast<size_t>(c));
+        call.name = fmt::format("{}_x{}", call.name, degree);
+        out.calls.push_back(std::move(call));
+        pragmas.push_back(pragmaFor(prog, flags, degree));
+      }
+      ExecNode n;
+      n.kind = ExecNode::Kind::Call;
+      n.call = it->second;
+      out.body.push_back(std::move(n));
+    }
+  const std::string name = std::filesystem::path(file).stem().string() + "-deep-tuned.sten";
+  std::string header = fmt::format(
+      "// {} written by `tessel deep-tune` from {}: the composition {} of the run at {}\n"
+      "// ({} steps, the loops unrolled: the parameters default to those values, and values that\n"
+      "// change the loop bounds do not apply). Each call is a stencil of its own; its #pragma "
+      "fuses the steps of the\n"
+      "// composition's part it belongs to (parts in order, largest first), and a run of fused\n"
+      "// calls ends where the time tile changes. The input's #pragma hints are not carried over.\n"
+      "// Run it as deep-tune ran the versions: tessel run {}{}\n",
+      name, file, composition.text(), fmt::join(values, ", "), steps.size(), name, runFlags(flags));
+  std::string text;
+  try {
+    text = programSource(out, header, pragmas);
+  } catch (const std::invalid_argument& e) {
+    r.error = fmt::format("cannot write the composed program: {}", e.what());
+    r.hint = "mark no arguments inout: in the stencils to compose";
+    return r;
+  }
+  writeProgramText(dir, name, text, r);
+  if (!r.path.empty()) r.calls = out.calls.size();
+  return r;
+}
+
+}  // namespace tessel
