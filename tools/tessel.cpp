@@ -19,6 +19,7 @@
 #include "driver/backend.h"
 #include "driver/deep_tune.h"
 #include "driver/emit.h"
+#include "driver/fusion_choices.h"
 #include "driver/fusion_groups.h"
 #include "driver/fusion_plan.h"
 #include "driver/info.h"
@@ -396,11 +397,12 @@ int main(int argc, char** argv) {
   std::string fusionGroupsValue;
   for (CLI::App* sub : {check, info, emit, run, res, analyze})
     sub->add_option("--fusion-groups", fusionGroupsValue,
-                    "run each call's statements as these kernels (fusion groups; each a call of "
-                    "its own, temporaries that cross through global memory): greedy (STENCILGEN's "
-                    "plan), modesto (MODESTO's grouping), recompute-fission or [CALL:]G|G|... per "
-                    "call separated by "
-                    "';' (statement numbers as tessel info shows them); see tessel split");
+                    "run the program's calls as this fusion choice makes them (each kernel a "
+                    "call of its own, temporaries that cross through global memory): none (as "
+                    "written), trivial-fission, maxfuse, recompute-fission, greedy (STENCILGEN's "
+                    "plan), modesto (MODESTO's grouping), [CALL:]G|G|... per call separated by "
+                    "';' (statement numbers as tessel info shows them; see tessel split), or auto "
+                    "(the one the model predicts fastest)");
 
   // The lowering pipeline's pass log (lower/lower.h), in the style of MLIR's pass manager.
   PassOptions passOpts;
@@ -446,20 +448,6 @@ int main(int argc, char** argv) {
   try {
     LoadedProgram lp = loadProgram(file, diags);
     if (!lp.program) return finish(diags, kExitUserError);
-    // --fusion-groups: the program every later step sees is the regrouped one; `run --verify`
-    // still checks against the program as written.
-    std::optional<Program> regrouped;
-    if (!fusionGroupsValue.empty()) {
-      std::vector<std::string> notes;
-      const std::string machine = scheduleValues["--machine"];
-      regrouped =
-          fusionGroupsPass(*lp.program, fusionGroupsValue,
-                           machine.empty() ? std::string("h100") : machine, diags, passLog, notes);
-      if (!regrouped) return finish(diags, kExitUserError);
-      for (const std::string& n : notes) std::cerr << "tessel: fusion groups: " << n << "\n";
-      ro.reference = &*lp.program;
-    }
-    const Program& prog = regrouped ? *regrouped : *lp.program;
     auto i64 = [](const std::string& s, size_t& used) {
       return static_cast<int64_t>(std::stoll(s, &used));
     };
@@ -468,14 +456,59 @@ int main(int argc, char** argv) {
       used = s.size();
       return s;
     };
-
-    // The performance model's first choice (one line says which), at the command's parameters.
     const std::vector<std::string> noParams;
     const std::vector<std::string>& commandParams = run->parsed()       ? runParams
                                                     : analyze->parsed() ? analyzeParams
                                                     : info->parsed()    ? infoParams
                                                     : check->parsed()   ? checkParams
                                                                         : noParams;
+    // Where the performance model picks the schedule: --schedule auto, or a GPU run or emission
+    // that names no family.
+    const bool gpuCommand = (run->parsed() && (backendName == "opencl" || backendName == "cuda")) ||
+                            (emit->parsed() && (eo.target == "opencl" || eo.target == "cuda"));
+    const bool cppCommand =
+        (run->parsed() && backendName == "cpp") || (emit->parsed() && eo.target == "cpp");
+    // --fusion-groups: the program every later step sees is the regrouped one; `run --verify`
+    // still checks against the program as written. `auto`: the model's choice (with the
+    // schedule, where the model picks that too).
+    std::optional<Program> regrouped;
+    if (!fusionGroupsValue.empty()) {
+      std::vector<std::string> notes;
+      const std::string machine = scheduleValues["--machine"];
+      std::string value = fusionGroupsValue;
+      if (value == "auto") {
+        if (cppCommand) {
+          std::cerr << "tessel: error: --fusion-groups auto chooses with the GPU performance "
+                       "model\n  hint: run it with --backend opencl or cuda, or name a fusion "
+                       "choice (none, trivial-fission, maxfuse, recompute-fission, greedy) for "
+                       "the C++ backend\n";
+          return kExitUserError;
+        }
+        std::map<std::string, int64_t> given;
+        if (!parsePairs(commandParams, "--param", given, i64, diags))
+          return finish(diags, kExitUserError);
+        const bool withSchedule = scheduleValues["--schedule"] == "auto" ||
+                                  (gpuCommand && !scheduleNamed(*lp.program, scheduleValues));
+        auto choice = chooseFusion(*lp.program, scheduleValues, given, withSchedule, diags);
+        if (!choice) return finish(diags, kExitUserError);
+        std::cerr << choice->line() << "\n";
+        value = choice->value;
+        if (choice->schedule) {
+          choice->schedule->byDefault = scheduleValues["--schedule"] != "auto";
+          scheduleValues = choice->schedule->flags;
+          std::cerr << choice->schedule->line() << "\n";
+        }
+      }
+      regrouped =
+          fusionGroupsPass(*lp.program, value, machine.empty() ? std::string("h100") : machine,
+                           diags, passLog, notes);
+      if (!regrouped) return finish(diags, kExitUserError);
+      for (const std::string& n : notes) std::cerr << "tessel: fusion groups: " << n << "\n";
+      ro.reference = &*lp.program;
+    }
+    const Program& prog = regrouped ? *regrouped : *lp.program;
+
+    // The performance model's first choice (one line says which), at the command's parameters.
     auto modelChoice = [&](DiagnosticEngine& d) -> std::optional<ModelChoice> {
       std::map<std::string, int64_t> given;
       if (!parsePairs(commandParams, "--param", given, i64, d)) return std::nullopt;
@@ -493,9 +526,7 @@ int main(int argc, char** argv) {
       if (!choice) return finish(diags, kExitUserError);
       scheduleValues = choice->flags;
       std::cerr << choice->line() << "\n";
-    } else if (((run->parsed() && (backendName == "opencl" || backendName == "cuda")) ||
-                (emit->parsed() && (eo.target == "opencl" || eo.target == "cuda"))) &&
-               !scheduleNamed(prog, scheduleValues)) {
+    } else if (gpuCommand && !scheduleNamed(prog, scheduleValues)) {
       // No family named for a GPU: the model's choice (docs/model.md, "The model's choice"). If
       // it cannot choose (bad parameters, say), the program's own default goes on to report why.
       DiagnosticEngine quiet;

@@ -6,11 +6,11 @@
 
 #include <algorithm>
 
-#include "analysis/fission.h"
-#include "analysis/regroup.h"
 #include "driver/analyze.h"
 #include "driver/fusion_groups.h"
+#include "driver/params.h"
 #include "model/machine.h"
+#include "perf/predict.h"
 
 namespace tessel {
 
@@ -22,32 +22,18 @@ struct Variant {
   std::vector<std::string> notes;
 };
 
-/// The program as written and its fission and fusion-group variants.
+/// The program as written and its fission and fusion-group variants (fusionChoiceNames()), by
+/// their names in the ranking ("as written" for `none`). A variant that cannot be made (the
+/// greedy plan of a program it refuses) is left out with its error in `diags`.
 std::vector<Variant> variantsOf(const Program& prog, const std::string& machineName,
                                 DiagnosticEngine& diags) {
   std::vector<Variant> out;
-  out.push_back({"as written", prog, {}});
-  for (FissionMode mode : {FissionMode::TrivialFission, FissionMode::MaxFuse}) {
-    Variant v{fissionModeName(mode), Program{}, {}};
-    v.program = splitProgram(prog, mode, v.notes);
+  for (const std::string& name : fusionChoiceNames()) {
+    Variant v{name == "none" ? "as written" : name, Program{}, {}};
+    auto p = fusionVariant(prog, name, machineName, diags, v.notes);
+    if (!p) continue;
+    v.program = std::move(*p);
     out.push_back(std::move(v));
-  }
-  {
-    Groupings g = recomputeFissionGroupings(prog);
-    Variant v{"recompute-fission", Program{}, g.notes};
-    v.program = regroupProgram(prog, g.groups, v.notes);
-    out.push_back(std::move(v));
-  }
-  GreedyFusionOptions greedy;
-  DiagnosticEngine quiet;
-  if (auto m = loadMachine(machineName, quiet)) greedy.sharedLimit = m->sharedPerBlockMax();
-  try {
-    Groupings g = greedyGroupings(prog, greedy);
-    Variant v{"greedy", Program{}, g.notes};
-    v.program = regroupProgram(prog, g.groups, v.notes);
-    out.push_back(std::move(v));
-  } catch (const std::invalid_argument& e) {
-    diags.report(DiagId::bad_schedule, {}, e.what());
   }
   return out;
 }
@@ -88,6 +74,67 @@ nlohmann::json rankFusionChoices(const Program& prog,
            a["seconds"].template get<double>() < b["seconds"].template get<double>();
   });
   return {{"variants", variants}, {"ranking", ranking}};
+}
+
+std::string FusionModelChoice::line() const {
+  const std::string against = writtenSeconds > 0
+                                  ? fmt::format("{:.4g} ms as written", writtenSeconds * 1e3)
+                                  : std::string("the program as written refused");
+  return fmt::format(
+      "note: --fusion-groups auto: the model ranks '{}' first of {} fusion choice{}{} (predicted "
+      "{:.4g} ms per run against {}: a prediction, docs/fusion.md)",
+      value, tried, tried == 1 ? "" : "s",
+      schedule ? " with '" + schedule->schedule + "'" : std::string(), seconds * 1e3, against);
+}
+
+std::optional<FusionModelChoice> chooseFusion(const Program& prog,
+                                              std::map<std::string, std::string> flags,
+                                              const std::map<std::string, int64_t>& params,
+                                              bool chooseSchedules, DiagnosticEngine& diags) {
+  auto machine = flags.find("--machine");
+  const std::string machineName =
+      machine == flags.end() || machine->second.empty() ? "h100" : machine->second;
+  if (flags["--schedule"] == "auto") flags.erase("--schedule");
+  std::optional<FusionModelChoice> best;
+  double written = 0;
+  size_t tried = 0;
+  std::vector<std::string> refused;
+  for (const std::string& name : fusionChoiceNames()) {
+    DiagnosticEngine quiet;  // a choice the model cannot cost is left out, with why
+    std::vector<std::string> notes;
+    auto variant = fusionVariant(prog, name, machineName, quiet, notes);
+    if (!variant || (name != "none" && sameCalls(*variant, prog))) continue;
+    ++tried;
+    FusionModelChoice c;
+    c.value = name;
+    std::string why;
+    if (chooseSchedules) {
+      c.schedule = chooseSchedule(*variant, flags, params, quiet);
+      if (c.schedule) c.seconds = c.schedule->seconds;
+    } else if (auto values = bindParams(*variant, params, quiet)) {
+      if (auto p = predictUnder(*variant, flags, *values, false, quiet, nullptr, &why))
+        c.seconds = (*p)["seconds"].get<double>();
+    }
+    if (c.seconds <= 0) {
+      refused.push_back(fmt::format("{} ({})", name, why.empty() ? "no schedule fits" : why));
+      continue;
+    }
+    if (name == "none") written = c.seconds;
+    // Ties within what the model resolves go to the earlier choice: the program as written.
+    if (best && c.seconds >= best->seconds * (1 - kChoiceMargin)) continue;
+    best = std::move(c);
+  }
+  if (!best) {
+    diags.report(DiagId::bad_schedule, {},
+                 fmt::format("--fusion-groups auto: the model could cost none of the {} fusion "
+                             "choices: {}",
+                             tried, fmt::join(refused, "; ")),
+                 "name a fusion choice (--fusion-groups none, greedy, ...) to see why");
+    return std::nullopt;
+  }
+  best->writtenSeconds = written;
+  best->tried = tried;
+  return best;
 }
 
 std::string fusionChoicesText(const nlohmann::json& choices) {

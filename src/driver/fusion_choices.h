@@ -8,8 +8,10 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "driver/analyze.h"
 #include "ir/program.h"
 #include "support/diagnostics.h"
 
@@ -23,6 +25,28 @@ namespace tessel {
 nlohmann::json rankFusionChoices(const Program& prog,
                                  const std::map<std::string, std::string>& flags,
                                  const ParamValues& params, DiagnosticEngine& diags);
+
+/// `--fusion-groups auto`: the fusion choice the model predicts fastest per run, of the program
+/// as written and the variants fusionChoiceNames() makes that change it (MODESTO's grouping is
+/// left out for its counting time); ties within kChoiceMargin go to the earlier one, the program
+/// as written first. With `chooseSchedules` (--schedule auto, or a GPU run without a family) each
+/// is costed under its own chooseSchedule() and the schedule comes with the choice; else under
+/// `flags` as they are.
+struct FusionModelChoice {
+  std::string value;                    // the --fusion-groups value chosen (none, greedy, ...)
+  double seconds = 0;                   // predicted per run
+  double writtenSeconds = 0;            // the program as written, the same way (0: refused)
+  std::optional<ModelChoice> schedule;  // with chooseSchedules: the schedule chosen with it
+  size_t tried = 0;                     // the choices costed
+  /// The one line that says what was chosen.
+  std::string line() const;
+};
+
+/// Nullopt after an error reported through `diags` (no choice could be costed).
+std::optional<FusionModelChoice> chooseFusion(const Program& prog,
+                                              std::map<std::string, std::string> flags,
+                                              const std::map<std::string, int64_t>& params,
+                                              bool chooseSchedules, DiagnosticEngine& diags);
 
 /// The ranking as text: the variants and the first rows of the ranking.
 std::string fusionChoicesText(const nlohmann::json& choices);

@@ -286,15 +286,27 @@ std::optional<Groupings> optionGroupings(const Program& prog, const std::string&
   return splitGroupings(prog, "groups", specs, machineName, {}, {}, diags);
 }
 
-std::optional<Program> fusionGroupsPass(const Program& prog, const std::string& value,
-                                        const std::string& machineName, DiagnosticEngine& diags,
-                                        PassLog& log, std::vector<std::string>& notes) {
+std::optional<Program> fusionVariant(const Program& prog, const std::string& value,
+                                     const std::string& machineName, DiagnosticEngine& diags,
+                                     std::vector<std::string>& notes) {
+  if (value == "none") return prog;
+  if (value == "trivial-fission" || value == "maxfuse")
+    return splitProgram(
+        prog, value == "maxfuse" ? FissionMode::MaxFuse : FissionMode::TrivialFission, notes);
   auto groups = optionGroupings(prog, value, machineName, diags);
   if (!groups) return std::nullopt;
   notes = groups->notes;
+  return regroupProgram(prog, groups->groups, notes);
+}
+
+std::optional<Program> fusionGroupsPass(const Program& prog, const std::string& value,
+                                        const std::string& machineName, DiagnosticEngine& diags,
+                                        PassLog& log, std::vector<std::string>& notes) {
   return log.run(
-      "fusion-groups", [&] { return regroupProgram(prog, groups->groups, notes); },
-      [](const Program& p) { return programSource(p, ""); });
+      "fusion-groups", [&] { return fusionVariant(prog, value, machineName, diags, notes); },
+      [](const std::optional<Program>& p) {
+        return p ? programSource(*p, "") : std::string("(not made: an error)\n");
+      });
 }
 
 }  // namespace tessel

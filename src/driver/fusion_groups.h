@@ -84,9 +84,25 @@ std::optional<Groupings> splitGroupings(const Program& prog, const std::string& 
 std::optional<Groupings> optionGroupings(const Program& prog, const std::string& value,
                                          const std::string& machineName, DiagnosticEngine& diags);
 
+/// The fusion choices `--fusion-groups` names by a word besides greedy and modesto (which the
+/// model's choice leaves out for its counting time): the program as written (`none`), ARTEMIS's
+/// fission modes and the greedy plan, in the order the model's choice prefers them on a tie.
+inline const std::vector<std::string>& fusionChoiceNames() {
+  static const std::vector<std::string> names = {"none", "trivial-fission", "maxfuse",
+                                                 "recompute-fission", "greedy"};
+  return names;
+}
+
+/// `prog` as the `--fusion-groups` value makes it: `none` as it is, `trivial-fission` and
+/// `maxfuse` split or fused (analysis/fission.h), the others regrouped (optionGroupings,
+/// analysis/regroup.h); nullopt after an error reported to `diags`. `notes` gets what decided
+/// each call's grouping and what was regrouped.
+std::optional<Program> fusionVariant(const Program& prog, const std::string& value,
+                                     const std::string& machineName, DiagnosticEngine& diags,
+                                     std::vector<std::string>& notes);
+
 /// Pass `fusion-groups` (run through `log`, which prints the program it makes in the language
-/// when asked): `prog` regrouped as the `--fusion-groups` value says; nullopt after an error
-/// reported to `diags`. `notes` gets what decided each call's grouping and what was regrouped.
+/// when asked): fusionVariant.
 std::optional<Program> fusionGroupsPass(const Program& prog, const std::string& value,
                                         const std::string& machineName, DiagnosticEngine& diags,
                                         PassLog& log, std::vector<std::string>& notes);

@@ -162,6 +162,76 @@ TEST(CliFusionGroups, AnalyzeRanksFusionChoices) {
   EXPECT_TRUE(has(text.output, "recompute-fission  2 calls")) << text.output;
 }
 
+// Every fusion choice is one value of one option (what a search over them enumerates): none,
+// ARTEMIS's fission modes and the others each run and verify against the program as written on
+// PoCL and the C++ backend.
+TEST(CliFusionGroups, EveryNamedChoiceRunsAndVerifies) {
+  TESSEL_REQUIRE_OPENCL();
+  for (const std::string bench : {"hypterm", "fdtd2d"})
+    for (const char* choice : {"none", "trivial-fission", "maxfuse", "recompute-fission"})
+      for (const char* backend : {"opencl", "cpp"}) {
+        const std::string cmd = tesselBinary() + " run " + benchmarkPath(bench).string() +
+                                " --backend " + backend + " --verify --fusion-groups " + choice +
+                                smallParams(bench) + " --schedule global";
+        auto r = runCommand(cmd);
+        EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+        EXPECT_TRUE(has(r.output, "verification PASSED")) << cmd << "\n" << r.output;
+        if (std::string(choice) == "trivial-fission" && bench == "hypterm") {
+          EXPECT_TRUE(has(r.output, "call 0 (hypterm) -> 5 kernels, one per output")) << r.output;
+        }
+        if (std::string(choice) == "maxfuse" && bench == "fdtd2d") {
+          EXPECT_TRUE(has(r.output, "calls 0, 1 fused into one stencil")) << r.output;
+        }
+      }
+}
+
+// --fusion-groups auto: the choice the model predicts fastest, costed under the schedule given
+// (here overlapped) or, with --schedule auto, each under its own best schedule; ties within the
+// model's resolution (5%) go to the earlier choice. The choice is checked against `analyze` of
+// every named choice, and the chosen program runs and verifies.
+TEST(CliFusionGroups, AutoTakesTheModelsFastestChoice) {
+  TESSEL_REQUIRE_OPENCL();
+  const std::string chain = sourceDir() + "/tests/e2e/data/deep_chain.sten";
+  const std::string big = " --param L=64 --param M=512 --param N=512";
+  for (const std::string schedule : {" --schedule overlapped", " --schedule auto"}) {
+    SCOPED_TRACE(schedule);
+    std::string expected;
+    double best = 0;
+    for (const char* choice :
+         {"none", "trivial-fission", "maxfuse", "recompute-fission", "greedy"}) {
+      auto a = runCommand(tesselBinary() + " analyze --json --no-ptxas " + chain + big + schedule +
+                          " --fusion-groups " + choice);
+      ASSERT_EQ(a.exitCode, 0) << choice << "\n" << a.output;
+      // The notes on standard error come first.
+      const double seconds =
+          nlohmann::json::parse(a.output.substr(a.output.find("{\n")))["seconds"].get<double>();
+      if (expected.empty() || seconds < best * (1 - 0.05)) expected = choice, best = seconds;
+    }
+    auto r = runCommand(tesselBinary() + " analyze --no-ptxas " + chain + big + schedule +
+                        " --fusion-groups auto");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(has(r.output, "--fusion-groups auto: the model ranks '" + expected + "' first"))
+        << expected << "\n"
+        << r.output;
+    if (schedule == " --schedule overlapped") {
+      EXPECT_EQ(expected, "recompute-fission");
+    }
+  }
+  // A GPU run that names no family: the fusion choice comes with its schedule, and verifies.
+  auto run = runCommand(tesselBinary() + " run " + chain +
+                        " --backend opencl --verify --fusion-groups auto"
+                        " --param L=5 --param M=17 --param N=19");
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_TRUE(has(run.output, "--fusion-groups auto: the model ranks")) << run.output;
+  EXPECT_TRUE(has(run.output, "note: no schedule named: the model ranks")) << run.output;
+  EXPECT_TRUE(has(run.output, "verification PASSED")) << run.output;
+  // The C++ backend has no model to choose with.
+  auto cpp = runCommand(tesselBinary() + " run " + chain + " --backend cpp --fusion-groups auto");
+  EXPECT_EQ(cpp.exitCode, 1) << cpp.output;
+  EXPECT_TRUE(has(cpp.output, "--fusion-groups auto chooses with the GPU performance model"))
+      << cpp.output;
+}
+
 TEST(CliFusionGroups, Errors) {
   const std::string hdiff = benchmarkPath("cosmo-hdiff").string();
   const std::vector<std::pair<std::string, std::string>> refused = {
