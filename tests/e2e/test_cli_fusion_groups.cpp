@@ -185,6 +185,32 @@ TEST(CliFusionGroups, EveryNamedChoiceRunsAndVerifies) {
       }
 }
 
+// Every fission or fusion choice that changes a benchmark (as `analyze --fusion-choices` lists
+// them: diffterm's trivial fission and greedy plan, fdtd2d's maxfuse, hypterm's and rhs4center's
+// trivial fission) runs and verifies against the program as written on PoCL and the C++ backend,
+// under the families that fuse a call's statements.
+TEST(CliFusionGroups, EveryBenchmarksChoicesVerifyOnPoclAndTheCppBackend) {
+  TESSEL_REQUIRE_OPENCL();
+  size_t changed = 0;
+  for (const std::string& bench : benchmarkNames()) {
+    auto a = runCommand(tesselBinary() + " analyze --json --no-ptxas --fusion-choices " +
+                        benchmarkPath(bench).string() + " 2>/dev/null");
+    ASSERT_EQ(a.exitCode, 0) << a.output;
+    const nlohmann::json j = nlohmann::json::parse(a.output.substr(a.output.find("{\n")));
+    for (const auto& v : j["fusion_choices"]["variants"]) {
+      const std::string choice = v["fusion"];
+      if (choice == "as written" || v["same_as_written"].get<bool>()) continue;
+      ++changed;
+      for (const char* backend : {"opencl", "cpp"})
+        for (const char* schedule :
+             {" --schedule global --fuse-statements", " --schedule overlapped"})
+          expectRunVerifies(benchmarkPath(bench).string(), backend,
+                            "--fusion-groups " + choice + smallParams(bench) + schedule);
+    }
+  }
+  EXPECT_GE(changed, 5u);
+}
+
 // --fusion-groups auto: the choice the model predicts fastest, costed under the schedule given
 // (here overlapped) or, with --schedule auto, each under its own best schedule; ties within the
 // model's resolution (5%) go to the earlier choice. The choice is checked against `analyze` of
