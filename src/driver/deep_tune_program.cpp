@@ -44,6 +44,19 @@ std::string pragmaFor(const Program& prog, const std::map<std::string, std::stri
   return tile.empty() ? stream : stream + " " + tile;
 }
 
+/// The shortest run of `steps[first, first + length)` that repeats over all of it (each step
+/// the one p before it) and is a whole number of kernels of `degree` steps, at most half of
+/// `length` and 64 kernels; 0 if none.
+size_t repeatingRun(const std::vector<int>& steps, size_t first, size_t length, size_t degree) {
+  for (size_t p = degree; 2 * p <= length && p <= 64 * degree; p += degree) {
+    bool repeats = true;
+    for (size_t k = first + p; k < first + length && repeats; ++k)
+      repeats = steps[k] == steps[k - p];
+    if (repeats) return p;
+  }
+  return 0;
+}
+
 /// The command line that runs the written program as deep-tune ran its versions.
 std::string runFlags(const std::map<std::string, std::string>& flags) {
   std::string out;
@@ -99,32 +112,66 @@ SplitResult writeComposedProgram(const Program& prog, const std::string& file,
   out.body.clear();
   std::map<std::pair<int, int>, int> copies;
   std::vector<std::string> pragmas;
-  size_t s = 0;
-  for (int degree : composition.parts)
-    for (int k = 0; k < degree; ++k, ++s) {
-      const int c = steps[s];
-      auto [it, added] = copies.try_emplace({c, degree}, static_cast<int>(out.calls.size()));
-      if (added) {
-        CallInst call = prog.calls.at(static_cast<size_t>(c));
-        call.name = fmt::format("{}_x{}", call.name, degree);
-        out.calls.push_back(std::move(call));
-        pragmas.push_back(pragmaFor(prog, flags, degree));
-      }
-      ExecNode n;
-      n.kind = ExecNode::Kind::Call;
-      n.call = it->second;
-      out.body.push_back(std::move(n));
+  auto callNode = [&](int c, int degree) {
+    auto [it, added] = copies.try_emplace({c, degree}, static_cast<int>(out.calls.size()));
+    if (added) {
+      CallInst call = prog.calls.at(static_cast<size_t>(c));
+      call.name = fmt::format("{}_x{}", call.name, degree);
+      out.calls.push_back(std::move(call));
+      pragmas.push_back(pragmaFor(prog, flags, degree));
     }
+    ExecNode n;
+    n.kind = ExecNode::Kind::Call;
+    n.call = it->second;
+    return n;
+  };
+  // Each part's steps (a degree, the kernels of it in a row): a loop over the shortest repeating
+  // run of them that is a whole number of kernels, where it repeats at least twice, then the
+  // steps left over in a row.
+  size_t s = 0, loops = 0;
+  for (size_t i = 0; i < composition.parts.size();) {
+    const int degree = composition.parts[i];
+    size_t j = i;
+    while (j < composition.parts.size() && composition.parts[j] == degree) ++j;
+    const size_t length = (j - i) * static_cast<size_t>(degree);
+    const size_t period = repeatingRun(steps, s, length, static_cast<size_t>(degree));
+    const size_t iterations = period > 0 ? length / period : 0;
+    if (iterations >= 2) {
+      ExecNode loop;
+      loop.kind = ExecNode::Kind::Iterate;
+      loop.lo = intLit(1);
+      loop.hi = intLit(static_cast<int64_t>(iterations));
+      for (size_t k = 0; k < period; ++k) loop.body.push_back(callNode(steps[s + k], degree));
+      out.body.push_back(std::move(loop));
+      ++loops;
+      s += iterations * period;
+    }
+    for (const size_t end = s + (length - (iterations >= 2 ? iterations * period : 0)); s < end;
+         ++s)
+      out.body.push_back(callNode(steps[s], degree));
+    i = j;
+  }
+  size_t written = 0;
+  for (const ExecNode& n : out.body) written += n.kind == ExecNode::Kind::Call ? 1 : n.body.size();
+  if (written > static_cast<size_t>(kMaxWrittenCalls)) {
+    r.error = fmt::format(
+        "the composition {} of the run at {} takes {} calls to write (its steps do not repeat "
+        "as whole kernels): more than {}",
+        composition.text(), fmt::join(values, ", "), written, kMaxWrittenCalls);
+    r.hint = "give smaller loop bounds with --param";
+    return r;
+  }
   const std::string name = std::filesystem::path(file).stem().string() + "-deep-tuned.sten";
   std::string header = fmt::format(
       "// {} written by `tessel deep-tune` from {}: the composition {} of the run at {}\n"
-      "// ({} steps, the loops unrolled: the parameters default to those values, and values that\n"
-      "// change the loop bounds do not apply). Each call is a stencil of its own; its #pragma "
-      "fuses the steps of the\n"
-      "// composition's part it belongs to (parts in order, largest first), and a run of fused\n"
+      "// ({} steps; the parameters default to those values, and values that change the loop\n"
+      "// bounds do not apply). Each call is a stencil of its own; its #pragma fuses the steps of\n"
+      "// the composition's part it belongs to (parts in order, largest first); a part's steps\n"
+      "// are a loop where they repeat as whole kernels ({} loop{} here), and a run of fused\n"
       "// calls ends where the time tile changes. The input's #pragma hints are not carried over.\n"
       "// Run it as deep-tune ran the versions: tessel run {}{}\n",
-      name, file, composition.text(), fmt::join(values, ", "), steps.size(), name, runFlags(flags));
+      name, file, composition.text(), fmt::join(values, ", "), steps.size(), loops,
+      loops == 1 ? "" : "s", name, runFlags(flags));
   std::string text;
   try {
     text = programSource(out, header, pragmas);

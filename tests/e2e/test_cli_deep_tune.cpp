@@ -218,32 +218,46 @@ TEST(CliDeepTune, WrittenCompositionsComputeTheSameAndVerify) {
 }
 
 // A composition given by hand mixes degrees: j2d5pt's 8 steps (T = 4) as 4x1 + 3x1 + 1x1 under
-// stream + time_tile, and j3d7pt's 6 as 3x1 + 2x1 + 1x1 under overlapped; the schedule fuses
-// each part as one kernel (a run of fused calls ends where the time tile changes).
+// stream + time_tile, and j3d7pt's 6 (T = 3) as 3x1 + 2x1 + 1x1 under overlapped; the schedule
+// fuses each part as one kernel (a run of fused calls ends where the time tile changes). A part
+// whose steps repeat as whole kernels is a loop: j2d5pt's 20 steps (T = 10) as 3x6 + 2x1 loop
+// three times over 6 calls (2 kernels of 3, one variant per phase), then fuse the last 2.
 TEST(CliDeepTune, AGivenCompositionFusesEachPart) {
   TESSEL_REQUIRE_OPENCL();
-  for (const auto& [bench, flags, fused] :
-       std::vector<std::tuple<std::string, std::string, std::vector<std::string>>>{
+  struct Case {
+    std::string bench, flags;
+    int steps;  // T
+    std::vector<std::string> fused;
+  };
+  for (const Case& c : std::vector<Case>{
            {"j2d5pt",
             "--composition '3x1 + 1x1 + 4x1'",
+            4,
             {"calls 0, 1, 2, 3 (time_tile 4)", "calls 4, 5, 6 (time_tile 3)"}},
            {"j3d7pt",
             "--schedule overlapped --composition '1x1+2x1+3x1'",
-            {"calls 0, 1, 2 (time_tile 3)", "calls 3, 4 (time_tile 2)",
-             "calls 5 (time_tile 1)"}}}) {
-    SCOPED_TRACE(bench);
+            3,
+            {"calls 0, 1, 2 (time_tile 3)", "calls 3, 4 (time_tile 2)", "calls 5 (time_tile 1)"}},
+           {"j2d5pt",
+            "--composition '3x6 + 2x1'",
+            10,
+            {"iterate 1:3 (inclusive)", "calls 0, 1, 2 (time_tile 3)",
+             "calls 3, 4, 5 (time_tile 3)", "calls 6, 7 (time_tile 2)"}}}) {
+    SCOPED_TRACE(c.bench + " " + c.flags);
     nlohmann::json r;
-    // T = 4 for j2d5pt (8 steps), 3 for j3d7pt (6).
     const std::string params =
-        paramFlags(benchmarkPath(bench), {{40}, {23, 29}, {9, 11, 13}}, bench == "j2d5pt" ? 4 : 3);
-    const fs::path written = writeComposed(bench, flags, params, r);
-    const std::string family = bench == "j2d5pt" ? "" : " --schedule overlapped";
+        paramFlags(benchmarkPath(c.bench), {{40}, {23, 29}, {9, 11, 13}}, 3) +
+        " --param T=" + std::to_string(c.steps);
+    const fs::path written = writeComposed(c.bench, c.flags, params, r);
+    const std::string family = c.bench == "j2d5pt" ? "" : " --schedule overlapped";
     auto info = runCommand(tesselBinary() + " info " + written.string() + family);
     ASSERT_EQ(info.exitCode, 0) << info.output;
-    for (const std::string& f : fused)
-      EXPECT_NE(info.output.find(f), std::string::npos) << info.output;
-    EXPECT_NE(slurp(written).find("tessel run " + written.filename().string() + family + "\n"),
+    for (const std::string& f : c.fused)
+      EXPECT_NE(info.output.find(f), std::string::npos) << f << "\n" << info.output;
+    const std::string text = slurp(written);
+    EXPECT_NE(text.find("tessel run " + written.filename().string() + family + "\n"),
               std::string::npos);
+    EXPECT_EQ(text.find("iterate") != std::string::npos, c.steps == 10) << text;
     for (const char* backend : {"opencl", "cpp"})
       expectRunVerifies(written.string(), backend, family);
   }
@@ -261,7 +275,7 @@ TEST(CliDeepTune, Refusals) {
            {"-o /tmp --steps 5 --param T=1", "covers 5 steps, but the run executes 2 calls"},
            {"-o /tmp --composition 3x3 --param T=1",
             "the composition 3x3 covers 9 steps, but the run executes 2 calls"},
-           {"-o /tmp --param T=3000", "more than 4096 calls"}}) {
+           {"-o /tmp --param T=600000", "more than 1000000 calls"}}) {
     auto r = runCommand(tesselBinary() + " deep-tune " + j3d7pt + " " + flags);
     EXPECT_EQ(r.exitCode, 1) << flags << "\n" << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
