@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -260,6 +262,37 @@ TEST(CliDeepTune, AGivenCompositionFusesEachPart) {
     EXPECT_EQ(text.find("iterate") != std::string::npos, c.steps == 10) << text;
     for (const char* backend : {"opencl", "cpp"})
       expectRunVerifies(written.string(), backend, family);
+  }
+}
+
+// Random compositions (seeded) of the runs of programs with several stencils per time step:
+// whatever the degrees and their order, the written program computes byte for byte what its
+// input computes and verifies on the C++ backend and PoCL.
+TEST(CliDeepTune, RandomCompositionsComputeTheSame) {
+  TESSEL_REQUIRE_OPENCL();
+  std::mt19937 rng(13);
+  for (const std::string bench : {"fdtd2d", "heat", "cheby", "j3d7pt"}) {
+    const std::string params = paramFlags(benchmarkPath(bench), {{40}, {23, 29}, {9, 11, 13}}, 3);
+    const int steps =
+        static_cast<int>(deepTune(bench, "--max-fuse 1" + params)["run_steps"].get<double>());
+    for (int trial = 0; trial < 3; ++trial) {
+      std::map<int, int> counts;  // degree -> kernels
+      for (int left = steps; left > 0;) {
+        const int x = std::min(left, std::uniform_int_distribution<int>(1, 4)(rng));
+        ++counts[x];
+        left -= x;
+      }
+      std::string composition;
+      for (const auto& [x, n] : counts)
+        composition +=
+            (composition.empty() ? "" : " + ") + std::to_string(x) + "x" + std::to_string(n);
+      SCOPED_TRACE(bench + " " + composition);
+      nlohmann::json r;
+      const fs::path written =
+          writeComposed(bench, "--composition '" + composition + "'", params, r);
+      for (const char* backend : {"cpp", "opencl"})
+        expectRunVerifies(written.string(), backend, "");
+    }
   }
 }
 
