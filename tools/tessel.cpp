@@ -242,6 +242,17 @@ int main(int argc, char** argv) {
                     "also rank the program as written and its fission and fusion variants "
                     "(trivial-fission, maxfuse, recompute-fission, the greedy plan's groups) "
                     "under each of those schedules");
+  analyze
+      ->add_option("--measure", ao.measureBackend,
+                   "with --fusion-choices: also run the first rows of the ranking on this "
+                   "backend, each verified, and say which was fastest measured")
+      ->check(CLI::IsMember({"cuda", "opencl", "cpp"}));
+  analyze->add_option("--repeat", ao.repeat, "with --measure: timed runs per row (median)")
+      ->check(CLI::PositiveNumber);
+  analyze
+      ->add_option("--measure-top", ao.measureTop,
+                   "with --measure: how many rows of the ranking to run (default 5)")
+      ->check(CLI::PositiveNumber);
   analyze->add_flag("--json", analyzeJson, "print JSON instead of text");
   analyze->add_flag("--no-ptxas", analyzeNoPtxas, "do not run nvcc for registers");
   std::string analyzePlot;
@@ -553,6 +564,12 @@ int main(int argc, char** argv) {
         return finish(diags, kExitUserError);
       ao.scheduleFlags = scheduleValues;
       ao.ptxas = !analyzeNoPtxas;
+      if (!ao.measureBackend.empty() && !ao.fusionChoices) {
+        std::cerr << "tessel: error: --measure runs the rows of the fusion choices' ranking, and "
+                     "--fusion-choices is missing\n  hint: give --fusion-choices (tessel run "
+                     "measures one schedule)\n";
+        return kExitUserError;
+      }
       auto a = analyzeProgram(prog, ao, diags, &passLog);
       if (!a) return finish(diags, kExitUserError);
       diags.print(std::cerr);

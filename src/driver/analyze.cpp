@@ -197,8 +197,20 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
   (*out)["parameters"] = values;
   addEffect(prog, opts.scheduleFlags, *params, opts.ptxas, diags, *out);
   if (opts.compare) (*out)["compare"] = compareSchedules(prog, opts.scheduleFlags, *params, diags);
-  if (opts.fusionChoices)
-    (*out)["fusion_choices"] = rankFusionChoices(prog, opts.scheduleFlags, *params, diags);
+  if (opts.fusionChoices) {
+    nlohmann::json& choices = (*out)["fusion_choices"] =
+        rankFusionChoices(prog, opts.scheduleFlags, *params, diags);
+    if (!opts.measureBackend.empty()) {
+      FusionMeasureOptions mo;
+      mo.backend = opts.measureBackend;
+      mo.repeat = opts.repeat;
+      mo.top = static_cast<size_t>(std::max(1, opts.measureTop));
+      mo.params = opts.params;
+      auto m = measureFusionChoices(prog, choices, opts.scheduleFlags, mo, diags);
+      if (!m) return std::nullopt;
+      choices["measured"] = *m;
+    }
+  }
   return out;
 }
 
@@ -213,8 +225,9 @@ nlohmann::json compareSchedules(const Program& prog,
     std::string why;
     auto p = predictUnder(prog, flags, params, false, diags, nullptr, &why);
     const std::string name = cand.name();
+    std::erase_if(flags, [](const auto& f) { return f.second.empty(); });
     if (!p) {
-      ranking.push_back({{"schedule", name}, {"refused", why}});
+      ranking.push_back({{"schedule", name}, {"flags", flags}, {"refused", why}});
       continue;
     }
     // The kernel that takes most of the run names the program's bound.
@@ -222,6 +235,7 @@ nlohmann::json compareSchedules(const Program& prog,
     for (const auto& k : (*p)["kernels"])
       if (!top || k["seconds"].get<double>() > (*top)["seconds"].get<double>()) top = &k;
     ranking.push_back({{"schedule", name},
+                       {"flags", flags},
                        {"seconds", (*p)["seconds"]},
                        {"extrapolated", (*p)["extrapolated"]},
                        {"gstencils_per_s", (*p)["gstencils_per_s"]},

@@ -23,6 +23,11 @@ struct AnalyzeOptions {
   /// Also rank the program's fission and fusion variants under every schedule --compare tries
   /// (driver/fusion_choices.h).
   bool fusionChoices = false;
+  /// With fusionChoices: also run the first `measureTop` rows of the ranking on this backend
+  /// (cuda, opencl, cpp), each verified against the program as written; empty: predictions only.
+  std::string measureBackend;
+  int repeat = 5;      // timed runs per row (median)
+  int measureTop = 5;  // rows measured
 };
 
 /// The analysis as JSON (program, kernels, and with `compare` the ranking); nullopt after an
@@ -45,8 +50,8 @@ std::string analyzeText(const nlohmann::json& analysis);
 
 /// `--compare`: the program under each family and time tile the model's choice tries (the flags
 /// `given` besides --schedule and --time-tile kept), ranked by predicted time; refused ones last
-/// with why. Entries: schedule, seconds, extrapolated, gstencils_per_s, kernels, bound (or
-/// schedule, refused).
+/// with why. Entries: schedule, flags (the schedule flags it was predicted under), seconds,
+/// extrapolated, gstencils_per_s, kernels, bound (or schedule, flags, refused).
 nlohmann::json compareSchedules(const Program& prog,
                                 const std::map<std::string, std::string>& given,
                                 const ParamValues& params, DiagnosticEngine& diags);

@@ -4,16 +4,13 @@
 #include <fmt/format.h>
 
 #include <iostream>
-#include <sstream>
 
 #include "analysis/counts.h"
 #include "driver/analyze.h"
-#include "driver/backend.h"
 #include "driver/deep_tune_program.h"
+#include "driver/measure.h"
 #include "driver/params.h"
-#include "driver/run.h"
 #include "model/fusion_degree.h"
-#include "schedule/resolve.h"
 
 namespace tessel {
 
@@ -25,28 +22,18 @@ bool bandwidthBound(const std::string& bound) { return bound != "compute" && bou
 /// A prediction's kernels that run fused steps, and the others.
 bool fusedKernel(const nlohmann::json& k) { return k["fused_calls"].get<size_t>() > 0; }
 
-/// Runs the version fusing `degree` steps on `backend` (tessel run --json, a warm-up run, then
-/// opts.repeat timed runs) and returns run's report; nullopt after an error in `diags`.
+/// Runs the version fusing `degree` steps on opts.measureBackend (measure.h) and returns run's
+/// report; nullopt after an error in `diags`.
 std::optional<nlohmann::json> measureVersion(const Program& prog, const DeepTuneOptions& opts,
                                              std::map<std::string, std::string> flags, int degree,
                                              DiagnosticEngine& diags) {
   flags["--time-tile"] = degree == 1 ? "" : std::to_string(degree);
-  auto setup = setUpSchedules(prog, flags, diags);
-  if (!setup) return std::nullopt;
-  BackendOptions bo;
-  bo.schedule = setup->resolved;
-  RunOptions ro;
-  ro.params = opts.params;
-  ro.repeat = opts.repeat;
-  ro.verify = opts.verify;
-  ro.json = true;
-  ro.contracted = std::any_of(bo.schedule.grids.begin(), bo.schedule.grids.end(),
-                              [](const GridShape& g) { return g.fma || g.retime; });
-  std::unique_ptr<Backend> backend = makeBackend(opts.measureBackend, prog, bo);
-  std::ostringstream report;
-  const int code = runProgram(prog, ro, *backend, diags, report);
-  if (code != kExitOk && code != kExitVerifyFailed) return std::nullopt;
-  return nlohmann::json::parse(report.str());
+  MeasureOptions mo;
+  mo.backend = opts.measureBackend;
+  mo.params = opts.params;
+  mo.repeat = opts.repeat;
+  mo.verify = opts.verify;
+  return measureRun(prog, flags, mo, diags);
 }
 
 /// Runs every predicted version on opts.measureBackend and composes `steps` from the measured
@@ -65,7 +52,8 @@ std::optional<nlohmann::json> measureVersions(const Program& prog, const DeepTun
                              opts.measureBackend, opts.repeat);
     auto r = measureVersion(prog, opts, flags, x, diags);
     if (!r) return std::nullopt;
-    m["device"] = (*r)["backend_description"];
+    const std::string device = (*r)["backend_description"];
+    m["device"] = device.substr(0, device.find('\n'));  // without the backend's notes
     const double perStep = (*r)["time_s"].get<double>() / runSteps;
     nlohmann::json row = {{"degree", x},
                           {"seconds", perStep * x},

@@ -5,9 +5,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <iostream>
 
 #include "driver/analyze.h"
 #include "driver/fusion_groups.h"
+#include "driver/measure.h"
 #include "driver/params.h"
 #include "model/machine.h"
 #include "perf/predict.h"
@@ -137,6 +139,61 @@ std::optional<FusionModelChoice> chooseFusion(const Program& prog,
   return best;
 }
 
+std::optional<nlohmann::json> measureFusionChoices(const Program& prog,
+                                                   const nlohmann::json& choices,
+                                                   const std::map<std::string, std::string>& flags,
+                                                   const FusionMeasureOptions& opts,
+                                                   DiagnosticEngine& diags) {
+  auto machine = flags.find("--machine");
+  const std::string machineName =
+      machine == flags.end() || machine->second.empty() ? "h100" : machine->second;
+  nlohmann::json out = {
+      {"backend", opts.backend}, {"repeat", opts.repeat}, {"rows", nlohmann::json::array()}};
+  MeasureOptions mo;
+  mo.backend = opts.backend;
+  mo.params = opts.params;
+  mo.repeat = opts.repeat;
+  mo.verify = true;
+  mo.reference = &prog;
+  double best = 0;
+  for (const auto& row : choices["ranking"]) {
+    if (out["rows"].size() >= opts.top) break;
+    if (row.contains("refused")) continue;
+    const std::string fusion = row["fusion"], schedule = row["schedule"];
+    std::cerr << fmt::format("analyze: measuring {} under {} on {} ({} runs)...\n", fusion,
+                             schedule, opts.backend, opts.repeat);
+    std::vector<std::string> notes;
+    auto variant =
+        fusionVariant(prog, fusion == "as written" ? "none" : fusion, machineName, diags, notes);
+    if (!variant) return std::nullopt;
+    const auto f = row["flags"].get<std::map<std::string, std::string>>();
+    auto r = measureRun(*variant, f, mo, diags);
+    if (!r) return std::nullopt;
+    const std::string device = (*r)["backend_description"];
+    out["device"] = device.substr(0, device.find('\n'));  // without the backend's notes
+    const bool verified = (*r)["verification"]["passed"].get<bool>();
+    if (!verified) {
+      diags.report(
+          DiagId::bad_schedule, {},
+          fmt::format("analyze: {} under {} failed verification on {}:\n{}", fusion, schedule,
+                      opts.backend, (*r)["verification"].value("failures", std::string())),
+          "this is a bug in Tessel; please report it with the program");
+      return std::nullopt;
+    }
+    const double seconds = (*r)["time_s"];
+    if (out["rows"].empty() || seconds < best) {
+      best = seconds;
+      out["best"] = out["rows"].size();
+    }
+    out["rows"].push_back({{"fusion", fusion},
+                           {"schedule", schedule},
+                           {"predicted_seconds", row["seconds"]},
+                           {"seconds", seconds},
+                           {"verified", verified}});
+  }
+  return out;
+}
+
 std::string fusionChoicesText(const nlohmann::json& choices) {
   std::string out =
       "Fission and fusion choices (the program's variants, paper 000 VI-B, 004 VI):\n";
@@ -162,6 +219,27 @@ std::string fusionChoicesText(const nlohmann::json& choices) {
   }
   if (refused > 0)
     out += fmt::format("  ({} refused by the validation: --json lists them with why)\n", refused);
+  if (!choices.contains("measured")) return out;
+  const nlohmann::json& m = choices["measured"];
+  const nlohmann::json& rows = m["rows"];
+  out += fmt::format(
+      "Measured: the first {} rows of the ranking on {} (median of {} runs, each verified "
+      "against the program as written; predicted: on the model's machine):\n",
+      rows.size(), m.value("device", m["backend"].get<std::string>()), m["repeat"].get<int>());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    out += fmt::format("  {:>2}  {:<18} {:<26} {:>10.4g} ms measured  (predicted {:.4g} ms){}\n",
+                       i + 1, r["fusion"].get<std::string>(), r["schedule"].get<std::string>(),
+                       r["seconds"].get<double>() * 1e3, r["predicted_seconds"].get<double>() * 1e3,
+                       i == m["best"].get<size_t>() ? "  <- fastest measured" : "");
+  }
+  if (!rows.empty()) {
+    const double first = rows[0]["seconds"], best = rows[m["best"].get<size_t>()]["seconds"];
+    out += fmt::format(
+        "The model's first choice ({} under {}) measured {:.4g} ms: {:.2f}x the fastest measured\n",
+        rows[0]["fusion"].get<std::string>(), rows[0]["schedule"].get<std::string>(), first * 1e3,
+        best > 0 ? first / best : 0.0);
+  }
   return out;
 }
 

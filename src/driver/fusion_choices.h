@@ -48,7 +48,27 @@ std::optional<FusionModelChoice> chooseFusion(const Program& prog,
                                               const std::map<std::string, int64_t>& params,
                                               bool chooseSchedules, DiagnosticEngine& diags);
 
-/// The ranking as text: the variants and the first rows of the ranking.
+/// `analyze --fusion-choices --measure BACKEND`: the model's ranking put to the test, a search
+/// over fusion choices that measures. The first `top` rows the model did not refuse each run on
+/// `backend` (measure.h: a warm-up, then `repeat` timed runs, the median), verified against the
+/// program as written.
+struct FusionMeasureOptions {
+  std::string backend;  // cuda, opencl, cpp
+  int repeat = 5;
+  size_t top = 5;
+  std::map<std::string, int64_t> params;
+};
+
+/// {"backend", "device", "repeat", "rows": [{fusion, schedule, predicted_seconds, seconds,
+/// verified}] in the ranking's order, "best": the index of the fastest measured}; nullopt after
+/// an error in `diags` (a row that cannot run; a failed verification, which is a bug).
+std::optional<nlohmann::json> measureFusionChoices(const Program& prog,
+                                                   const nlohmann::json& choices,
+                                                   const std::map<std::string, std::string>& flags,
+                                                   const FusionMeasureOptions& opts,
+                                                   DiagnosticEngine& diags);
+
+/// The ranking as text: the variants and the first rows of the ranking (and the measured rows).
 std::string fusionChoicesText(const nlohmann::json& choices);
 
 }  // namespace tessel

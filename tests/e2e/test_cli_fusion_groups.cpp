@@ -258,6 +258,47 @@ TEST(CliFusionGroups, AutoTakesTheModelsFastestChoice) {
       << cpp.output;
 }
 
+// analyze --fusion-choices --measure: the first rows of the model's ranking run on a backend, in
+// the ranking's order, each verified against the program as written; the fastest is named.
+TEST(CliFusionGroups, AnalyzeMeasuresTheFirstChoices) {
+  TESSEL_REQUIRE_OPENCL();
+  const std::string chain = sourceDir() + "/tests/e2e/data/deep_chain.sten";
+  const std::string small = " --param L=5 --param M=17 --param N=19";
+  for (const char* backend : {"cpp", "opencl"}) {
+    SCOPED_TRACE(backend);
+    auto r = runCommand(tesselBinary() + " analyze --json --no-ptxas --fusion-choices " + chain +
+                        small + " --repeat 1 --measure-top 3 --measure " + backend);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_TRUE(has(r.output, "analyze: measuring as written under global")) << r.output;
+    const nlohmann::json c =
+        nlohmann::json::parse(r.output.substr(r.output.find("{\n")))["fusion_choices"];
+    const nlohmann::json& m = c["measured"];
+    EXPECT_EQ(m["backend"], backend);
+    ASSERT_EQ(m["rows"].size(), 3u);
+    size_t best = 0;
+    for (size_t i = 0; i < 3; ++i) {
+      const auto& row = m["rows"][i];
+      EXPECT_EQ(row["fusion"], c["ranking"][i]["fusion"]);
+      EXPECT_EQ(row["schedule"], c["ranking"][i]["schedule"]);
+      EXPECT_EQ(row["predicted_seconds"], c["ranking"][i]["seconds"]);
+      EXPECT_TRUE(row["verified"].get<bool>());
+      EXPECT_GT(row["seconds"].get<double>(), 0);
+      if (row["seconds"].get<double>() < m["rows"][best]["seconds"].get<double>()) best = i;
+    }
+    EXPECT_EQ(m["best"].get<size_t>(), best);
+  }
+  auto text = runCommand(tesselBinary() + " analyze --no-ptxas --fusion-choices " + chain + small +
+                         " --repeat 1 --measure-top 2 --measure cpp");
+  ASSERT_EQ(text.exitCode, 0) << text.output;
+  EXPECT_TRUE(has(text.output, "Measured: the first 2 rows of the ranking on cpp")) << text.output;
+  EXPECT_TRUE(has(text.output, "<- fastest measured")) << text.output;
+  EXPECT_TRUE(has(text.output, "The model's first choice (as written under global) measured"))
+      << text.output;
+  auto alone = runCommand(tesselBinary() + " analyze --no-ptxas " + chain + " --measure cpp");
+  EXPECT_EQ(alone.exitCode, 1) << alone.output;
+  EXPECT_TRUE(has(alone.output, "--fusion-choices is missing")) << alone.output;
+}
+
 TEST(CliFusionGroups, Errors) {
   const std::string hdiff = benchmarkPath("cosmo-hdiff").string();
   const std::vector<std::pair<std::string, std::string>> refused = {

@@ -1,0 +1,31 @@
+// One timed run of a program under schedule flags on a backend, as `tessel run --json --repeat N`
+// does it: the measurement behind `deep-tune --measure` and `analyze --fusion-choices --measure`.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "ir/program.h"
+#include "support/diagnostics.h"
+
+namespace tessel {
+
+struct MeasureOptions {
+  std::string backend;                    // cuda, opencl, cpp
+  std::map<std::string, int64_t> params;  // --param NAME=VALUE
+  int repeat = 5;                         // timed runs (median)
+  bool verify = false;                    // check against the reference interpreter
+  const Program* reference = nullptr;     // what --verify interprets; null: the program
+};
+
+/// `prog` under `flags` run on opts.backend (a warm-up run, then opts.repeat timed ones): run's
+/// JSON report (time_s, verification, backend_description, ...); nullopt after an error in
+/// `diags` (a refused schedule, a backend that cannot run). A failed verification is a report
+/// with verification.passed false, for the caller to judge.
+std::optional<nlohmann::json> measureRun(const Program& prog,
+                                         const std::map<std::string, std::string>& flags,
+                                         const MeasureOptions& opts, DiagnosticEngine& diags);
+
+}  // namespace tessel
