@@ -180,6 +180,17 @@ TEST(CliDeepTune, MeasuredVersionsOnPoclAndTheCppBackend) {
     EXPECT_NEAR(m["model_composition_seconds"].get<double>(), modelChoice, 1e-15);
     EXPECT_LE(m["seconds"].get<double>(), modelChoice + 1e-15);
   }
+  // With -o, the measured composition is the one written (the run's steps: --steps left out).
+  {
+    nlohmann::json r;
+    const std::string params = awkwardParamFlags(benchmarkPath("j2d5pt"));
+    const fs::path file =
+        writeComposed("j2d5pt", "--max-fuse 3 --repeat 1 --measure cpp", params, r);
+    ASSERT_TRUE(r["measured"].is_object()) << r.dump(2);
+    EXPECT_EQ(r["written"]["composition"], r["measured"]["composition"]);
+    EXPECT_EQ(r["written"]["parts"], r["measured"]["parts"]);
+    expectRunVerifies(file.string(), "cpp", "");
+  }
   // The text names the backend and says how a composition's measured time is made.
   auto t = runCommand(tesselBinary() + " deep-tune " + benchmarkPath("j2d5pt").string() +
                       " --steps 5 --max-fuse 2 --repeat 1 --measure cpp" +
