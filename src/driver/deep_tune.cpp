@@ -52,8 +52,7 @@ std::optional<nlohmann::json> measureVersions(const Program& prog, const DeepTun
                              opts.measureBackend, opts.repeat);
     auto r = measureVersion(prog, opts, flags, x, diags);
     if (!r) return std::nullopt;
-    const std::string device = (*r)["backend_description"];
-    m["device"] = device.substr(0, device.find('\n'));  // without the backend's notes
+    m["device"] = (*r)["device"];
     const double perStep = (*r)["time_s"].get<double>() / runSteps;
     nlohmann::json row = {{"degree", x},
                           {"seconds", perStep * x},

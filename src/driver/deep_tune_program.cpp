@@ -34,14 +34,14 @@ std::string pragmaFor(const Program& prog, const std::map<std::string, std::stri
     auto it = flags.find(f);
     return it == flags.end() ? std::string() : it->second;
   };
-  const std::string tile = degree > 1 ? fmt::format("time_tile {}", degree) : "";
   if (flag("--schedule") == "overlapped") return fmt::format("time_tile {}", degree);
+  const std::string tile = degree > 1 ? fmt::format(" time_tile {}", degree) : "";
   std::string stream = "stream " + prog.iterators.at(0).name;
   if (!flag("--full-stream").empty())
     stream = "full_stream " + flag("--full-stream");
   else if (!flag("--stream").empty())
     stream = "stream " + flag("--stream");
-  return tile.empty() ? stream : stream + " " + tile;
+  return stream + tile;
 }
 
 /// The shortest run of `steps[first, first + length)` that repeats over all of it (each step

@@ -40,6 +40,12 @@ std::vector<Variant> variantsOf(const Program& prog, const std::string& machineN
   return out;
 }
 
+/// The machine `--machine` names in `flags`; the default, h100, where none is given.
+std::string machineOf(const std::map<std::string, std::string>& flags) {
+  auto machine = flags.find("--machine");
+  return machine == flags.end() || machine->second.empty() ? "h100" : machine->second;
+}
+
 /// Whether `a` runs the same calls as `b` (the same number of calls, each the same statements):
 /// a variant that changed nothing.
 bool sameCalls(const Program& a, const Program& b) {
@@ -54,9 +60,7 @@ bool sameCalls(const Program& a, const Program& b) {
 nlohmann::json rankFusionChoices(const Program& prog,
                                  const std::map<std::string, std::string>& flags,
                                  const ParamValues& params, DiagnosticEngine& diags) {
-  auto machine = flags.find("--machine");
-  const std::string machineName =
-      machine == flags.end() || machine->second.empty() ? "h100" : machine->second;
+  const std::string machineName = machineOf(flags);
   nlohmann::json variants = nlohmann::json::array(), ranking = nlohmann::json::array();
   for (const Variant& v : variantsOf(prog, machineName, diags)) {
     const bool same = v.name != "as written" && sameCalls(v.program, prog);
@@ -93,9 +97,7 @@ std::optional<FusionModelChoice> chooseFusion(const Program& prog,
                                               std::map<std::string, std::string> flags,
                                               const std::map<std::string, int64_t>& params,
                                               bool chooseSchedules, DiagnosticEngine& diags) {
-  auto machine = flags.find("--machine");
-  const std::string machineName =
-      machine == flags.end() || machine->second.empty() ? "h100" : machine->second;
+  const std::string machineName = machineOf(flags);
   if (flags["--schedule"] == "auto") flags.erase("--schedule");
   std::optional<FusionModelChoice> best;
   double written = 0;
@@ -144,9 +146,7 @@ std::optional<nlohmann::json> measureFusionChoices(const Program& prog,
                                                    const std::map<std::string, std::string>& flags,
                                                    const FusionMeasureOptions& opts,
                                                    DiagnosticEngine& diags) {
-  auto machine = flags.find("--machine");
-  const std::string machineName =
-      machine == flags.end() || machine->second.empty() ? "h100" : machine->second;
+  const std::string machineName = machineOf(flags);
   nlohmann::json out = {
       {"backend", opts.backend}, {"repeat", opts.repeat}, {"rows", nlohmann::json::array()}};
   MeasureOptions mo;
@@ -169,8 +169,7 @@ std::optional<nlohmann::json> measureFusionChoices(const Program& prog,
     const auto f = row["flags"].get<std::map<std::string, std::string>>();
     auto r = measureRun(*variant, f, mo, diags);
     if (!r) return std::nullopt;
-    const std::string device = (*r)["backend_description"];
-    out["device"] = device.substr(0, device.find('\n'));  // without the backend's notes
+    out["device"] = (*r)["device"];
     const bool verified = (*r)["verification"]["passed"].get<bool>();
     if (!verified) {
       diags.report(

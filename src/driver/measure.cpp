@@ -29,7 +29,10 @@ std::optional<nlohmann::json> measureRun(const Program& prog,
   std::ostringstream report;
   const int code = runProgram(prog, ro, *backend, diags, report);
   if (code != kExitOk && code != kExitVerifyFailed) return std::nullopt;
-  return nlohmann::json::parse(report.str());
+  nlohmann::json r = nlohmann::json::parse(report.str());
+  const std::string description = r["backend_description"];
+  r["device"] = description.substr(0, description.find('\n'));  // without the backend's notes
+  return r;
 }
 
 }  // namespace tessel
