@@ -18,6 +18,10 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+# The command line's flags that take no value (a compared schedule's "flags" gives them as "on").
+SWITCHES = {"--fuse-statements", "--retime", "--prefetch", "--fold", "--fma"}
+
+
 def analyze(tessel, path, machine, flags):
     cmd = [tessel, "analyze", path, "--json", "--no-ptxas", "--machine", machine] + flags
     out = subprocess.run(cmd, capture_output=True, text=True)
@@ -41,8 +45,10 @@ def main():
         ranked = [c for c in a["compare"] if "refused" not in c and not c.get("extrapolated")]
         first = ranked[0]
         glob_ = next(c for c in ranked if c["schedule"] == "global")
-        family, _, tile = first["schedule"].partition(" --time-tile ")
-        flags = ["--schedule", family] + (["--time-tile", tile] if tile else [])
+        flags = []
+        for flag, value in first["flags"].items():
+            if flag != "--machine":  # analyze() names the machine
+                flags += [flag] if flag in SWITCHES else [flag, value]
         top = max(analyze(args.tessel, path, args.machine, flags)["kernels"],
                   key=lambda k: k["seconds"])
         hints = "; ".join(top["hints"]) or "none"

@@ -30,13 +30,15 @@ if [ "${1:-}" = "--sanitize" ]; then
   # diagnostics files, the fuzzers (in process and through the command line: Cli), the semantics
   # and the interpreter, and the C++/OpenMP backend (unit tests, RunVerify, every benchmark run
   # and verified), the greedy fusion plan (in process and through `tessel info`), and fusion
-  # groups with MODESTO's and the greedy plan's groupings (in process). Not the
+  # groups with MODESTO's and the greedy plan's groupings (in process), the register estimate's
+  # liveness walk. Not the
   # OpenCL suites (PoCL's LLVM is very slow under ASan; one Cli test runs a tiny program on it)
   # nor the CUDA ones. The generated C++ is compiled unsanitized and
   # dlopen'ed into the sanitized process. Interpreter.SevenPointSpeed asserts a time an -O0
   # sanitized build cannot meet; MODESTO's grouping test takes minutes there (below).
   subset='^(Parsed|Diagnostics|FuzzFrontend|Semantics|Interpreter|CppLowering|CppModule|Emitter'
-  subset+='|LoopIr|RunVerify|Cli|Benchmarks|GreedyFusion|CliFusionPlan|Regroup)\.|^All/Benchmark\.'
+  subset+='|LoopIr|RunVerify|Cli|Benchmarks|GreedyFusion|CliFusionPlan|Regroup|RegisterEstimate)\.'
+  subset+='|^All/Benchmark\.'
   # Any report, a leak included, ends the process with SIGABRT (a sanitized `tessel` must not
   # exit 1 or 2 like a user error). Leaks in system libraries are suppressed by tests/lsan.supp.
   # Options already in the environment come last and win.

@@ -50,11 +50,7 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                   {"seconds", lat.seconds},
                   {"source", lat.source}};
   if (r.occupancy) j["occupancy"] = occupancyJson(r);
-  if (r.ptxas) {
-    j["registers"] = r.ptxas->registers;
-    j["ptxas_shared_bytes"] = r.ptxas->sharedBytes;
-    j["spill_bytes"] = r.ptxas->spillStores + r.ptxas->spillLoads;
-  }
+  j.update(registersJson(r));
   j["calibration"] = p.calibrated ? nlohmann::json(p.calibration) : nlohmann::json();
   return j;
 }
@@ -395,11 +391,15 @@ std::string analyzeText(const nlohmann::json& a) {
     else
       out += "    latency  " + lat["source"].get<std::string>() + "\n";
     if (k.contains("occupancy"))
-      out += fmt::format("    occupancy {}{} blocks per SM ({:.0f}%), limited by {}\n",
+      out += fmt::format("    occupancy {}{} blocks per SM ({:.0f}%), limited by {}{}\n",
                          k["occupancy"]["upper_bound"].get<bool>() ? "at most " : "",
                          k["occupancy"]["blocks_per_sm"].get<int>(),
                          100 * k["occupancy"]["fraction"].get<double>(),
-                         k["occupancy"]["limited_by"].get<std::string>());
+                         k["occupancy"]["limited_by"].get<std::string>(),
+                         k["occupancy"]["registers_estimated"].get<bool>()
+                             ? fmt::format(" (with about {} registers, estimated)",
+                                           k["registers_estimate"]["registers"].get<int>())
+                             : "");
     if (k.contains("applied")) out += "    applied  " + k["applied"].get<std::string>() + "\n";
     if (k.contains("effect")) {
       const auto& e = k["effect"];
@@ -423,8 +423,8 @@ std::string analyzeText(const nlohmann::json& a) {
   if (a.contains("fusion_choices")) out += "\n" + fusionChoicesText(a["fusion_choices"]);
   if (!a.contains("compare")) return out;
   out +=
-      "\nSchedules ranked by predicted time per run (registers not known: occupancy at "
-      "most):\n";
+      "\nSchedules ranked by predicted time per run (registers estimated from the kernels' "
+      "IR):\n";
   int rank = 0;
   for (const auto& c : a["compare"]) {
     if (c.contains("refused")) {

@@ -203,7 +203,7 @@ std::string fusionChoicesText(const nlohmann::json& choices) {
                     v["same_as_written"].get<bool>() ? " (the same as written: not ranked)" : "");
     for (const auto& n : v["notes"]) out += "      " + n.get<std::string>() + "\n";
   }
-  out += "Ranked by predicted time per run (registers not known: occupancy at most):\n";
+  out += "Ranked by predicted time per run (registers estimated from the kernels' IR):\n";
   int rank = 0, refused = 0;
   for (const auto& c : choices["ranking"]) {
     if (c.contains("refused")) {

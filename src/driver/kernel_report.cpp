@@ -35,8 +35,22 @@ std::string ptxasArch(const MachineDesc& m) {
   return cc >= 75 ? fmt::format("sm_{}", cc) : std::string("sm_90");
 }
 
+/// Each report's registers estimated from its kernel's IR (the function of `device` of the same
+/// name) on `m`.
+void addRegisterEstimates(std::vector<KernelReport>& reports, const lir::Module& device,
+                          const MachineDesc& m) {
+  const RegisterFit fit = sm90RegisterFit();
+  for (KernelReport& r : reports)
+    for (const lir::Function& f : device.functions)
+      if (f.name == r.info.name) {
+        r.registerEstimate = estimateRegisters(f, familyText(r.info), fit, m.limits.registersPerSm,
+                                               static_cast<int>(m.limits.maxRegistersPerThread));
+        break;
+      }
+}
+
 /// Each report's occupancy on `m`: threads and shared memory from the kernel, registers from
-/// ptxas where known (else left out: an upper bound).
+/// ptxas where known, else the estimate (with neither, left out: an upper bound).
 void addOccupancy(std::vector<KernelReport>& reports, const MachineDesc& m) {
   if (!occupancyRules(m.compute.ccMajor, m.compute.ccMinor)) return;
   for (KernelReport& r : reports) {
@@ -48,8 +62,11 @@ void addOccupancy(std::vector<KernelReport>& reports, const MachineDesc& m) {
       q.dynamicShared = r.sharedBytes;
       q.optIn = true;
     }
-    q.registers = r.ptxas ? r.ptxas->registers : 0;
-    r.occupancyBound = !r.ptxas;
+    r.registersEstimated = !r.ptxas && r.registerEstimate;
+    q.registers = r.ptxas              ? r.ptxas->registers
+                  : r.registerEstimate ? r.registerEstimate->registers
+                                       : 0;
+    r.occupancyBound = !r.ptxas && !r.registerEstimate;
     try {
       r.occupancy = occupancy(m, q);
     } catch (const std::invalid_argument&) {
@@ -66,6 +83,7 @@ KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resol
   PassLog silent;
   GpuProgram gpu = lower(prog, resolved, GpuApi::OpenCL, log ? *log : silent);
   out.reports = kernelReports(prog, gpu, resolved);
+  addRegisterEstimates(out.reports, gpu.device, machine);
   out.notes = gpu.notes;
   // Statement fusion: where each call's kernels split, and why.
   for (size_t c = 0; c < prog.calls.size(); ++c) {
@@ -107,11 +125,21 @@ void addPtxas(std::vector<KernelReport>& reports, const CudaResourceReport& rep)
 
 nlohmann::json occupancyJson(const KernelReport& r) {
   if (!r.occupancy) return nullptr;
-  return {{"blocks_per_sm", r.occupancy->blocksPerSm},
-          {"warps_per_sm", r.occupancy->activeWarps},
-          {"fraction", r.occupancy->fraction},
-          {"limited_by", r.occupancy->limitText()},
-          {"upper_bound", r.occupancyBound}};
+  return {
+      {"blocks_per_sm", r.occupancy->blocksPerSm}, {"warps_per_sm", r.occupancy->activeWarps},
+      {"fraction", r.occupancy->fraction},         {"limited_by", r.occupancy->limitText()},
+      {"upper_bound", r.occupancyBound},           {"registers_estimated", r.registersEstimated}};
+}
+
+nlohmann::json registersJson(const KernelReport& r) {
+  nlohmann::json j = nlohmann::json::object();
+  if (r.ptxas) {
+    j["registers"] = r.ptxas->registers;
+    j["ptxas_shared_bytes"] = r.ptxas->sharedBytes;
+    j["spill_bytes"] = r.ptxas->spillStores + r.ptxas->spillLoads;
+  }
+  if (r.registerEstimate) j["registers_estimate"] = registerEstimateJson(*r.registerEstimate);
+  return j;
 }
 
 std::string appliedText(const KernelReport& r) {
@@ -192,11 +220,7 @@ nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
                     {"shared_loads", t.sharedLoads},
                     {"store_bytes", t.storeBytes}};
     if (r.occupancy) j["occupancy"] = occupancyJson(r);
-    if (r.ptxas) {
-      j["registers"] = r.ptxas->registers;
-      j["ptxas_shared_bytes"] = r.ptxas->sharedBytes;
-      j["spill_bytes"] = r.ptxas->spillStores + r.ptxas->spillLoads;
-    }
+    j.update(registersJson(r));
     out.push_back(j);
   }
   return out;
@@ -226,6 +250,8 @@ std::string kernelReportsText(const std::vector<KernelReport>& reports, const st
     if (r.ptxas)
       out += fmt::format(", {} registers ({} B spilled)", r.ptxas->registers,
                          r.ptxas->spillStores + r.ptxas->spillLoads);
+    else if (r.registerEstimate)
+      out += fmt::format(", about {} registers (estimated)", r.registerEstimate->registers);
     out += "\n";
     const Traffic& t = r.traffic;
     out += fmt::format(
@@ -234,10 +260,12 @@ std::string kernelReportsText(const std::vector<KernelReport>& reports, const st
         t.flops, t.usefulFlops, t.dramBytes, t.l2Bytes, t.l1Bytes, t.sharedBytes,
         t.steps > 1 ? fmt::format(" ({} per output point)", t.steps) : "");
     if (const std::optional<Occupancy>& o = r.occupancy)
-      out +=
-          fmt::format("    occupancy  {}{} blocks per SM, {:.0f}% of the warps, limited by {}{}\n",
-                      r.occupancyBound ? "at most " : "", o->blocksPerSm, 100 * o->fraction,
-                      o->limitText(), r.occupancyBound ? " (registers not known)" : "");
+      out += fmt::format(
+          "    occupancy  {}{} blocks per SM, {:.0f}% of the warps, limited by {}{}\n",
+          r.occupancyBound ? "at most " : "", o->blocksPerSm, 100 * o->fraction, o->limitText(),
+          r.occupancyBound       ? " (registers not known)"
+          : r.registersEstimated ? " (with the estimated registers)"
+                                 : "");
   }
   if (!ptxasNote.empty()) out += "  registers: " + ptxasNote + "\n";
   return out;

@@ -33,8 +33,11 @@ KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resol
                               const MachineDesc& machine, bool ptxas, PassLog* log = nullptr);
 
 /// A report's occupancy as JSON (blocks_per_sm, warps_per_sm, fraction, limited_by,
-/// upper_bound); null where it has none.
+/// upper_bound, registers_estimated); null where it has none.
 nlohmann::json occupancyJson(const KernelReport& r);
+/// ptxas's registers, shared bytes and spills where known, and the estimate
+/// (`registers_estimate`: registers, cap and the features it counts).
+nlohmann::json registersJson(const KernelReport& r);
 /// What the pipeline applied to the kernel, for `info --kernels`: the width of its index
 /// arithmetic (and why it stays at 64 bits), dynamic shared memory.
 std::string appliedText(const KernelReport& r);

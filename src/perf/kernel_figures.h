@@ -18,6 +18,7 @@
 #include "ir/program.h"
 #include "lower/lower_gpu.h"
 #include "model/occupancy.h"
+#include "perf/register_estimate.h"
 #include "perf/traffic.h"
 #include "schedule/resolve.h"
 
@@ -46,11 +47,15 @@ struct KernelReport {
   /// (stream; stream + time_tile: per step).
   int barriersOnce = 0, barriersPerPlane = 0;
   std::optional<KernelResources> ptxas;
+  /// Registers estimated from the kernel's IR (perf/register_estimate.h), on the report's
+  /// machine; what occupancy uses where ptxas's figure is missing.
+  std::optional<RegisterEstimate> registerEstimate;
   /// Resident blocks per SM on the report's machine (model/occupancy.h), from the block, its
-  /// shared memory and ptxas's registers; without ptxas's figures the registers are left out
-  /// and the figure is an upper bound (`occupancyBound`).
+  /// shared memory and ptxas's registers, else the estimate (`registersEstimated`); with neither
+  /// the registers are left out and the figure is an upper bound (`occupancyBound`).
   std::optional<Occupancy> occupancy;
   bool occupancyBound = false;
+  bool registersEstimated = false;
   Traffic traffic;  // per point-update at each memory level (perf/traffic.h)
 };
 

@@ -151,35 +151,44 @@ TEST(CliInfoKernels, PtxasRegistersWhenNvccIsPresent) {
 }
 
 TEST(CliInfoKernels, OccupancyOnTheMachine) {
-  // j3d27pt under shared (32x4x4 threads, 9792 B): on the H100 4 blocks of 16 warps fill the
-  // SM's 64 warps (shared memory would allow 233472 / (9792 + 1024 reserved, to 10880) = 21);
+  // j3d27pt under shared (32x4x4 threads, 9792 B): on the H100 at most 4 blocks of 16 warps fill
+  // the SM's 64 warps (shared memory would allow 233472 / (9792 + 1024 reserved, to 10880) = 21);
   // on the K20c shared memory allows 49152 / 9984 = 4 as well. Without ptxas the registers are
-  // unknown, so each figure is an upper bound and says so.
+  // estimated from the kernel's IR (perf/register_estimate.h), and the occupancy follows from the
+  // estimate and says so.
   for (const char* machine : {"h100", "k20c"}) {
     auto r = runCommand(tesselBinary() + " info --json --no-ptxas " + bench("j3d27pt") +
                         " --schedule shared --machine " + machine);
     ASSERT_EQ(r.exitCode, 0) << r.output;
     auto j = nlohmann::json::parse(r.output);
-    auto& o = j["kernels"][0]["occupancy"];
-    EXPECT_EQ(o["blocks_per_sm"], 4) << machine << o;
-    EXPECT_EQ(o["fraction"], 1.0) << machine << o;
-    EXPECT_EQ(o["upper_bound"], true) << machine << o;
-    EXPECT_EQ(o["limited_by"],
-              std::string(machine) == "h100" ? "threads" : "threads and shared memory")
-        << machine << o;
+    auto& k = j["kernels"][0];
+    auto& o = k["occupancy"];
+    EXPECT_EQ(o["upper_bound"], false) << machine << o;
+    EXPECT_EQ(o["registers_estimated"], true) << machine << o;
+    EXPECT_FALSE(k.contains("registers")) << "no ptxas figure without ptxas";
+    const int regs = k["registers_estimate"]["registers"].get<int>();
+    EXPECT_GE(regs, 16) << k;
+    // 512-thread blocks: 16 warps of regs x 32 registers (rounded to 256) in 64 Ki registers.
+    const int perWarp = (regs * 32 + 255) / 256 * 256;
+    const int byRegisters = 65536 / perWarp / 16;
+    EXPECT_EQ(o["blocks_per_sm"], std::min(4, byRegisters)) << machine << o;
+    if (byRegisters > 4) {
+      EXPECT_EQ(o["limited_by"],
+                std::string(machine) == "h100" ? "threads" : "threads and shared memory")
+          << machine << o;
+    }
   }
   auto t =
       runCommand(tesselBinary() + " info --no-ptxas " + bench("j3d27pt") + " --schedule shared");
-  EXPECT_TRUE(has(t.output,
-                  "occupancy  at most 4 blocks per SM, 100% of the warps, limited by "
-                  "threads (registers not known)"))
-      << t.output;
+  EXPECT_TRUE(has(t.output, "registers (estimated)")) << t.output;
+  EXPECT_TRUE(has(t.output, "(with the estimated registers)")) << t.output;
   if (tessel::findNvcc().empty()) return;  // with ptxas: the registers decide, no bound
   auto p = runCommand(tesselBinary() + " info --json --kernels " + bench("j3d7pt"));
   ASSERT_EQ(p.exitCode, 0) << p.output;
   auto k = nlohmann::json::parse(p.output)["kernels"][0];
   ASSERT_TRUE(k.contains("registers")) << k;
   EXPECT_EQ(k["occupancy"]["upper_bound"], false) << k;
+  EXPECT_EQ(k["occupancy"]["registers_estimated"], false) << k;
   const int regs = k["registers"].get<int>();
   // 512-thread blocks: 16 warps of regs x 32 registers (rounded to 256) in 64 Ki registers.
   const int perWarp = (regs * 32 + 255) / 256 * 256;
