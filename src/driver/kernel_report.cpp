@@ -104,7 +104,9 @@ KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resol
     out.notes.push_back(note);
   }
   if (ptxas && findNvcc().empty()) {
-    out.ptxasNote = "nvcc not found (install the CUDA toolkit or set NVCC to see them)";
+    out.ptxasNote =
+        "nvcc not found: estimated from the kernels' IR (install the CUDA toolkit or set NVCC "
+        "for ptxas's)";
   } else if (ptxas) {
     const std::string arch = ptxasArch(machine);
     ResourcesResult r = programResources(prog, resolved, arch);

@@ -5,10 +5,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
 
+#include "exec/cuda_resources.h"
 #include "perf/register_estimate.h"
 #include "support/command.h"
 
@@ -161,6 +163,41 @@ TEST(CliAnalyze, RegisterEstimateIsWhatTheScriptFits) {
   }
   // The error docs/model.md states for the held-out half.
   EXPECT_NE(r.output.find("| test | 696 | 7.9 | 5 |"), std::string::npos) << r.output;
+}
+
+TEST(CliAnalyze, RegisterCsvIsTodaysPtxas) {
+  // The fit's data must be today's kernels: ptxas's registers of j3d7pt and heat under three
+  // families equal the CSV's (else the kernels changed: refit with register_fit.py --collect).
+  if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
+  std::ifstream in(sourceDir() + "/docs/data/2026-11-27-ptxas-sm90-registers.csv");
+  std::map<std::string, int> csv;  // "bench|flags|kernel" -> registers
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    if (f.size() == 5 && f[3] != "registers") csv[f[0] + "|" + f[1] + "|" + f[2]] = std::stoi(f[3]);
+  }
+  ASSERT_GT(csv.size(), 900u);
+  int compared = 0;
+  for (const char* bench : {"j3d7pt", "heat"})
+    for (const char* flags :
+         {"--schedule global", "--schedule stream", "--schedule overlapped --time-tile 2"}) {
+      auto r = runCommand(tesselBinary() + " info --json " + sourceDir() + "/benchmarks/" + bench +
+                          ".sten " + flags);
+      ASSERT_EQ(r.exitCode, 0) << r.output;
+      const nlohmann::json info = nlohmann::json::parse(r.output);
+      for (const auto& k : info["kernels"]) {
+        const std::string key =
+            std::string(bench) + "|" + flags + "|" + k["name"].get<std::string>();
+        ASSERT_TRUE(csv.count(key)) << key;
+        ASSERT_TRUE(k.contains("registers")) << k;
+        EXPECT_EQ(k["registers"].get<int>(), csv.at(key))
+            << key << ": the kernels changed since the CSV was collected";
+        ++compared;
+      }
+    }
+  EXPECT_GE(compared, 10);
 }
 
 TEST(CliAnalyze, PublishedFiguresArePredicted) {
