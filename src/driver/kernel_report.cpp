@@ -62,11 +62,9 @@ void addOccupancy(std::vector<KernelReport>& reports, const MachineDesc& m) {
       q.dynamicShared = r.sharedBytes;
       q.optIn = true;
     }
-    r.registersEstimated = !r.ptxas && r.registerEstimate;
     q.registers = r.ptxas              ? r.ptxas->registers
                   : r.registerEstimate ? r.registerEstimate->registers
                                        : 0;
-    r.occupancyBound = !r.ptxas && !r.registerEstimate;
     try {
       r.occupancy = occupancy(m, q);
     } catch (const std::invalid_argument&) {
@@ -130,7 +128,7 @@ nlohmann::json occupancyJson(const KernelReport& r) {
   return {
       {"blocks_per_sm", r.occupancy->blocksPerSm}, {"warps_per_sm", r.occupancy->activeWarps},
       {"fraction", r.occupancy->fraction},         {"limited_by", r.occupancy->limitText()},
-      {"upper_bound", r.occupancyBound},           {"registers_estimated", r.registersEstimated}};
+      {"upper_bound", r.occupancyBound()},         {"registers_estimated", r.registersEstimated()}};
 }
 
 nlohmann::json registersJson(const KernelReport& r) {
@@ -264,10 +262,10 @@ std::string kernelReportsText(const std::vector<KernelReport>& reports, const st
     if (const std::optional<Occupancy>& o = r.occupancy)
       out += fmt::format(
           "    occupancy  {}{} blocks per SM, {:.0f}% of the warps, limited by {}{}\n",
-          r.occupancyBound ? "at most " : "", o->blocksPerSm, 100 * o->fraction, o->limitText(),
-          r.occupancyBound       ? " (registers not known)"
-          : r.registersEstimated ? " (with the estimated registers)"
-                                 : "");
+          r.occupancyBound() ? "at most " : "", o->blocksPerSm, 100 * o->fraction, o->limitText(),
+          r.occupancyBound()       ? " (registers not known)"
+          : r.registersEstimated() ? " (with the estimated registers)"
+                                   : "");
   }
   if (!ptxasNote.empty()) out += "  registers: " + ptxasNote + "\n";
   return out;

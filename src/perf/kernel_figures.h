@@ -51,11 +51,11 @@ struct KernelReport {
   /// machine; what occupancy uses where ptxas's figure is missing.
   std::optional<RegisterEstimate> registerEstimate;
   /// Resident blocks per SM on the report's machine (model/occupancy.h), from the block, its
-  /// shared memory and ptxas's registers, else the estimate (`registersEstimated`); with neither
-  /// the registers are left out and the figure is an upper bound (`occupancyBound`).
+  /// shared memory and ptxas's registers, else the estimate (`registersEstimated()`); with
+  /// neither the registers are left out and the figure is an upper bound (`occupancyBound()`).
   std::optional<Occupancy> occupancy;
-  bool occupancyBound = false;
-  bool registersEstimated = false;
+  bool registersEstimated() const { return !ptxas && registerEstimate; }
+  bool occupancyBound() const { return !ptxas && !registerEstimate; }
   Traffic traffic;  // per point-update at each memory level (perf/traffic.h)
 };
 

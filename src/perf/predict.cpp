@@ -82,7 +82,7 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
                                      "fuse fewer steps or stream one dimension "
                                      "(--schedule stream --time-tile T)",
                                      r.redundancyPercent));
-  if (r.occupancy && !r.occupancyBound && r.occupancy->fraction < 0.25)
+  if (r.occupancy && !r.occupancyBound() && r.occupancy->fraction < 0.25)
     out.push_back(fmt::format(
         "occupancy {:.0f}% ({} blocks per SM, limited by {}): too few "
         "warps to hide memory latency; the prediction is optimistic",

@@ -26,20 +26,11 @@ RegisterFit sm90RegisterFit() {
 
 namespace {
 
-/// 32-bit registers of one value of type `t` (ints of the language are `intBits` wide).
-int width(CType t) {
-  switch (t) {
-    case CType::Double:
-    case CType::Int64:
-      return 2;
-    default:
-      return 1;
-  }
-}
+/// 32-bit registers of one value of type `t`.
+int width(CType t) { return std::max(1, lir::byteSize(t) / 4); }
+/// The same for a value of language type `t` (ints are `intBits` wide in the kernel).
 int width(ScalarType t, int intBits) {
-  if (t == ScalarType::Double) return 2;
-  if (t == ScalarType::Int) return intBits / 32;
-  return 1;
+  return t == ScalarType::Int ? intBits / 32 : width(lir::ctypeOf(t));
 }
 
 /// ptxas keeps at most about this many registers of loaded values in flight per thread (12
@@ -88,9 +79,8 @@ uint64_t structuralHash(const ExprPtr& e) {
 /// straight-line stretch's loads.
 class Walk {
  public:
-  explicit Walk(const lir::Function& f) : intBits_(f.intBits) {}
-
-  void run(const lir::Function& f) {
+  /// Walks the body of `f`; features() then gives what it counted.
+  explicit Walk(const lir::Function& f) : intBits_(f.intBits) {
     scopes_.emplace_back();
     walkAll(f.body->body);
     closeStretch();
@@ -259,12 +249,7 @@ class Walk {
 
 }  // namespace
 
-RegisterFeatures registerFeatures(const lir::Function& kernel) {
-  Walk w(kernel);
-  w.run(kernel);
-  RegisterFeatures f = w.features();
-  return f;
-}
+RegisterFeatures registerFeatures(const lir::Function& kernel) { return Walk(kernel).features(); }
 
 int registerCap(const lir::Function& kernel, int64_t registersPerSm, int maxPerThread) {
   if (kernel.maxRegisters > 0) return std::min(kernel.maxRegisters, maxPerThread);
