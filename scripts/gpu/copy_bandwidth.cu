@@ -44,6 +44,10 @@ int main(int argc, char** argv) {
   float med = ms[ms.size() / 2];
   std::printf("%s: device-to-device copy of %zu MiB: median %.3f ms, %.1f GB/s (read + write)\n",
               prop.name, mib, med, 2.0 * bytes / (med * 1e-3) / 1e9);
+  std::printf("%s: %d SMs, L2 %d bytes, %zu bytes of global memory, shared memory per block "
+              "%zu (opt-in %zu), per SM %zu\n",
+              prop.name, prop.multiProcessorCount, prop.l2CacheSize, prop.totalGlobalMem,
+              prop.sharedMemPerBlock, prop.sharedMemPerBlockOptin, prop.sharedMemPerMultiprocessor);
   CHECK(cudaFree(a));
   CHECK(cudaFree(b));
   return 0;

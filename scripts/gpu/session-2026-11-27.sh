@@ -27,7 +27,8 @@ for b in rhs4center hypterm diffterm cosmo-hdiff denoise fdtd2d cheby; do
     --repeat 5 --skip-cpp --benchmarks $b --csv /tmp/full-$b.csv \
     --families 'global[--fuse-statements]' 2>> "$OUT/full-progress.txt" > /dev/null
   if [ -f /tmp/full-$b.csv ]; then
-    if [ ! -f "$OUT/full.csv" ]; then cat /tmp/full-$b.csv; else tail -n +2 /tmp/full-$b.csv; fi >> "$OUT/full.csv"
+    # (The test comes before the redirection creates the file: a header once.)
+    if [ ! -f "$OUT/full.csv" ]; then cp /tmp/full-$b.csv "$OUT/full.csv"; else tail -n +2 /tmp/full-$b.csv >> "$OUT/full.csv"; fi
   fi
 done
 echo "all done at $(elapsed) s" >> "$OUT/device.txt"
