@@ -115,10 +115,13 @@ TEST(Machine, AllSixLoadWithEveryFigureSourced) {
   EXPECT_FALSE(machine("a100").compute.smClock);
   EXPECT_EQ(h100.calibration.at("global"), 0.598);  // fitted on measured H100 times
   EXPECT_EQ(h100.calibration.size(), 6u);
-  EXPECT_TRUE(machine("h200").calibration.empty());
+  EXPECT_EQ(machine("h200").calibration.size(), 6u);  // fitted on measured H200 times
+  EXPECT_EQ(machine("h200").calibration.at("global"), 0.7624);
+  EXPECT_TRUE(machine("a100").calibration.empty());
   EXPECT_DOUBLE_EQ(h100.memory.dramBandwidth, 3.35e12);
   EXPECT_DOUBLE_EQ(h100.compute.peakFp64, 34e12);
-  EXPECT_FALSE(machine("h200").memory.l2Bytes);  // not published: null, with a note in sources
+  EXPECT_EQ(machine("h200").memory.l2Bytes, 60 * 1024 * 1024);  // read on the device
+  EXPECT_EQ(machine("h200").memory.measuredDramBandwidth, 4.28e12);
   EXPECT_DOUBLE_EQ(machine("h200").memory.dramBandwidth, 4.8e12);
   EXPECT_EQ(machine("a100").compute.sms, 108);
   EXPECT_EQ(machine("v100").computeCapability(), "7.0");
