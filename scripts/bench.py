@@ -87,7 +87,8 @@ def main():
     ap.add_argument("--tessel", default=os.path.join(ROOT, "build", "tessel"))
     ap.add_argument("--backend", default="opencl", help="opencl (default) or cuda")
     ap.add_argument("--families", default=",".join(DEFAULT_FAMILIES),
-                    help="comma-separated schedule families, each optionally /T for a time "
+                    help="comma-separated schedule families ('auto': none named, the "
+                         "performance model's choice), each optionally /T for a time "
                          "tile of T steps and [OPTIONS] for options of that variant only, e.g. "
                          "'stream[--retime]' or 'stream/2[--spare-plane off]' (global, "
                          "without options, is always run)")
@@ -149,7 +150,10 @@ def main():
             if not args.no_verify:
                 cmd.append("--verify")
             if family:
-                cmd += ["--schedule", fam_of(family)] + variant_options(family)
+                # "auto" names no family: the performance model chooses (its line goes to the
+                # note column).
+                named = [] if fam_of(family) == "auto" else ["--schedule", fam_of(family)]
+                cmd += named + variant_options(family)
                 cmd += args.extra.split()
             status, rep, err = tessel_json(args.tessel, cmd)
             row = {"benchmark": name, "backend": backend, "schedule": family or "-",
@@ -168,6 +172,9 @@ def main():
                 row["verified"] = "-" if ver is None else ("yes" if ver["passed"] else "FAILED")
                 if ver is not None and not ver["passed"]:
                     bad = True
+                if family and fam_of(family) == "auto":
+                    row["note"] = next((ln.strip() for ln in err.splitlines()
+                                        if "the model ranks" in ln), "")
                 if family == "global":
                     base = rep["time_s"]
                 if base and family and rep["time_s"] > 0:

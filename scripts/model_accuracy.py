@@ -146,7 +146,9 @@ def main():
     ran = ran_as(args.ran_as)
     with open(args.csv) as f:
         for r in csv.DictReader(f):
-            if r["backend"] != "cuda" or not r["gstencil_s"]:
+            # "auto" rows (bench.py: the model's own choice) belong to no family to calibrate.
+            if r["backend"] != "cuda" or not r["gstencil_s"] or split_variant(
+                    r["schedule"])[0] == "auto":
                 continue
             params = [p.strip() for p in (r.get("parameters") or "").split(";") if p.strip()]
             schedule = ran.get((r["benchmark"], r["schedule"]), r["schedule"])

@@ -36,9 +36,16 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
   std::string lead;
   if (p.bound == "latency") {
     std::vector<std::string> remedies;
-    if (r.occupancy && r.occupancy->fraction < 1)
-      remedies.push_back(fmt::format("raise the occupancy ({:.0f}%, limited by {})",
-                                     100 * r.occupancy->fraction, r.occupancy->limitText()));
+    if (r.occupancy && r.occupancy->fraction < 1) {
+      // Limited by registers under the launch bounds: the model's register cap (measured
+      // 1.07x to 2.27x faster where it chose one on an H200, docs/performance.md).
+      const bool capIt = (r.occupancy->limitedBy & kLimitRegisters) && r.info.maxRegisters == 0;
+      remedies.push_back(fmt::format(
+          "raise the occupancy ({:.0f}%, limited by {}{})", 100 * r.occupancy->fraction,
+          r.occupancy->limitText(),
+          capIt ? ": on CUDA, --max-registers auto caps them where the model predicts a gain"
+                : ""));
+    }
     if (p.latency.barriersPerRound > 0)
       remedies.push_back(
           fmt::format("pass fewer than {} barriers per round", p.latency.barriersPerRound));

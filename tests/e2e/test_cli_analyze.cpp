@@ -70,6 +70,25 @@ TEST(CliAnalyze, CompareRanksEveryFamily) {
   EXPECT_NE(t.output.find("Schedules ranked by predicted time"), std::string::npos) << t.output;
 }
 
+TEST(CliAnalyze, RegisterLimitedOccupancyPointsToTheModelsCap) {
+  // j3d7pt's overlapped kernels hold one or two blocks per SM, limited by registers: the
+  // latency hint names the model's register cap (measured faster on an H200, performance.md),
+  // and not once a cap is given.
+  auto a = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() +
+                      " --schedule overlapped 2>&1");
+  EXPECT_EQ(a.exitCode, 0) << a.output;
+  EXPECT_NE(a.output.find("limited by registers: on CUDA, --max-registers auto caps them where "
+                          "the model predicts a gain)"),
+            std::string::npos)
+      << a.output;
+  auto c = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() +
+                      " --schedule overlapped --max-registers 40 2>&1");
+  EXPECT_EQ(c.exitCode, 0) << c.output;
+  EXPECT_NE(c.output.find("raise the occupancy (75%, limited by registers);"), std::string::npos)
+      << c.output;
+  EXPECT_EQ(c.output.find("--max-registers auto caps them"), std::string::npos) << c.output;
+}
+
 TEST(CliAnalyze, BadInputIsAClearError) {
   auto m = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() + " --machine h900");
   EXPECT_EQ(m.exitCode, 1) << m.output;
@@ -136,9 +155,11 @@ std::string expectMachineFits(const std::string& id, const std::string& csv,
   EXPECT_EQ(g.exitCode, 0) << g.output;
   const nlohmann::json latencies = fitted(g.output, "Latencies (JSON): ");
   EXPECT_TRUE(latencies.is_object()) << g.output;
-  if (latencies.is_object())
-    for (auto& [field, value] : latencies.items())
+  if (latencies.is_object()) {
+    for (auto& [field, value] : latencies.items()) {
       EXPECT_NEAR(machine[field].get<double>(), value.get<double>(), 1e-12) << id << " " << field;
+    }
+  }
   return r.output;
 }
 
