@@ -1,0 +1,51 @@
+#!/bin/bash
+# What the next lent GPU should measure (../shared/docs/gpu-device.md), written 2026-11-27 and
+# NOT YET RUN: a plan, not a record (the dated session-*.sh scripts are the records).
+#
+# On an H100, first run scripts/gpu/session-2026-11-27b.sh unchanged: machines/h100.json is still
+# calibrated on the H100 times of 2026-11-24's kernels (docs/model.md), and its copy bandwidth is
+# approximate; that call gives today's kernels x every family and the copy bandwidth, and
+# `scripts/model_accuracy.py --measured-flags '' --ran-as '' --latency-grid` refits the file.
+#
+# Then this script (on an H100 or H200), each part under a deadline:
+# 1. The overlapped family's register caps: its fused kernels have launch bounds of one block per
+#    SM, under which ptxas takes 94 to 128 registers; on an H200 the model's cap ran them 1.4x to
+#    2.3x faster (docs/performance.md). Measured here for every program: the bounds, a cap of 64
+#    (what the staged families' rule, half an SM's threads resident, would give 512-thread
+#    blocks) and the model's cap, to decide whether the default should change.
+# 2. The model's own choice (bench.py's 'auto') against every family, for model.md's table.
+# Before the call, here: build, strip into .gpu/ (gpu-device.md). Writes under $OUT: device.txt,
+# caps-awkward.csv, caps-awkward-progress.txt, caps.csv, caps-progress.txt, auto.csv,
+# auto-progress.txt.
+set -u
+export LD_LIBRARY_PATH=$PWD/.gpu TESSEL_MACHINES=$PWD/machines XDG_CACHE_HOME=/tmp/tessel-cache
+T=.gpu/tessel
+START=$(date +%s)
+elapsed() { echo $(($(date +%s) - START)); }
+{ nvidia-smi -L; nvcc --version | tail -2; } > "$OUT/device.txt" 2>&1
+CAPS='overlapped,overlapped[--max-registers 64],overlapped[--max-registers auto],overlapped/2,overlapped/2[--max-registers 64],overlapped/2[--max-registers auto]'
+
+# Correctness of the capped variants (awkward sizes, 16 at once); this also fills the kernel
+# cache for the timed runs.
+timeout 120 python3 scripts/bench.py --tessel $T --backend cuda --size awkward --jobs 16 \
+  --repeat 1 --skip-cpp --csv "$OUT/caps-awkward.csv" --families "$CAPS" \
+  2> "$OUT/caps-awkward-progress.txt" > /dev/null
+echo "awkward done at $(elapsed) s" >> "$OUT/device.txt"
+
+run_full() {  # run_full NAME FAMILIES CSV DEADLINE
+  [ "$(elapsed)" -gt "$4" ] && { echo "$3 stopped before $1 at $(elapsed) s" >> "$OUT/device.txt"; return; }
+  timeout 60 python3 scripts/bench.py --tessel $T --backend cuda --size full --no-verify \
+    --repeat 5 --skip-cpp --benchmarks "$1" --csv /tmp/full-$1.csv --families "$2" \
+    2>> "$OUT/$3-progress.txt" > /dev/null
+  if [ -f /tmp/full-$1.csv ]; then
+    # (The test comes before the redirection creates the file: a header once.)
+    if [ ! -f "$OUT/$3.csv" ]; then cp /tmp/full-$1.csv "$OUT/$3.csv"; else tail -n +2 /tmp/full-$1.csv >> "$OUT/$3.csv"; fi
+    rm -f /tmp/full-$1.csv
+  fi
+}
+PROGRAMS='j3d7pt heat j3d27pt j3d13pt j3d17pt gaussian poisson j2d9pt-gol cosmo-hdiff hypterm
+          diffterm rhs4center denoise cheby fdtd2d helmholtz gradient j2d5pt j2d9pt jacobi1d-boundary'
+for b in $PROGRAMS; do run_full $b "$CAPS" caps 330; done
+echo "caps done at $(elapsed) s" >> "$OUT/device.txt"
+for b in $PROGRAMS; do run_full $b 'auto' auto 440; done
+echo "all done at $(elapsed) s" >> "$OUT/device.txt"
