@@ -89,6 +89,23 @@ TEST(CliAnalyze, RegisterLimitedOccupancyPointsToTheModelsCap) {
   EXPECT_EQ(c.output.find("--max-registers auto caps them"), std::string::npos) << c.output;
 }
 
+TEST(CliAnalyze, FewGlobalStreamBlocksSayWhy) {
+  // j2d5pt (8192^2) under global-stream: each of 8192 threads sweeps a column, 16 blocks of 512
+  // for 132 SMs; the hint says why and what spreads the work (not the generic tile advice).
+  const std::string j2d5pt = sourceDir() + "/benchmarks/j2d5pt.sten";
+  auto a = runCommand(tesselBinary() + " analyze --no-ptxas " + j2d5pt +
+                      " --schedule global-stream 2>&1");
+  EXPECT_EQ(a.exitCode, 0) << a.output;
+  EXPECT_NE(a.output.find("16 blocks fill 12% of the last wave: global-stream gives each thread a "
+                          "whole column"),
+            std::string::npos)
+      << a.output;
+  EXPECT_EQ(a.output.find("evens the waves"), std::string::npos) << a.output;
+  auto g = runCommand(tesselBinary() + " analyze --no-ptxas " + j2d5pt + " --schedule global 2>&1");
+  EXPECT_EQ(g.exitCode, 0) << g.output;
+  EXPECT_EQ(g.output.find("whole column"), std::string::npos) << g.output;
+}
+
 TEST(CliAnalyze, BadInputIsAClearError) {
   auto m = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() + " --machine h900");
   EXPECT_EQ(m.exitCode, 1) << m.output;
