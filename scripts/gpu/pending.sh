@@ -12,7 +12,11 @@
 #    SM, under which ptxas takes 94 to 128 registers; on an H200 the model's cap ran them 1.4x to
 #    2.3x faster (docs/performance.md). Measured here for every program: the bounds, a cap of 64
 #    (what the staged families' rule, half an SM's threads resident, would give 512-thread
-#    blocks) and the model's cap, to decide whether the default should change.
+#    blocks) and the model's cap, to decide whether the default should change. Known here
+#    (`tessel resources BENCH --schedule overlapped --time-tile T --max-registers 64`, nvcc 13
+#    for sm_90): under 64 the 32-bit kernels keep no local memory, but the 64-bit copies (run
+#    where a run's sizes need them) of denoise, diffterm, hypterm, j3d7pt and rhs4center take 8
+#    to 232 B of it, so a rule of 64 would need the copies left out or capped apart.
 # 2. The model's own choice (bench.py's 'auto') against every family, for model.md's table.
 # Before the call, here: build, strip into .gpu/ (gpu-device.md). Writes under $OUT: device.txt,
 # caps-awkward.csv, caps-awkward-progress.txt, caps.csv, caps-progress.txt, auto.csv,
