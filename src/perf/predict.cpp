@@ -97,20 +97,18 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
   if (r.ptxas && r.ptxas->spillStores + r.ptxas->spillLoads > 0)
     out.push_back(fmt::format("{} B of register spills: unroll less or split the kernel",
                               r.ptxas->spillStores + r.ptxas->spillLoads));
-  if (p.waveEfficiency < 0.75 && r.info.family == ScheduleFamily::GlobalStream)
-    // A thread sweeps its whole column: the launch has the blocks of the other dimensions
-    // only (a 2-D program's one). Measured on an H200: 12x to 21x slower than `global` on the
-    // 2-D benchmarks (docs/performance.md).
+  if (p.waveEfficiency < 0.75) {
+    // Under global-stream a thread sweeps its whole column: the launch has the blocks of the
+    // other dimensions only (a 2-D program's one). Measured on an H200: 12x to 21x slower than
+    // `global` on the 2-D benchmarks (docs/performance.md).
+    const bool sweeps = r.info.family == ScheduleFamily::GlobalStream;
     out.push_back(fmt::format(
-        "{} blocks fill {:.0f}% of the last wave: global-stream gives each thread a whole "
-        "column of the streamed dimension, so only the other dimensions make blocks; "
-        "--schedule stream (chunked) or global spreads the work over more blocks",
-        p.blocks, 100 * p.waveEfficiency));
-  else if (p.waveEfficiency < 0.75)
-    out.push_back(
-        fmt::format("{} blocks fill {:.0f}% of the last wave: a smaller tile or a "
-                    "larger problem evens the waves",
-                    p.blocks, 100 * p.waveEfficiency));
+        "{} blocks fill {:.0f}% of the last wave: {}", p.blocks, 100 * p.waveEfficiency,
+        sweeps ? "global-stream gives each thread a whole column of the streamed dimension, so "
+                 "only the other dimensions make blocks; --schedule stream (chunked) or global "
+                 "spreads the work over more blocks"
+               : "a smaller tile or a larger problem evens the waves"));
+  }
   return out;
 }
 

@@ -18,6 +18,10 @@ using namespace tessel::testing;
 
 namespace {
 std::string j3d7pt() { return sourceDir() + "/benchmarks/j3d7pt.sten"; }
+/// `tessel analyze --no-ptxas ARGS`, stderr included.
+CommandResult analyzeNoPtxas(const std::string& args) {
+  return runCommand(tesselBinary() + " analyze --no-ptxas " + args + " 2>&1");
+}
 }  // namespace
 
 TEST(CliAnalyze, GlobalJ3d7ptOnH100ByHand) {
@@ -74,15 +78,13 @@ TEST(CliAnalyze, RegisterLimitedOccupancyPointsToTheModelsCap) {
   // j3d7pt's overlapped kernels hold one or two blocks per SM, limited by registers: the
   // latency hint names the model's register cap (measured faster on an H200, performance.md),
   // and not once a cap is given.
-  auto a = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() +
-                      " --schedule overlapped 2>&1");
+  auto a = analyzeNoPtxas(j3d7pt() + " --schedule overlapped");
   EXPECT_EQ(a.exitCode, 0) << a.output;
   EXPECT_NE(a.output.find("limited by registers: on CUDA, --max-registers auto caps them where "
                           "the model predicts a gain)"),
             std::string::npos)
       << a.output;
-  auto c = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() +
-                      " --schedule overlapped --max-registers 40 2>&1");
+  auto c = analyzeNoPtxas(j3d7pt() + " --schedule overlapped --max-registers 40");
   EXPECT_EQ(c.exitCode, 0) << c.output;
   EXPECT_NE(c.output.find("raise the occupancy (75%, limited by registers);"), std::string::npos)
       << c.output;
@@ -93,15 +95,14 @@ TEST(CliAnalyze, FewGlobalStreamBlocksSayWhy) {
   // j2d5pt (8192^2) under global-stream: each of 8192 threads sweeps a column, 16 blocks of 512
   // for 132 SMs; the hint says why and what spreads the work (not the generic tile advice).
   const std::string j2d5pt = sourceDir() + "/benchmarks/j2d5pt.sten";
-  auto a = runCommand(tesselBinary() + " analyze --no-ptxas " + j2d5pt +
-                      " --schedule global-stream 2>&1");
+  auto a = analyzeNoPtxas(j2d5pt + " --schedule global-stream");
   EXPECT_EQ(a.exitCode, 0) << a.output;
   EXPECT_NE(a.output.find("16 blocks fill 12% of the last wave: global-stream gives each thread a "
                           "whole column"),
             std::string::npos)
       << a.output;
   EXPECT_EQ(a.output.find("evens the waves"), std::string::npos) << a.output;
-  auto g = runCommand(tesselBinary() + " analyze --no-ptxas " + j2d5pt + " --schedule global 2>&1");
+  auto g = analyzeNoPtxas(j2d5pt + " --schedule global");
   EXPECT_EQ(g.exitCode, 0) << g.output;
   EXPECT_EQ(g.output.find("whole column"), std::string::npos) << g.output;
 }
