@@ -113,8 +113,9 @@ struct LocalsStyle {
   std::string initsNote;  // the comment before the initialised locals
   std::string boxPrefix;  // before "lo_<iter>" and "n_<iter>"
   bool storageNames;      // buffers also declare `<name>_storage` (Namer::takeBuffer)
-  /// The local arrays' buffers exist already (the GPU host allocates them once per run and
-  /// passes them in): a scratch copy is copied into its buffer, nothing is allocated.
+  /// The local arrays' and local scalars' buffers exist already (the GPU host allocates them
+  /// once per run and passes them in): a scratch copy is copied into its buffer, nothing is
+  /// allocated.
   bool preallocated = false;
   /// Per local scalar: every statement that uses it keeps it in a register (a fused group,
   /// analysis/stmt_fusion.h), so it gets no buffer. Empty: every one has a buffer.

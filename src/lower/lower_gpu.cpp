@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <stdexcept>
 
 #include "analysis/regions.h"
@@ -211,6 +212,10 @@ std::vector<ExprPtr> CallGpu::callArgs() const {
   for (auto& a : uses_.args(prog_, g_)) args.push_back(a);
   const std::vector<std::string>& bufs = g_.localBuffers.at(static_cast<size_t>(index_));
   for (size_t k = 0; k < bufs.size(); ++k) args.push_back(var(bufs[k], call_.localArrays[k].type));
+  const std::vector<std::string>& scalars = g_.localScalarBuffers.at(static_cast<size_t>(index_));
+  for (size_t s = 0; s < scalars.size(); ++s)
+    if (!locals_.localScalars.at(s).empty())
+      args.push_back(var(scalars[s], call_.localScalars[s].type));
   return args;
 }
 
@@ -330,24 +335,49 @@ Function CallGpu::build() {
   Function f = callFunction(call_, index_, g_.callFns[index_]);
   for (auto& la : call_.localArrays)
     if (la.scratchOf >= 0) uses_.arrays.insert(la.scratchOf);
-  static const LocalsStyle kStyle{
-      "Initialised locals: evaluated once per call, on the host.", "box_", false, true, {}};
-  std::vector<StmtPtr> body = declareLocals(prog_, call_, g_, kStyle, names_, locals_, x_);
-  // The local arrays' buffers come from tessel_program (allocated once per run); a fresh one is
-  // cleared here, as a new allocation would be.
-  for (size_t k = 0; k < call_.localArrays.size(); ++k)
-    if (call_.localArrays[k].scratchOf < 0)
-      body.push_back(
-          callFn("tessel_zero", {var(kRuntimeVar, ScalarType::Int),
-                                 var(locals_.localArrays[k], call_.localArrays[k].type)}));
   CallRegions regions = analyzeRegions(prog_, call_);
-  size_t kernelsBefore = out_.kernels.size();
-  // Statement fusion (`global`, fuse_statements): groups of two or more share a kernel.
+  // Statement fusion (`global`, fuse_statements): groups of two or more share a kernel, which
+  // keeps the local scalars all of whose uses it holds in registers (unless a plane condition
+  // only the run decides splits the group into its statements again).
   StatementGroups groups;
   if (sched_.grid.fuseStatements && sched_.grid.family == ScheduleFamily::Global)
     groups = fuseStatements(prog_, call_);
   else
     for (size_t k = 0; k < call_.stmts.size(); ++k) groups.groups.push_back({k});
+  LocalsStyle style{
+      "Initialised locals: evaluated once per call, on the host.", "box_", false, true, {}};
+  for (int sg : groups.scalarGroup) {
+    const bool fused = sg >= 0 && groups.groups.at(static_cast<size_t>(sg)).size() > 1 &&
+                       fusedStatementsThatRun(x_, regions, groups.groups[static_cast<size_t>(sg)]);
+    style.inRegister.push_back(fused);
+  }
+  // The buffers come from tessel_program's pool (GlobalNames::poolBuffer): a local scalar's
+  // covers the call-domain box, as declareLocals indexes it.
+  const std::vector<std::string> iterNames = prog_.iteratorNames();
+  std::map<std::string, size_t> used;
+  for (const LocalArray& la : call_.localArrays) {
+    ExprPtr n = intLit(1);
+    for (auto& e : la.extents) n = indexMul(n, e);
+    g_.localBuffers.at(static_cast<size_t>(index_))
+        .push_back(g_.poolBuffer(la.name, la.type, n, iterNames, used));
+  }
+  ExprPtr box = intLit(1);
+  for (const auto& r : call_.domain)
+    box = indexMul(box, indexMax(intLit(0), indexSub(indexAddConst(r.hi, 1), r.lo)));
+  for (size_t s = 0; s < call_.localScalars.size(); ++s) {
+    const LocalScalar& ls = call_.localScalars[s];
+    const bool buffered = style.inRegister.empty() || !style.inRegister[s];
+    g_.localScalarBuffers.at(static_cast<size_t>(index_))
+        .push_back(buffered ? g_.poolBuffer(ls.name, ls.type, box, iterNames, used) : "");
+  }
+  std::vector<StmtPtr> body = declareLocals(prog_, call_, g_, style, names_, locals_, x_);
+  // A fresh local array is cleared here, as a new allocation would be.
+  for (size_t k = 0; k < call_.localArrays.size(); ++k)
+    if (call_.localArrays[k].scratchOf < 0)
+      body.push_back(
+          callFn("tessel_zero", {var(kRuntimeVar, ScalarType::Int),
+                                 var(locals_.localArrays[k], call_.localArrays[k].type)}));
+  size_t kernelsBefore = out_.kernels.size();
   for (size_t g = 0; g < groups.groups.size(); ++g) {
     if (!body.empty()) body.push_back(comment(""));
     if (groups.groups[g].size() > 1 && fusedStatements(groups, g, regions, body)) continue;
@@ -356,16 +386,18 @@ Function CallGpu::build() {
   f.body = block(std::move(body));
   // Parameters last: lowering the body found which ones it uses.
   lir::Param rt = runtimeParam();
-  // Unused by a call that allocates and launches nothing (every region is empty).
-  rt.maybeUnused = out_.kernels.size() == kernelsBefore && locals_.localArrays.empty() &&
-                   locals_.localScalars.empty();
+  // Unused by a call that clears and launches nothing (every region is empty).
+  rt.maybeUnused = out_.kernels.size() == kernelsBefore && locals_.localArrays.empty();
   f.params.push_back(rt);
   for (int a : uses_.arrays) f.params.push_back(bufferParam(g_.arrays[a]));
   for (int s : uses_.scalars)
     f.params.push_back({g_.scalars[s], valueType(prog_.scalars[s].type), false});
   for (int p : uses_.params) f.params.push_back({g_.params[p], CType::Int64, false});
-  // Last, as callArgs passes them: the local arrays' buffers (GlobalNames::localBuffers).
+  // Last, as callArgs passes them: the local arrays' buffers (GlobalNames::localBuffers), then
+  // the local scalars' (GlobalNames::localScalarBuffers).
   for (const std::string& n : locals_.localArrays) f.params.push_back(bufferParam(n));
+  for (const std::string& n : locals_.localScalars)
+    if (!n.empty()) f.params.push_back(bufferParam(n));
   return f;
 }
 

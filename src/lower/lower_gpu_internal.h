@@ -31,17 +31,26 @@ struct GlobalNames : ProgramNames {
   /// overlapped: the second device buffer of each global array a fused kernel writes (its
   /// results go there and the host swaps the two, paper 001 Algorithm 5); "" for the others.
   std::vector<std::string> shadows;
-  /// The device buffers of the calls' local arrays, allocated once per run by tessel_program
-  /// (a cudaMalloc and a synchronising cudaFree per call before, issue 11) and shared between
-  /// calls, which run one after the other: per call that runs per statement, one buffer per
-  /// local array (two arrays of one call never share); [c] is empty for the other calls.
-  std::vector<std::vector<std::string>> localBuffers;
+  /// The device buffers of the calls' local arrays and per-point local scalars, allocated once
+  /// per run by tessel_program (a cudaMalloc and a synchronising cudaFree per call before, issue
+  /// 11; and no allocation or free may fall inside a loop captured as a CUDA Graph, or recorded
+  /// and replayed in OpenCL, whose replay would read a freed buffer). Calls run one after the
+  /// other, so they share buffers: one per type and element count, as many as one call needs at
+  /// once (two locals of one call never share).
   struct LocalBuffer {
     std::string name;
     lir::CType type = lir::CType::Double;
     ExprPtr count;  // elements, over parameters (ParamRef)
   };
   std::vector<LocalBuffer> localBufferPool;
+  std::map<std::string, std::vector<size_t>> localBufferKeys;  // type and count -> pool entries
+  /// Per call that runs per statement (filled as it is lowered): the buffer of each local array,
+  /// and of each local scalar ("" for one every statement keeps in a register).
+  std::vector<std::vector<std::string>> localBuffers, localScalarBuffers;
+  /// A buffer of the pool for a local `name` of one call; `used` counts what that call has taken.
+  std::string poolBuffer(const std::string& name, ScalarType type, const ExprPtr& count,
+                         const std::vector<std::string>& iterNames,
+                         std::map<std::string, size_t>& used);
   /// Host loops lowered by graphLoop so far: each one's site number (the runtime keeps a
   /// loop's executable graph by it, from one run to the next).
   int graphSites = 0;

@@ -20,6 +20,19 @@ using namespace lir;
 using gpu::FusedCalls;
 using gpu::GlobalNames;
 
+std::string GlobalNames::poolBuffer(const std::string& name, ScalarType type, const ExprPtr& count,
+                                    const std::vector<std::string>& iterNames,
+                                    std::map<std::string, size_t>& used) {
+  const std::string key = std::string(typeName(type)) + " " + toString(count, iterNames);
+  std::vector<size_t>& entries = localBufferKeys[key];
+  const size_t k = used[key]++;
+  if (k == entries.size()) {
+    entries.push_back(localBufferPool.size());
+    localBufferPool.push_back({namer.take("local_" + name), ctypeOf(type), count});
+  }
+  return localBufferPool[entries[k]].name;
+}
+
 namespace {
 
 /// The host statements of `nodes`. An outermost iterate loop runs as a graph where the runtime
@@ -75,30 +88,6 @@ std::vector<bool> copiedOut(const Program& prog) {
   return out;
 }
 
-/// GlobalNames::localBuffers: the local arrays of the calls that run per statement, each on a
-/// buffer of the run's pool, one per type and element count as many as one call needs at once.
-void poolLocalBuffers(const Program& prog, const std::vector<bool>& ordinary, GlobalNames& g) {
-  g.localBuffers.assign(prog.calls.size(), {});
-  std::map<std::string, std::vector<size_t>> byKey;  // type and count -> pool entries
-  for (size_t c = 0; c < prog.calls.size(); ++c) {
-    if (!ordinary[c]) continue;
-    std::map<std::string, size_t> used;
-    for (const LocalArray& la : prog.calls[c].localArrays) {
-      ExprPtr n = intLit(1);
-      for (auto& e : la.extents) n = indexMul(n, e);
-      const std::string key =
-          std::string(typeName(la.type)) + " " + toString(n, prog.iteratorNames());
-      std::vector<size_t>& pool = byKey[key];
-      const size_t k = used[key]++;
-      if (k == pool.size()) {
-        pool.push_back(g.localBufferPool.size());
-        g.localBufferPool.push_back({g.namer.take("local_" + la.name), ctypeOf(la.type), n});
-      }
-      g.localBuffers[c].push_back(g.localBufferPool[pool[k]].name);
-    }
-  }
-}
-
 Function programFunction(const Program& prog, GlobalNames& g,
                          const std::vector<std::vector<ExprPtr>>& args, const FusedCalls& fused) {
   Function f;
@@ -152,8 +141,9 @@ Function programFunction(const Program& prog, GlobalNames& g,
   }
   if (!g.localBufferPool.empty())
     b.push_back(comment(
-        "The calls' local arrays: allocated once for the run, shared by calls of one type and "
-        "size\n(they run one after the other); each call clears or fills its own."));
+        "The calls' local arrays and per-point local scalars: allocated once for the run (none "
+        "inside\na loop replayed as a graph), shared by calls of one type and size (they run one "
+        "after the\nother); each call clears or fills its own."));
   for (const GlobalNames::LocalBuffer& lb : g.localBufferPool)
     b.push_back(alloc(lb.type, lb.name, paramsToVars(lb.count, g)));
   b.push_back(comment(""));
@@ -211,7 +201,8 @@ GpuProgram buildKernels(const Program& prog, const ResolvedSchedule& resolved) {
 
   // The per-statement kernels of every call that runs unfused.
   const std::vector<bool> ordinary = gpu::runsPerStatement(prog, groups);
-  poolLocalBuffers(prog, ordinary, g);
+  g.localBuffers.assign(prog.calls.size(), {});
+  g.localScalarBuffers.assign(prog.calls.size(), {});
   std::vector<std::vector<ExprPtr>> args(prog.calls.size());
   for (size_t c = 0; c < prog.calls.size(); ++c) {
     if (!ordinary[c]) continue;

@@ -99,3 +99,29 @@ TEST(GraphLoops, TheCudaHostCodeCompiles) {
   if (contains(r.output, "nvcc not found")) GTEST_SKIP() << r.output;
   EXPECT_EQ(r.exitCode, 0) << r.output;
 }
+
+// A call with a per-point local scalar (cheby's Ax) inside a replayed loop: its buffer is the
+// run's, allocated before the loop. (It was allocated and freed inside each call once: the
+// replay then read a freed buffer and PoCL aborted at T >= 4, and CUDA would have met a
+// cudaMalloc inside a stream capture.)
+TEST(GraphLoops, LocalScalarBuffersOutliveTheReplay) {
+  const std::string sizes = " --param L=13 --param M=21 --param N=35 --param T=4";
+  for (const char* s : {"--schedule shared", "--schedule stream", "--schedule global"})
+    for (bool graphs : {true, false}) expectVerifies(benchFile("cheby"), s + sizes, graphs);
+  // No device buffer is declared outside tessel_program, so none inside a captured loop.
+  fs::path d = freshTempDir("graphs", "cheby");
+  auto r = runCommand(tesselBinary() + " emit --target cuda -o " + d.string() + " " +
+                      benchFile("cheby") + " --schedule shared");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const std::string host = readText(d / "tessel_program.cu");
+  const size_t program = host.find("static int32_t tessel_program(");
+  ASSERT_NE(program, std::string::npos) << host;
+  const size_t buffer = host.find("tessel_device_buffer local_Ax(rt,", program);
+  const size_t loop = host.find("tessel_graph_begin(rt, 0,", program);
+  EXPECT_NE(buffer, std::string::npos) << host.substr(program);
+  EXPECT_LT(buffer, loop) << host.substr(program);
+  const std::string calls = host.substr(0, program);
+  size_t at = calls.find("static void call0_cheby(");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(calls.find("tessel_device_buffer Ax(", at), std::string::npos) << calls.substr(at);
+}
