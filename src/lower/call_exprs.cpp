@@ -185,10 +185,10 @@ std::vector<StmtPtr> declareLocals(const Program& prog, const CallInst& call, co
     names.localScalars.assign(call.localScalars.size(), std::string());
     return body;
   }
-  body.push_back(comment(style.preallocated
-                             ? "Per-point local scalars live in buffers over the call-domain box "
-                               "(allocated once per run)."
-                             : "Per-point local scalars live in buffers over the call-domain box."));
+  body.push_back(comment(
+      style.preallocated ? "Per-point local scalars live in buffers over the call-domain box "
+                           "(allocated once per run)."
+                         : "Per-point local scalars live in buffers over the call-domain box."));
   ExprPtr cnt = intLit(1);
   for (size_t d = 0; d < call.domain.size(); ++d) {
     names.boxLo.push_back(scope.take(style.boxPrefix + "lo_" + g.iters[d]));
