@@ -157,19 +157,27 @@ std::string nodeName(const StencilDag& dag, const Program& prog, int node) {
   return fmt::format("#{} {} s{} ({})", d.call, c.name, d.stmt, writes);
 }
 
-bool convex(const StencilDag& dag, const Program& prog, const std::set<int>& group,
-            std::string* why) {
-  const int n = static_cast<int>(dag.nodes.size());
-  std::vector<std::vector<int>> succ(static_cast<size_t>(n));
+std::vector<std::vector<int>> forwardSuccessors(const StencilDag& dag) {
+  std::vector<std::vector<int>> succ(dag.nodes.size());
   for (const DagEdge& e : dag.edges)
     if (!e.carried) succ[static_cast<size_t>(e.from)].push_back(e.to);
-  // From every node outside the group that a group node reaches directly, walk on: reaching the
-  // group again is a path that leaves and re-enters it.
-  std::vector<int> parent(static_cast<size_t>(n), -2);
+  return succ;
+}
+
+namespace {
+
+/// From every node outside the group that a group node reaches directly, walks on: reaching the
+/// group again is a path that leaves and re-enters it. Returns that path (first and last in the
+/// group), or an empty one where the group is convex.
+std::vector<int> reentry(const std::vector<std::vector<int>>& succ, const std::set<int>& group) {
+  const size_t n = succ.size();
+  std::vector<char> in(n, 0);
+  for (int g : group) in[static_cast<size_t>(g)] = 1;
+  std::vector<int> parent(n, -2);
   std::vector<int> todo;
   for (int g : group)
     for (int s : succ[static_cast<size_t>(g)])
-      if (!group.count(s) && parent[static_cast<size_t>(s)] == -2) {
+      if (!in[static_cast<size_t>(s)] && parent[static_cast<size_t>(s)] == -2) {
         parent[static_cast<size_t>(s)] = g;
         todo.push_back(s);
       }
@@ -177,18 +185,14 @@ bool convex(const StencilDag& dag, const Program& prog, const std::set<int>& gro
     const int x = todo.back();
     todo.pop_back();
     for (int s : succ[static_cast<size_t>(x)]) {
-      if (group.count(s)) {
-        if (why) {
-          std::vector<int> path = {s, x};
-          for (int p = parent[static_cast<size_t>(x)]; p >= 0 && !group.count(path.back());
-               p = parent[static_cast<size_t>(path.back())])
-            path.push_back(p);
-          std::reverse(path.begin(), path.end());
-          std::vector<std::string> names;
-          for (int p : path) names.push_back(nodeName(dag, prog, p));
-          *why = fmt::format("{}", fmt::join(names, " -> "));
-        }
-        return false;
+      if (in[static_cast<size_t>(s)]) {
+        std::vector<int> path = {s, x};
+        for (int p = parent[static_cast<size_t>(x)];
+             p >= 0 && !in[static_cast<size_t>(path.back())];
+             p = parent[static_cast<size_t>(path.back())])
+          path.push_back(p);
+        std::reverse(path.begin(), path.end());
+        return path;
       }
       if (parent[static_cast<size_t>(s)] == -2) {
         parent[static_cast<size_t>(s)] = x;
@@ -196,7 +200,25 @@ bool convex(const StencilDag& dag, const Program& prog, const std::set<int>& gro
       }
     }
   }
-  return true;
+  return {};
+}
+
+}  // namespace
+
+bool convex(const std::vector<std::vector<int>>& succ, const std::set<int>& group) {
+  return reentry(succ, group).empty();
+}
+
+bool convex(const StencilDag& dag, const Program& prog, const std::set<int>& group,
+            std::string* why) {
+  const std::vector<int> path = reentry(forwardSuccessors(dag), group);
+  if (path.empty()) return true;
+  if (why) {
+    std::vector<std::string> names;
+    for (int p : path) names.push_back(nodeName(dag, prog, p));
+    *why = fmt::format("{}", fmt::join(names, " -> "));
+  }
+  return false;
 }
 
 std::string dagText(const StencilDag& dag, const Program& prog) {

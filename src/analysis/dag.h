@@ -55,6 +55,12 @@ const char* kindName(DagEdge::Kind k);
 bool convex(const StencilDag& dag, const Program& prog, const std::set<int>& group,
             std::string* why = nullptr);
 
+/// Per node, the nodes its forward (not loop-carried) edges reach: what convex walks, computed
+/// once by a caller that tests many groups (the greedy fusion tests every pair in every round).
+std::vector<std::vector<int>> forwardSuccessors(const StencilDag& dag);
+/// convex() on successors computed once (no path, no reason given).
+bool convex(const std::vector<std::vector<int>>& succ, const std::set<int>& group);
+
 /// "#0 hdiff s2" (call, stencil, statement) and the value it writes: a node's name.
 std::string nodeName(const StencilDag& dag, const Program& prog, int node);
 

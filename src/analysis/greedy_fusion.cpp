@@ -325,6 +325,7 @@ GreedyFusionPlan greedyFusion(const Program& prog, const StencilDag& dag, int ca
     if (dag.nodes[n].call == call)
       nodeOf[static_cast<size_t>(dag.nodes[n].stmt)] = static_cast<int>(n);
 
+  const std::vector<std::vector<int>> succ = forwardSuccessors(dag);
   std::vector<FusionOperator> ops = plan.initial;
   for (;;) {
     struct Candidate {
@@ -338,7 +339,7 @@ GreedyFusionPlan greedyFusion(const Program& prog, const StencilDag& dag, int ca
         std::set<int> group;
         for (auto* op : {&ops[a], &ops[b]})
           for (size_t s : op->stmts) group.insert(nodeOf.at(s));
-        if (!convex(dag, prog, group)) continue;  // step 2
+        if (!convex(succ, group)) continue;  // step 2
         std::vector<size_t> stmts = ops[a].stmts;
         stmts.insert(stmts.end(), ops[b].stmts.begin(), ops[b].stmts.end());
         FusionOperator fused = makeOperator(prog, call, stmts);                   // step 3

@@ -104,26 +104,28 @@ void BodyBuilder::statement(const ast::Statement& st) {
   }
   out_.lhs = l;
   out_.rhs = rhs;
-  // Everything this statement reads, including through the local scalars it uses (9.3).
+  // Everything this statement reads, including through the local scalars it uses (9.3), each
+  // access once: scalars that share earlier scalars (a chain of temporaries, each read by
+  // several later ones) would otherwise repeat their reads exponentially often.
   std::vector<ExprPtr> reads;
+  std::set<const Expr*> seen;
   std::set<const Expr*> direct;  // reads written in this statement itself
+  auto add = [&](const ExprPtr& x) {
+    if (seen.insert(x.get()).second) reads.push_back(x);
+  };
   auto collect = [&](const ExprPtr& e) {
     visitExpr(e, [&](const ExprPtr& x) {
       if (x->kind == ExprKind::ArrayRef) {
-        reads.push_back(x);
+        add(x);
         direct.insert(x.get());
       }
-      if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local) {
-        auto& sr = scalarReads[x->index];
-        reads.insert(reads.end(), sr.begin(), sr.end());
-      }
+      if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local)
+        for (const ExprPtr& r : scalarReads[x->index]) add(r);
     });
   };
   collect(rhs);
-  if (st.op != AssignOp::Set && l->kind == ExprKind::ScalarRef) {
-    auto& sr = scalarReads[l->index];
-    reads.insert(reads.end(), sr.begin(), sr.end());
-  }
+  if (st.op != AssignOp::Set && l->kind == ExprKind::ScalarRef)
+    for (const ExprPtr& r : scalarReads[l->index]) add(r);
   if (l->kind == ExprKind::ArrayRef) checkSelfDependence(*l, reads, direct, st);
   if (l->kind == ExprKind::ScalarRef) {
     assignedScalars.insert(l->index);
