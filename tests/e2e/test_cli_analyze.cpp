@@ -13,6 +13,7 @@
 #include "exec/cuda_resources.h"
 #include "perf/register_estimate.h"
 #include "support/command.h"
+#include "support/files.h"
 
 using namespace tessel::testing;
 
@@ -276,6 +277,37 @@ TEST(CliAnalyze, PublishedFiguresArePredicted) {
     ++rows;
   EXPECT_EQ(rows, 8u) << r.output;
   EXPECT_NE(r.output.find("Factor fitted on the 4 'fit' rows"), std::string::npos) << r.output;
+  // docs/model.md quotes the table and the fit as the script prints them today.
+  const std::string header = "| paper, source | GPU (machine file) |";
+  auto table = [&](const std::string& text) {
+    const size_t a = text.find(header);
+    const size_t b = text.find('\n', text.find("Factor fitted on the 4 'fit' rows", a));
+    return a == std::string::npos || b == std::string::npos ? std::string() : text.substr(a, b - a);
+  };
+  const std::string printed = table(r.output);
+  ASSERT_FALSE(printed.empty()) << r.output;
+  EXPECT_EQ(table(readText(std::filesystem::path(sourceDir()) / "docs/model.md")), printed)
+      << "regenerate the table of docs/model.md, \"Against published measurements\"";
+}
+
+TEST(CliAnalyze, DocsQuoteTheModelsRanking) {
+  // docs/model.md's H100 table ("Predicted ranking on the H100") and the whole ranking in
+  // docs/data/h100-ranking.csv are what scripts/model_ranking.py prints and writes today.
+  const std::filesystem::path csv =
+      std::filesystem::temp_directory_path() / "tessel-test-h100-ranking.csv";
+  auto r = runCommand("python3 " + sourceDir() + "/scripts/model_ranking.py --tessel " +
+                      tesselBinary() + " --machine h100 --csv " + csv.string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const std::filesystem::path docs = sourceDir();
+  EXPECT_EQ(readText(csv), readText(docs / "docs/data/h100-ranking.csv"))
+      << "regenerate docs/data/h100-ranking.csv (docs/model.md says how)";
+  const std::string header = "| benchmark | ranked first |";
+  const std::string model = readText(docs / "docs/model.md");
+  const size_t a = model.find(header);
+  ASSERT_NE(a, std::string::npos);
+  const size_t b = model.find("\n\n", a);
+  EXPECT_EQ(model.substr(a, b - a + 1), r.output.substr(r.output.find(header)))
+      << "regenerate the table of docs/model.md, \"Predicted ranking on the H100\"";
 }
 
 TEST(CliAnalyze, PlotWritesTheRooflineAsSvg) {
