@@ -14,8 +14,13 @@ namespace tessel {
 namespace {
 
 /// Shared memory (and, from compute capability 7.0, the unified L1) moves 128 bytes per clock
-/// per SM: 32 banks of 4 bytes (CUDA C++ Programming Guide, "Shared Memory").
-constexpr double kSharedBytesPerClock = 128;
+/// per SM: 32 banks of 4 bytes (CUDA C++ Programming Guide, "Shared Memory"). Kepler (compute
+/// capability 3.x) has 8-byte banks for 64-bit accesses: 256 bytes per clock for double
+/// precision (NVIDIA Kepler GK110 whitepaper: "shared memory bandwidth for 64b and larger load
+/// operations is doubled compared to Fermi, to 256B per core clock").
+double sharedBytesPerClock(const MachineDesc& m, bool fp64) {
+  return m.compute.ccMajor == 3 && fp64 ? 256 : 128;
+}
 
 /// `level` with its time, intensity and ridge filled in from its amount and rate.
 LevelTime level(std::string name, double amount, double rate, std::string source, double flops,
@@ -165,12 +170,12 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
   p.levels.push_back(level("L2", t.l2Bytes, m.memory.l2Bandwidth.value_or(0),
                            m.memory.l2Bandwidth ? "machine file" : "unknown (no published figure)",
                            t.flops, peak));
-  const double onChip = m.compute.smClock ? static_cast<double>(m.compute.sms) *
-                                                kSharedBytesPerClock * *m.compute.smClock
-                                          : 0;
+  const double perClock = sharedBytesPerClock(m, t.fp64);
+  const double onChip =
+      m.compute.smClock ? static_cast<double>(m.compute.sms) * perClock * *m.compute.smClock : 0;
   const std::string derived = m.compute.smClock
-                                  ? fmt::format("derived: {} SMs x 128 B x {:.3g} GHz",
-                                                m.compute.sms, *m.compute.smClock / 1e9)
+                                  ? fmt::format("derived: {} SMs x {} B x {:.3g} GHz",
+                                                m.compute.sms, perClock, *m.compute.smClock / 1e9)
                                   : std::string("unknown (no clock in the machine file)");
   p.levels.push_back(level("L1", t.l1Bytes, m.compute.ccMajor >= 7 ? onChip : 0,
                            m.compute.ccMajor >= 7 ? derived : "unknown (before the unified L1)",

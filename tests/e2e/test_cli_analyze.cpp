@@ -290,6 +290,20 @@ TEST(CliAnalyze, PublishedFiguresArePredicted) {
       << "regenerate the table of docs/model.md, \"Against published measurements\"";
 }
 
+TEST(CliAnalyze, KeplerSharedMemoryMovesDoublesAt256BytesPerClock) {
+  // GK110's shared memory has 8-byte banks for 64-bit accesses (256 B per clock per SMX, its
+  // whitepaper); 4-byte words move at 128 B per clock, as on every later GPU.
+  auto d =
+      analyzeNoPtxas(sourceDir() + "/benchmarks/j3d27pt.sten --schedule shared --machine k20c");
+  EXPECT_NE(d.output.find("derived: 13 SMs x 256 B x 0.706 GHz"), std::string::npos) << d.output;
+  auto f = analyzeNoPtxas(sourceDir() +
+                          "/docs/data/published/j3d7pt-sp.sten --schedule shared --machine k20c");
+  EXPECT_NE(f.output.find("derived: 13 SMs x 128 B x 0.706 GHz"), std::string::npos) << f.output;
+  auto h =
+      analyzeNoPtxas(sourceDir() + "/benchmarks/j3d27pt.sten --schedule shared --machine h100");
+  EXPECT_NE(h.output.find("derived: 132 SMs x 128 B x 1.98 GHz"), std::string::npos) << h.output;
+}
+
 TEST(CliAnalyze, DocsQuoteTheModelsRanking) {
   // docs/model.md's H100 table ("Predicted ranking on the H100") and the whole ranking in
   // docs/data/h100-ranking.csv are what scripts/model_ranking.py prints and writes today.

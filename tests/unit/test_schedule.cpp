@@ -112,7 +112,8 @@ TEST(Machine, AllSixLoadWithEveryFigureSourced) {
   EXPECT_EQ(h100.memory.measuredDramBandwidth, 3.0e12);  // kept apart from the datasheet's
   EXPECT_EQ(h100.memory.dramBandwidth, 3.35e12);
   EXPECT_EQ(machine("v100").memory.measuredDramBandwidth, 805e9);
-  EXPECT_FALSE(machine("a100").compute.smClock);
+  EXPECT_EQ(machine("a100").compute.smClock, 1.41e9);  // boost clock, consistent with its peak
+  EXPECT_EQ(machine("k20c").compute.smClock, 7.06e8);
   EXPECT_EQ(h100.calibration.at("global"), 0.598);  // fitted on measured H100 times
   EXPECT_EQ(h100.calibration.size(), 6u);
   EXPECT_EQ(machine("h200").calibration.size(), 6u);  // fitted on measured H200 times
