@@ -102,6 +102,19 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
   if (r.ptxas && r.ptxas->spillStores + r.ptxas->spillLoads > 0)
     out.push_back(fmt::format("{} B of register spills: unroll less or split the kernel",
                               r.ptxas->spillStores + r.ptxas->spillLoads));
+  // ARTEMIS's first hint (paper 000 IV): unrolling off under register pressure. Each unrolled
+  // point keeps its own values in registers; where they limit the occupancy, the unrolling is
+  // what to give back first (ptxas's registers, else the estimate, says which).
+  const int points = r.info.unroll[0] * r.info.unroll[1] * r.info.unroll[2];
+  const bool spills = r.ptxas && r.ptxas->spillStores + r.ptxas->spillLoads > 0;
+  if (points > 1 && !spills && r.occupancy && !r.occupancyBound() &&
+      (r.occupancy->limitedBy & kLimitRegisters) && r.occupancy->fraction < 1)
+    out.push_back(fmt::format(
+        "register pressure under unrolling ({} points per thread, {} registers{}: occupancy "
+        "{:.0f}%, limited by registers): unroll less (--unroll), or cap the registers "
+        "(--max-registers)",
+        points, r.ptxas ? r.ptxas->registers : r.registerEstimate->registers,
+        r.ptxas ? " (ptxas)" : " (estimated)", 100 * r.occupancy->fraction));
   if (p.waveEfficiency < 0.75) {
     // Under global-stream a thread sweeps its whole column: the launch has the blocks of the
     // other dimensions only (a 2-D program's one). Measured on an H200: 12x to 21x slower than

@@ -1,5 +1,6 @@
 // `tessel analyze`: the performance model's prediction per kernel (perf/predict.h), checked by
 // hand for j3d7pt under `global` on the H100, and the `--compare` ranking.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -288,6 +289,128 @@ TEST(CliAnalyze, PublishedFiguresArePredicted) {
   ASSERT_FALSE(printed.empty()) << r.output;
   EXPECT_EQ(table(readText(std::filesystem::path(sourceDir()) / "docs/model.md")), printed)
       << "regenerate the table of docs/model.md, \"Against published measurements\"";
+}
+
+namespace {
+/// The kernels of `tessel analyze --json --no-ptxas ARGS`.
+nlohmann::json analyzedKernels(const std::string& args) {
+  auto r = runCommand(tesselBinary() + " analyze --json --no-ptxas " + args);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  return r.exitCode == 0 ? nlohmann::json::parse(r.output)["kernels"] : nlohmann::json::array();
+}
+/// The first hint of kernel `k` that starts with `lead`, or "".
+std::string hintOf(const nlohmann::json& k, const std::string& lead) {
+  for (const auto& h : k["hints"])
+    if (h.get<std::string>().rfind(lead, 0) == 0) return h.get<std::string>();
+  return "";
+}
+/// "0.15 FLOP/B against a ridge of 1.02": level `name` of kernel `k` as the hints quote it.
+std::string quotedIntensity(const nlohmann::json& k, const std::string& name) {
+  for (const auto& l : k["levels"])
+    if (l["level"] == name)
+      return fmt::format("{:.3g} FLOP/B against a ridge of {:.3g}", l["intensity"].get<double>(),
+                         l["ridge"].get<double>());
+  return "no level " + name;
+}
+}  // namespace
+
+TEST(CliAnalyze, EachHintShowsTheFiguresThatTriggeredIt) {
+  // Bound by load instructions (ARTEMIS's texture-bound hint, where loads go through L1):
+  // gaussian's 25 taps under `global` on the H100.
+  {
+    const auto k = analyzedKernels(sourceDir() + "/benchmarks/gaussian.sten --schedule global")[0];
+    EXPECT_EQ(k["bound"], "L1") << k;
+    const std::string h = hintOf(k, "bound by load instructions (");
+    EXPECT_NE(h.find(quotedIntensity(k, "L1")), std::string::npos) << k;
+    EXPECT_NE(h.find("--schedule shared or stream"), std::string::npos) << h;
+  }
+  // Shared-memory-bound: diffterm's flux kernel under `shared` keeps every tap in shared memory.
+  {
+    bool seen = false;
+    for (const auto& k :
+         analyzedKernels(sourceDir() + "/benchmarks/diffterm.sten --schedule shared"))
+      if (k["bound"] == "shared memory") {
+        seen = true;
+        const std::string h = hintOf(k, "shared-memory-bound (");
+        EXPECT_NE(h.find(quotedIntensity(k, "shared memory")), std::string::npos) << k;
+        EXPECT_NE(h.find("keep more values in registers"), std::string::npos) << h;
+      }
+    EXPECT_TRUE(seen);
+  }
+  // Low occupancy: rhs4center's fused kernel at T = 3 on the K20c holds one block of 512
+  // threads per SM (of 2048), limited by its shared memory.
+  {
+    const auto ks = analyzedKernels(sourceDir() + "/benchmarks/rhs4center.sten --machine k20c " +
+                                    "--schedule overlapped --time-tile 3");
+    bool seen = false;
+    for (const auto& k : ks)
+      if (!k["fused_calls"].is_null() && k["fused_calls"].get<int>() > 0) {
+        seen = true;
+        EXPECT_EQ(k["occupancy"]["limited_by"], "shared memory") << k;
+        EXPECT_EQ(hintOf(k, "occupancy "),
+                  fmt::format("occupancy {:.0f}% ({} blocks per SM, limited by shared memory): too "
+                              "few warps to hide memory latency; the prediction is optimistic",
+                              100 * k["occupancy"]["fraction"].get<double>(),
+                              k["occupancy"]["blocks_per_sm"].get<int>()))
+            << k;
+      }
+    EXPECT_TRUE(seen);
+  }
+  // Unrolling under register pressure (ARTEMIS's first hint), from the register estimate where
+  // ptxas is not run: j3d27pt under `shared`, 4 points per thread, registers limit the
+  // occupancy. Without unrolling the hint is not given.
+  {
+    const auto k =
+        analyzedKernels(sourceDir() + "/benchmarks/j3d27pt.sten --schedule shared --unroll i=4")[0];
+    const std::string h = hintOf(k, "register pressure under unrolling (4 points per thread, ");
+    EXPECT_NE(
+        h.find(fmt::format("{} registers (estimated): occupancy {:.0f}%, limited by registers",
+                           k["registers_estimate"]["registers"].get<int>(),
+                           100 * k["occupancy"]["fraction"].get<double>())),
+        std::string::npos)
+        << k;
+    const auto plain =
+        analyzedKernels(sourceDir() + "/benchmarks/j3d27pt.sten --schedule shared")[0];
+    EXPECT_EQ(hintOf(plain, "register pressure"), "") << plain;
+  }
+  // Compute-bound with redundant points: a 7-point stencil scaled by a polynomial of 180 FLOPs
+  // in the scalars (no benchmark has so many FLOPs per load), three steps fused (overlapped).
+  {
+    std::string poly = "c0";
+    for (int n = 0; n < 90; ++n)
+      poly = fmt::format("({}) * c{} + c{}", poly, n % 3 + 1, (n + 1) % 3 + 1);
+    const std::filesystem::path file = std::filesystem::temp_directory_path() / "tessel-heavy.sten";
+    std::ofstream(file) << "parameter L=128, M=128, N=128, T=4;\niterator k, j, i;\n"
+                        << "double a[L,M,N], b[L,M,N];\ndouble c0, c1, c2, c3;\n"
+                        << "copyin a, b, c0, c1, c2, c3;\n"
+                        << "stencil heavy (b, a, c0, c1, c2, c3) {\n  b[k][j][i] = (" << poly
+                        << ") * a[k][j][i] + a[k-1][j][i] + a[k+1][j][i] + a[k][j-1][i]"
+                        << " + a[k][j+1][i] + a[k][j][i-1] + a[k][j][i+1];\n}\n"
+                        << "iterate 1:T {\n  heavy (b, a, c0, c1, c2, c3);\n"
+                        << "  heavy (a, b, c0, c1, c2, c3);\n}\ncopyout a;\n";
+    const std::string flags = file.string() + " --schedule overlapped --time-tile 3";
+    const auto k = analyzedKernels(flags).back();
+    auto info = runCommand(tesselBinary() + " info --kernels --json --no-ptxas " + flags);
+    ASSERT_EQ(info.exitCode, 0) << info.output;
+    const double redundant =
+        nlohmann::json::parse(info.output)["kernels"].back()["redundancy_percent"].get<double>();
+    EXPECT_GT(redundant, 25);
+    // The compute level takes longest of the bandwidth levels.
+    double compute = 0, slowest = 0;
+    for (const auto& l : k["levels"]) {
+      if (l["level"] == "compute") compute = l["seconds"].get<double>();
+      slowest = std::max(slowest, l["seconds"].get<double>());
+    }
+    EXPECT_EQ(compute, slowest) << k;
+    bool seen = false;
+    for (const auto& h : k["hints"])
+      seen = seen || h.get<std::string>().find(fmt::format(
+                         "compute-bound with {:.0f}% of the computed points redundant: fuse fewer "
+                         "steps",
+                         redundant)) != std::string::npos;
+    EXPECT_TRUE(seen) << k;
+    std::filesystem::remove(file);
+  }
 }
 
 TEST(CliAnalyze, KeplerSharedMemoryMovesDoublesAt256BytesPerClock) {
