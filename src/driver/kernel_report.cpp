@@ -182,6 +182,12 @@ std::string appliedText(const KernelReport& r) {
                         : fmt::format("retimed: {} accumulators, each plane's points read once "
                                       "from global memory",
                                       k.retimed));
+  if (!k.deadStores.empty())
+    parts.push_back("write-back left out for " + k.deadStores +
+                    " (dead stores: no later kernel reads it, the program does not copy it out)");
+  if (k.sparePlane)
+    parts.push_back("a spare plane per input ring (the next plane loads while this one is read)");
+  if (k.fma) parts.push_back("contracted multiply-adds (--fma: one rounding for a*b+c)");
   if (k.maxRegisters > 0)
     parts.push_back(
         fmt::format("a cap of {} registers per thread (CUDA __maxnreg__)", k.maxRegisters));

@@ -96,6 +96,14 @@ struct GpuKernelInfo {
   int indexBits = 64;
   std::string wideReason;
   int maxRegisters = 0;  // the register cap it was generated with (Schedule::maxRegisters); 0 none
+  /// Fused kernels: the arrays a stage writes whose write-back is left out (no later kernel
+  /// reads them and the program does not copy them out: analysis/dead_stores.h), "out, v"; "".
+  std::string deadStores;
+  /// Streamed fused kernels: the input rings keep a spare plane (Schedule::sparePlane), so the
+  /// next plane loads while the current one is read (no barrier between).
+  bool sparePlane = false;
+  /// Pass contract-fma turned some a*b+c of it into fma(a, b, c) (`--fma`).
+  bool fma = false;
   /// stream --retime: the statement's retimed parts accumulate in this many registers (0: not
   /// retimed; analysis/retiming.h).
   int retimed = 0;

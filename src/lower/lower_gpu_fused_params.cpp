@@ -1,6 +1,11 @@
 // A fused variant's parameter bookkeeping: the kernel's signature and launch description from
 // what its body uses, and the host function's parameters and the arguments tessel_program
 // passes to it.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <set>
+
 #include "lower/lower_gpu_fused.h"
 
 namespace tessel::gpu::fused {
@@ -24,6 +29,15 @@ GpuKernelInfo kernelInfo(const FusedContext& c, int64_t shared) {
   info.fusedCalls = c.v.seq.calls;
   info.tile = c.v.tile;
   info.sharedBytes = shared;
+  std::set<int> dead;
+  for (auto& s : c.a.stages)
+    if (s.writes.kind == TileValue::Kind::Global && !s.region.empty &&
+        !c.written.count(s.writes.index))
+      dead.insert(s.writes.index);
+  std::vector<std::string> names;
+  for (int a : dead) names.push_back(c.prog.arrays.at(static_cast<size_t>(a)).name);
+  info.deadStores = fmt::format("{}", fmt::join(names, ", "));
+  for (auto& b : c.a.buffers) info.sparePlane = info.sparePlane || b.planes > b.window;
   return info;
 }
 

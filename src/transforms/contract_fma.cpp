@@ -51,6 +51,7 @@ GpuProgram contractFma(const GpuProgram& p, const Program& prog, const ResolvedS
     lir::Function& f = out.device.functions[k];
     bool changed = false;
     f.body = lir::block(Contract().mutateAll(f.body->body, changed));
+    out.kernels[k].fma = changed;
   }
   return out;
 }

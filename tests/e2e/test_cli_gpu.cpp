@@ -248,6 +248,8 @@ TEST(CliGpu, SharedMemoryBeyond48KiBIsDynamic) {
   if (!has(r.output, "no OpenCL device")) {
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_TRUE(has(r.output, "verification PASSED")) << r.output;
+  } else {
+    EXPECT_EQ(std::getenv("TESSEL_TESTS_REQUIRE_OPENCL"), nullptr) << r.output;
   }
   // Beyond what a machine allows per block: refused, naming the limit (the K20c, compute
   // capability 3.5, has no opt-in: 48 KiB).
@@ -255,8 +257,31 @@ TEST(CliGpu, SharedMemoryBeyond48KiBIsDynamic) {
   EXPECT_EQ(k.exitCode, 1) << k.output;
   EXPECT_TRUE(has(k.output, "needs 101984 bytes of shared memory per block, more than the 49152"))
       << k.output;
+  // Without the spare plane: the 92,736 bytes, also dynamic, also verified.
+  const std::string off = flags + " --spare-plane off";
+  fs::path dirOff = freshDir("dynamic-shared-off");
+  auto eo = runCommand(tesselBinary() + " emit " + bench("j3d7pt") + " --target cuda -o " +
+                       dirOff.string() + off);
+  ASSERT_EQ(eo.exitCode, 0) << eo.output;
+  std::ifstream inOff(dirOff / "tessel_program.cu");
+  std::stringstream cuOff;
+  cuOff << inOff.rdbuf();
+  EXPECT_TRUE(has(cuOff.str(), "kTesselKernelDynamicShared[] = {0, 0, 92736, 0, 0, 92736, 0};"))
+      << cuOff.str();
+  auto ro = runCommand(tesselBinary() + " run " + bench("j3d7pt") +
+                       " --backend opencl --verify --param L=23 --param M=45 --param N=37 "
+                       "--param T=3" +
+                       off);
+  if (!has(ro.output, "no OpenCL device")) {
+    EXPECT_EQ(ro.exitCode, 0) << ro.output;
+    EXPECT_TRUE(has(ro.output, "verification PASSED")) << ro.output;
+  } else {
+    EXPECT_EQ(std::getenv("TESSEL_TESTS_REQUIRE_OPENCL"), nullptr) << ro.output;
+  }
   if (tessel::findNvcc().empty()) return;
-  auto res = runCommand(tesselBinary() + " resources " + bench("j3d7pt") + flags);
-  EXPECT_EQ(res.exitCode, 0) << res.output;
-  EXPECT_TRUE(has(res.output, "fused0_p0_j3d7pt")) << res.output;
+  for (const std::string& f : {flags, off}) {
+    auto res = runCommand(tesselBinary() + " resources " + bench("j3d7pt") + f);
+    EXPECT_EQ(res.exitCode, 0) << res.output;
+    EXPECT_TRUE(has(res.output, "fused0_p0_j3d7pt")) << res.output;
+  }
 }

@@ -220,3 +220,31 @@ TEST(CliInfoKernels, StatementsSayWhetherTheyCanBeRetimed) {
                   "and k (`u[k][j][i]`)"))
       << d.output;
 }
+
+TEST(CliInfoKernels, AppliedNamesTheKernelQualityChanges) {
+  // Issue 11: what was applied to each fused kernel, beside its 32-bit indices: the dead
+  // stores left out (j3d7pt's `out` is overwritten before anything reads it), the spare plane
+  // of stream + time_tile's input rings, contracted multiply-adds; each gone when switched off.
+  auto applied = [&](const std::string& flags) {
+    auto r = runCommand(tesselBinary() + " info --kernels --json --no-ptxas " + sourceDir() +
+                        "/benchmarks/j3d7pt.sten " + flags);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    const nlohmann::json j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    for (const auto& k : j["kernels"])
+      if (k["name"].get<std::string>().rfind("fused", 0) == 0)
+        return k["applied"].get<std::string>();
+    return std::string("no fused kernel");
+  };
+  const std::string on = applied("--schedule stream --time-tile 2 --fma");
+  EXPECT_NE(on.find("write-back left out for out (dead stores"), std::string::npos) << on;
+  EXPECT_NE(on.find("a spare plane per input ring"), std::string::npos) << on;
+  EXPECT_NE(on.find("contracted multiply-adds"), std::string::npos) << on;
+  const std::string off =
+      applied("--schedule stream --time-tile 2 --dead-stores keep --spare-plane off");
+  EXPECT_EQ(off.find("dead stores"), std::string::npos) << off;
+  EXPECT_EQ(off.find("spare plane"), std::string::npos) << off;
+  EXPECT_EQ(off.find("multiply-adds"), std::string::npos) << off;
+  const std::string overlapped = applied("--schedule overlapped --time-tile 2");
+  EXPECT_NE(overlapped.find("write-back left out for out"), std::string::npos) << overlapped;
+  EXPECT_EQ(overlapped.find("spare plane"), std::string::npos) << overlapped;
+}

@@ -93,16 +93,30 @@ inline std::string benchmarkTestName(const ::testing::TestParamInfo<std::string>
                            ::tessel::gputest::benchmarkTestName)
 #endif
 
+/// Whether parameter `p` is the upper bound of an `iterate` loop (`iterate 1:T`).
+inline bool iterateBound(const std::vector<ExecNode>& body, int p) {
+  for (const ExecNode& n : body)
+    if (n.kind == ExecNode::Kind::Iterate &&
+        ((n.hi && n.hi->kind == ExprKind::ParamRef && n.hi->index == p) || iterateBound(n.body, p)))
+      return true;
+  return false;
+}
+
 /// Parameter values for a run: the extent parameters (those not introduced by an `iterate`
 /// bound), in order, from `extents`; the others (time steps) at their defaults (2 where there
-/// is none), at most `maxOther`.
+/// is none), at most `maxOther`, or, where `iterations` > 0, an iterate loop's bound at exactly
+/// `iterations`.
 inline ParamValues extentParams(const Program& prog, const std::vector<int64_t>& extents,
-                                int64_t maxOther = INT64_MAX) {
+                                int64_t maxOther = INT64_MAX, int64_t iterations = 0) {
   ParamValues v;
   size_t ext = 0;
   for (auto& p : prog.params) {
     if (!p.fromIterate && ext < extents.size()) {
       v.push_back(extents[ext++]);
+      continue;
+    }
+    if (iterations > 0 && iterateBound(prog.body, static_cast<int>(v.size()))) {
+      v.push_back(iterations);
       continue;
     }
     int64_t d = p.defaultValue ? evalInt(p.defaultValue, v) : 2;
@@ -195,10 +209,10 @@ inline Parsed parseFile(const fs::path& path) {
 /// `sizes` (one list per number of dimensions, 1-D first), its other parameters (time steps) at
 /// their defaults, at most `maxOther` (extentParams).
 inline std::string paramFlags(const fs::path& file, const std::vector<std::vector<int64_t>>& sizes,
-                              int64_t maxOther) {
+                              int64_t maxOther, int64_t iterations = 0) {
   Parsed p = parseFile(file);
-  ParamValues v =
-      extentParams(*p.prog, sizes.at(static_cast<size_t>(p.prog->dims() - 1)), maxOther);
+  ParamValues v = extentParams(*p.prog, sizes.at(static_cast<size_t>(p.prog->dims() - 1)), maxOther,
+                               iterations);
   std::string out;
   for (size_t i = 0; i < v.size(); ++i)
     out += " --param " + p.prog->params[i].name + "=" + std::to_string(v[i]);
