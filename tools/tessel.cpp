@@ -646,6 +646,8 @@ int main(int argc, char** argv) {
           KernelReportSet ks =
               reportKernels(prog, setup->resolved, setup->machine, !noPtxas, &passLog);
           for (auto& n : setup->resolved.scheduleNotes) ks.notes.push_back(n);
+          for (auto& n : occupancyTargetNotes(prog, setup->schedules, ks.reports))
+            ks.notes.push_back(n);
           j["kernels"] = kernelReportsJson(ks.reports);
           j["kernel_notes"] = ks.notes;
           kernelText = kernelReportsText(ks.reports, setup->machine.name, ks.ptxasNote);

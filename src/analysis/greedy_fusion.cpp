@@ -281,7 +281,7 @@ int compareRule(char r, const FusionMetrics& x, const FusionMetrics& y) {
     case 'g':
       return more(x.sReg, y.sReg);
     default:
-      return 0;  // h: program order, the caller's
+      return 0;  // h: program order, which the caller compares (it knows the positions)
   }
 }
 
@@ -347,9 +347,19 @@ GreedyFusionPlan greedyFusion(const Program& prog, const StencilDag& dag, int ca
         if (m.dm > 0) cands.push_back({a, b, std::move(fused), m});
       }
     // Step 5: the sort (rule h: the pair first in program order).
+    // Rule h, wherever it stands in the order: the pair whose statements come first in the
+    // program (its first operator's first statement, then its second's).
+    auto position = [&](const Candidate& cand) {
+      return std::make_pair(ops[cand.a].stmts.front(), ops[cand.b].stmts.front());
+    };
     std::stable_sort(cands.begin(), cands.end(), [&](const Candidate& x, const Candidate& y) {
-      for (char r : opt.rules)
+      for (char r : opt.rules) {
+        if (r == 'h') {
+          if (position(x) != position(y)) return position(x) < position(y);
+          continue;
+        }
         if (int v = compareRule(r, x.m, y.m)) return v < 0;
+      }
       return false;
     });
     bool fusedOne = false;

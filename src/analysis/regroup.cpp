@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/dag.h"
 #include "analysis/fission.h"
 #include "analysis/regions.h"
 
@@ -362,9 +363,24 @@ std::string groupingProblem(const Program& prog, int callIndex, const CallGroups
   }
   for (size_t s = 0; s < n; ++s)
     if (!seen[s]) return fmt::format("statement s{} is in no group", s);
-  if (groupOrder(call, groups).size() != groups.size())
-    return "no order of the groups keeps every dependence pointing forward (a group is not "
-           "convex: a path leaves it and comes back)";
+  if (groupOrder(call, groups).size() != groups.size()) {
+    // Name the path where one group alone is not convex (else the groups depend on each other
+    // both ways).
+    const StencilDag dag = buildDag(prog);
+    std::map<int, int> node;
+    for (size_t k = 0; k < dag.nodes.size(); ++k)
+      if (dag.nodes[k].call == callIndex) node[dag.nodes[k].stmt] = static_cast<int>(k);
+    for (const std::vector<int>& g : groups) {
+      std::set<int> members;
+      for (int x : g) members.insert(node.at(x));
+      std::string path;
+      if (!convex(dag, prog, members, &path))
+        return fmt::format("the group {} is not convex: the path {} leaves it and comes back",
+                           groupsText({g}), path);
+    }
+    return "no order of the groups keeps every dependence pointing forward (they depend on each "
+           "other both ways)";
+  }
   for (const Versioned& v : crossingValues(call, groups)) {
     if (v.kind == 2 && v.version < 0)
       return fmt::format("the scalar '{}' is read before it is assigned", valueName(call, v));

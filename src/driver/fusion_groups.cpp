@@ -229,6 +229,14 @@ std::optional<Groupings> parseGroupings(const Program& prog, const std::vector<s
       if (bar == std::string::npos) break;
       start = bar + 1;
     }
+    // Groups given by hand are honoured or refused, never left aside with a note.
+    if (groups.size() > 1) {
+      const std::string problem = groupingProblem(prog, static_cast<int>(call), groups);
+      if (!problem.empty()) {
+        error = fmt::format("'{}': {}", spec, problem);
+        return std::nullopt;
+      }
+    }
     g.groups[call] = groups;
     g.notes.push_back(fmt::format("call {} ({}): the groups given, {}", call, prog.calls[call].name,
                                   groupsText(groups)));

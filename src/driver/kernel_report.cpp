@@ -118,6 +118,31 @@ KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resol
   return out;
 }
 
+std::vector<std::string> occupancyTargetNotes(const Program& prog,
+                                              const std::vector<Schedule>& schedules,
+                                              const std::vector<KernelReport>& reports) {
+  std::vector<std::string> notes;
+  for (const KernelReport& r : reports) {
+    if (r.info.call < 0 || !r.occupancy || r.occupancyBound()) continue;
+    const int stencil = prog.calls.at(static_cast<size_t>(r.info.call)).stencil;
+    if (stencil < 0 || static_cast<size_t>(stencil) >= schedules.size()) continue;
+    const Schedule& s = schedules[static_cast<size_t>(stencil)];
+    if (!s.occupancy || r.occupancy->fraction + 1e-9 >= s.occupancy->value) continue;
+    const int registers = r.ptxas ? r.ptxas->registers : r.registerEstimate->registers;
+    const bool byRegisters = (r.occupancy->limitedBy & kLimitRegisters) != 0;
+    notes.push_back(fmt::format(
+        "stencil '{}': occupancy {} asked, kernel {} holds {:.0f}% ({} blocks per SM, limited "
+        "by {}; {} registers{}){}",
+        prog.stencils.at(static_cast<size_t>(stencil)).name, s.occupancy->value, r.info.name,
+        100 * r.occupancy->fraction, r.occupancy->blocksPerSm, r.occupancy->limitText(), registers,
+        r.ptxas ? ", ptxas" : ", estimated",
+        byRegisters ? ": moving arrays to global memory frees shared memory only; cap the "
+                      "registers (--max-registers) or take a smaller block"
+                    : ""));
+  }
+  return notes;
+}
+
 void addPtxas(std::vector<KernelReport>& reports, const CudaResourceReport& rep) {
   for (auto& r : reports)
     if (const KernelResources* k = rep.find(r.info.name)) r.ptxas = *k;

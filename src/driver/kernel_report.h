@@ -23,6 +23,14 @@ struct KernelReportSet {
   std::vector<std::string> notes;  // the lowering's notes (fallbacks)
 };
 
+/// ARTEMIS's `occupancy t` decides on threads and shared memory (demoteForOccupancy: registers
+/// are not known before the kernels exist). Per kernel of a stencil with a target whose
+/// occupancy, registers counted (ptxas's, else the estimate), stays below it: a note that says
+/// what holds it there.
+std::vector<std::string> occupancyTargetNotes(const Program& prog,
+                                              const std::vector<Schedule>& schedules,
+                                              const std::vector<KernelReport>& reports);
+
 /// Lowers `prog` under its resolved schedule and reports its kernels; with `ptxas`, also compiles
 /// the CUDA with nvcc for sm_90 (cached, as `tessel resources`) when nvcc is found. `log`: the
 /// pipeline's pass log (lower/lower.h) for --print-ir-after-all and --time-passes; null: a silent

@@ -144,7 +144,8 @@ void demoteForOccupancy(std::vector<Schedule>& schedules, const Program& prog,
       const Worst after = worst(left);
       s.adjustments.push_back(fmt::format(
           "stencil '{}': {}: '{}' ({} access{} per point, the fewest of the {}) moves to global "
-          "memory: {} -> {} bytes of shared memory per block, occupancy {:.0f}% -> {:.0f}% on {}",
+          "memory: {} -> {} bytes of shared memory per block, occupancy {:.0f}% -> {:.0f}% on {} "
+          "(threads and shared memory; the kernel report counts its registers)",
           who, clause, fewest->first, fewest->second, fewest->second == 1 ? "" : "es", what,
           before.shared, after.shared, 100 * before.occupancy, 100 * after.occupancy, m.name));
     }

@@ -310,11 +310,14 @@ TEST(CliFusionGroups, Errors) {
     EXPECT_EQ(r.exitCode, 1) << flags << "\n" << r.output;
     EXPECT_TRUE(has(r.output, message)) << flags << "\n" << r.output;
   }
-  // A grouping that cannot run leaves the call whole, says why, and the run goes on.
+  // Groups given by hand that cannot run are refused, naming the path that leaves a group and
+  // comes back (they once left the call whole with a note, and the run went on).
   auto r =
       runCommand(tesselBinary() + " run " + hdiff +
                  " --backend cpp --verify --fusion-groups '0,3|1,2'" + smallParams("cosmo-hdiff"));
-  EXPECT_EQ(r.exitCode, 0) << r.output;
-  EXPECT_TRUE(has(r.output, "call 0 (hdiff) stays whole: no order of the groups")) << r.output;
-  EXPECT_TRUE(has(r.output, "verification PASSED")) << r.output;
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_TRUE(has(r.output,
+                  "--groups '0,3|1,2': the group [s0,s3] is not convex: the path #0 hdiff s0 "
+                  "(lap) -> #0 hdiff s2 (flj) -> #0 hdiff s3 (out) leaves it and comes back"))
+      << r.output;
 }

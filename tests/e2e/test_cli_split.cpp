@@ -248,12 +248,13 @@ TEST(CliSplit, Errors) {
     EXPECT_EQ(r.exitCode, 1) << flags << "\n" << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
   }
-  // A grouping that cannot run leaves the call whole and says why.
+  // A grouping that cannot run is refused, with the path that makes a group non-convex.
   const fs::path dir = freshTempDir("split", "hdiff-nonconvex");
   auto nonconvex = runCommand(tesselBinary() + " split " + hdiff +
                               " --mode groups --groups '0,3|1,2' -o " + dir.string());
-  EXPECT_EQ(nonconvex.exitCode, 0) << nonconvex.output;
-  EXPECT_NE(nonconvex.output.find("call 0 (hdiff) stays whole: no order of the groups keeps"),
+  EXPECT_EQ(nonconvex.exitCode, 1) << nonconvex.output;
+  EXPECT_NE(nonconvex.output.find("the group [s0,s3] is not convex: the path #0 hdiff s0 (lap) "
+                                  "-> #0 hdiff s2 (flj) -> #0 hdiff s3 (out)"),
             std::string::npos)
       << nonconvex.output;
   auto unwritable = runCommand(tesselBinary() + " split " + j3d7pt + " -o /proc/nope");

@@ -169,6 +169,12 @@ TEST(GreedyFusion, RuleOrderSelectsTheObjective) {
   EXPECT_EQ(plan.steps[0].metrics.tShm, 1);
   opt.rules = "abcdefgx";
   EXPECT_THROW(greedyFusion(p, buildDag(p), 0, opt), std::invalid_argument);
+  // Rule h (program order) first: the first profitable pair in the program, s0 with s1,
+  // whatever the metrics say (it was once only the last tie-break, wherever it stood).
+  opt.rules = "hbcdaefg";
+  plan = greedyFusion(p, buildDag(p), 0, opt);
+  ASSERT_FALSE(plan.steps.empty());
+  EXPECT_EQ(plan.steps[0].fused.stmts, (std::vector<size_t>{0, 1}));
 }
 
 // Local scalars are registers; a chain of scalars ending in one global write fuses into one

@@ -160,7 +160,9 @@ TEST(Regroup, RefusesGroupingsThatCannotRun) {
   const Program out = regroupProgram(prog, {{{0, 3}, {1, 2}}}, notes);
   EXPECT_EQ(out.calls.size(), 1u);  // stays whole
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_NE(notes[0].find("call 0 (hdiff) stays whole: no order of the groups"), std::string::npos)
+  EXPECT_NE(notes[0].find("call 0 (hdiff) stays whole: the group [s0,s3] is not convex: the path "
+                          "#0 hdiff s0 (lap) -> #0 hdiff s2 (flj) -> #0 hdiff s3 (out)"),
+            std::string::npos)
       << notes[0];
 }
 
