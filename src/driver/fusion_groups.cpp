@@ -124,24 +124,45 @@ Groupings modestoGroupings(const Program& prog, const MachineDesc& machine,
       keepWhole("a parameter has no default value to evaluate the model at");
       continue;
     }
-    ParamValues small = *params;
-    for (size_t d = 0; d < dims && d < small.size(); ++d)
-      small[d] = std::min(small[d], 2 * tile[d] + 8);
+    // Each extent at most two tiles and 8 points; where the call's statements have no point on
+    // that domain (their halos and the call's own box shrink it away: diffterm's difflux needs
+    // more than 16 planes), a margin of the halo a second time, else the call stays whole: a
+    // grouping chosen among costs of 0 s would be arbitrary.
+    std::vector<int> all(call.stmts.size());
+    std::iota(all.begin(), all.end(), 0);
+    const int64_t halo = recomputationHalo(call, all);
     try {
-      const modesto::StencilProgram p = modesto::fromCall(prog, call, small);
-      if (opt.progress)
-        opt.progress(fmt::format("call {} ({}): {} statements, up to {} orders", c, call.name,
-                                 p.stencils.size(), opt.orderLimit));
+      std::optional<modesto::Evaluation> best;
+      ParamValues small = *params;
       modesto::Hierarchy h = modesto::gpuTwoLevel(machine, tile, valueBytes);
       if (opt.capacity > 0) h.levels[1].capacity = opt.capacity;
-      const std::optional<modesto::Evaluation> best =
-          modesto::groupByDynamicProgram(p, h, opt.orderLimit);
+      std::optional<modesto::StencilProgram> p;
+      for (int64_t margin :
+           {int64_t{8}, 8 + 4 * std::max<int64_t>(halo, statementOrder(call, all))}) {
+        small = *params;
+        for (size_t d = 0; d < dims && d < small.size(); ++d)
+          small[d] = std::min(small[d], 2 * tile[d] + margin);
+        p = modesto::fromCall(prog, call, small);
+        if (opt.progress)
+          opt.progress(fmt::format("call {} ({}): {} statements, up to {} orders", c, call.name,
+                                   p->stencils.size(), opt.orderLimit));
+        best = modesto::groupByDynamicProgram(*p, h, opt.orderLimit);
+        if (!best || best->seconds > 0) break;
+      }
       if (!best) {
         keepWhole(
             fmt::format("no grouping fits a level-2 memory of {} values", h.levels[1].capacity));
         continue;
       }
-      const modesto::Group root = modesto::parseVariant(best->variant, p, 2);
+      if (best->seconds <= 0) {
+        keepWhole(fmt::format(
+            "its statements have no point on a counting domain of {} points per iterator "
+            "(their halos take it all): MODESTO's costs are 0 s, no grouping to choose",
+            fmt::join(std::vector<int64_t>(small.begin(), small.begin() + static_cast<long>(dims)),
+                      "x")));
+        continue;
+      }
+      const modesto::Group root = modesto::parseVariant(best->variant, *p, 2);
       CallGroups groups;
       for (const modesto::Group& child : root.children)
         groups.push_back(child.stencils());  // stencil i is statement i (fromCall)

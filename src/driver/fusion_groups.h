@@ -57,8 +57,9 @@ struct ModestoGroupingOptions {
 
 /// MODESTO's cheapest feasible grouping of every call on `machine`'s two-level hierarchy
 /// (modesto::gpuTwoLevel), evaluated on a domain of a few tiles (each extent at most 2 tiles
-/// plus 8 points: the counting engine enumerates points). A call that is not a MODESTO program
-/// or that no grouping fits stays whole, with a note.
+/// plus 8 points: the counting engine enumerates points; plus 4 r more where the call's
+/// statements have no point on that). A call that is not a MODESTO program, that no grouping
+/// fits or whose statements have no point on the domain stays whole, with a note.
 Groupings modestoGroupings(const Program& prog, const MachineDesc& machine,
                            const ModestoGroupingOptions& opt);
 

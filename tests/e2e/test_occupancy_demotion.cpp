@@ -106,6 +106,20 @@ TEST(OccupancyDemotion, PlacementsAreApplied) {
                         " --backend opencl --verify --schedule shared" + kSizes);
   EXPECT_EQ(run.exitCode, 0) << run.output;
   EXPECT_TRUE(contains(run.output, "verification PASSED")) << run.output;
+  // `no-shmem a;` and `#assign no_shmem (a)`: never in shared memory, so a is read from global
+  // memory as under gmem (the same tiles, the same moves, no "recorded" note).
+  for (const char* placement : {"  no-shmem a;\n", "  #assign no_shmem (a)\n"}) {
+    const std::string file = write("noshmem", fiveArrays(placement));
+    auto n =
+        runCommand(tesselBinary() + " info --kernels --no-ptxas " + file + " --schedule shared");
+    ASSERT_EQ(n.exitCode, 0) << n.output;
+    EXPECT_FALSE(contains(n.output, "the placement of 'a'")) << n.output;
+    EXPECT_TRUE(contains(n.output, "61440 -> 46080 bytes")) << n.output;
+    auto v = runCommand(tesselBinary() + " run " + file +
+                        " --backend opencl --verify --schedule stream" + kSizes);
+    EXPECT_EQ(v.exitCode, 0) << v.output;
+    EXPECT_TRUE(contains(v.output, "verification PASSED")) << v.output;
+  }
   // Under a family that stages nothing, the clause stays recorded and says so.
   auto gl =
       runCommand(tesselBinary() + " info --kernels --no-ptxas " + global + " --schedule global");
