@@ -1,8 +1,10 @@
 #include "driver/analyze.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <set>
 
 #include "driver/fusion_choices.h"
 #include "driver/kernel_report.h"
@@ -124,10 +126,29 @@ std::string optimisationsOf(const std::map<std::string, std::string>& flags) {
 void addEffect(const Program& prog, const std::map<std::string, std::string>& flags,
                const ParamValues& params, bool ptxas, DiagnosticEngine& diags,
                nlohmann::json& with) {
-  const std::string given = optimisationsOf(flags);
-  if (given.empty()) return;
+  std::string given = optimisationsOf(flags);
   std::map<std::string, std::string> plain = flags;
   for (const char* f : kOptimisationFlags) plain.erase(f);
+  // The `#pragma` clauses that turn an optimisation on, where the command line does not: the
+  // variant without them switches them off (unroll and perspective to their defaults).
+  std::set<std::string> clauses;
+  for (const StencilDef& def : prog.stencils)
+    for (const Hints::Clause& c : def.hints.clauses) clauses.insert(c.name);
+  const std::pair<const char*, const char*> fromPragma[] = {{"retime", "--retime"},
+                                                            {"prefetch", "--prefetch"},
+                                                            {"fold", "--fold"},
+                                                            {"perspective", "--perspective"}};
+  std::vector<std::string> pragma;
+  for (const auto& [clause, flag] : fromPragma) {
+    auto it = flags.find(flag);
+    if (!clauses.count(clause) || (it != flags.end() && !it->second.empty())) continue;
+    plain[flag] = std::string(flag) == "--perspective" ? "output" : "off";
+    pragma.push_back(clause);
+  }
+  if (!pragma.empty())
+    given +=
+        fmt::format("{}the #pragma's {}", given.empty() ? "" : " and ", fmt::join(pragma, ", "));
+  if (given.empty()) return;
   std::string why;
   auto without = predictUnder(prog, plain, params, ptxas, diags, nullptr, &why);
   nlohmann::json effect = {{"without", given}};

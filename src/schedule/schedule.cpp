@@ -362,9 +362,11 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
     s.keepDeadStores = {*opts.keepDeadStores,
                         Origin::commandLine(fmt::format("--dead-stores {}",
                                                         *opts.keepDeadStores ? "keep" : "drop"))};
-  if (opts.retime && *opts.retime) s.retime = {true, Origin::commandLine("--retime")};
-  if (opts.prefetch && *opts.prefetch) s.prefetch = {true, Origin::commandLine("--prefetch")};
-  if (opts.fold && *opts.fold) s.fold = {true, Origin::commandLine("--fold")};
+  // On overrides the file; off too (`tessel analyze` predicts a `#pragma`'s optimisations
+  // without them that way; the command line's switches only turn them on).
+  if (opts.retime) s.retime = {*opts.retime, Origin::commandLine("--retime")};
+  if (opts.prefetch) s.prefetch = {*opts.prefetch, Origin::commandLine("--prefetch")};
+  if (opts.fold) s.fold = {*opts.fold, Origin::commandLine("--fold")};
   if (opts.fuseStatements && *opts.fuseStatements)
     s.fuseStatements = {true, Origin::commandLine("--fuse-statements")};
   if (opts.perspective)

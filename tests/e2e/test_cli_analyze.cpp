@@ -413,6 +413,39 @@ TEST(CliAnalyze, EachHintShowsTheFiguresThatTriggeredIt) {
   }
 }
 
+TEST(CliAnalyze, EffectOfAPragmasOptimisations) {
+  // Issue 12: the predicted effect also of optimisations a #pragma turns on (the variant
+  // without them switches them off), beside the command line's.
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / "tessel-pragma-effect.sten";
+  std::ofstream(file) << "parameter L=64, M=64, N=64, T=2;\niterator k, j, i;\n"
+                      << "double a[L,M,N], b[L,M,N];\ncopyin a;\n"
+                      << "#pragma stream k retime prefetch\nstencil s (b, a) {\n"
+                      << "  b[k][j][i] = 0.1*(a[k-1][j][i] + a[k+1][j][i] + a[k][j-1][i] + "
+                      << "a[k][j+1][i] + a[k][j][i-1] + a[k][j][i+1]) + 0.4*a[k][j][i];\n}\n"
+                      << "iterate 1:T {\n  s (b, a);\n  s (a, b);\n}\ncopyout a;\n";
+  auto with = runCommand(tesselBinary() + " analyze --json --no-ptxas " + file.string() +
+                         " --schedule stream");
+  ASSERT_EQ(with.exitCode, 0) << with.output;
+  const nlohmann::json a = nlohmann::json::parse(with.output);
+  ASSERT_TRUE(a.contains("effect")) << a.dump(1);
+  EXPECT_EQ(a["effect"]["without"], "the #pragma's retime, prefetch");
+  // The variant without is what the program predicts with the clauses taken out of the file.
+  std::string text = readText(file);
+  text.replace(text.find(" retime prefetch"), std::string(" retime prefetch").size(), "");
+  const std::filesystem::path plainFile =
+      std::filesystem::temp_directory_path() / "tessel-pragma-effect-plain.sten";
+  std::ofstream(plainFile) << text;
+  auto plain = runCommand(tesselBinary() + " analyze --json --no-ptxas " + plainFile.string() +
+                          " --schedule stream");
+  ASSERT_EQ(plain.exitCode, 0) << plain.output;
+  EXPECT_DOUBLE_EQ(a["effect"]["seconds_without"].get<double>(),
+                   nlohmann::json::parse(plain.output)["seconds"].get<double>());
+  EXPECT_FALSE(nlohmann::json::parse(plain.output).contains("effect"));
+  std::filesystem::remove(file);
+  std::filesystem::remove(plainFile);
+}
+
 TEST(CliAnalyze, KeplerSharedMemoryMovesDoublesAt256BytesPerClock) {
   // GK110's shared memory has 8-byte banks for 64-bit accesses (256 B per clock per SMX, its
   // whitepaper); 4-byte words move at 128 B per clock, as on every later GPU.
