@@ -1,29 +1,37 @@
 #!/usr/bin/env bash
 # Issue 13's report of the fusion and fission choices for the large multi-statement benchmarks
-# (rhs4center, diffterm): each program, its `tessel split --mode trivial-fission` version and a
-# fusion-groups version (rhs4center with its twelve shared temporaries in a kernel of their own,
+# (rhs4center, rhs4sg, diffterm): each program, its `tessel split --mode trivial-fission` version and a
+# fusion-groups version (rhs4center and rhs4sg with their twelve shared temporaries in a kernel of their own,
 # through global memory, and a kernel per output: `--mode groups --groups '0-11|12-17|18-23|
 # 24-29'`; diffterm as the greedy plan groups it: `--mode greedy`), under `global` (a kernel per statement), `global --fuse-statements` and `overlapped`:
 #   1. predicted on the H100 by the model (`tessel analyze`, the programs' own sizes, ptxas
 #      registers where nvcc is installed): a prediction, not a measurement;
 #   2. measured on this machine's PoCL (OpenCL on the CPU) and C++ target (scripts/bench.py,
 #      --size small, median of 5, every run verified against the reference interpreter).
-# Usage: scripts/fusion-choices.sh [OUT_DIR]   (default: bench-results/fusion-choices)
+# Usage: scripts/fusion-choices.sh [OUT_DIR] [PROGRAMS]   (default: bench-results/fusion-choices,
+#        all three; PROGRAMS a comma list of rhs4center, rhs4sg, diffterm)
 # (maxfuse leaves both programs as they are: one call, or two calls with different domains.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-bench-results/fusion-choices}"
+which="${2:-rhs4center,rhs4sg,diffterm}"
 tessel=build/tessel
 mkdir -p "$out/programs"
-for b in rhs4center diffterm; do
+progs=""
+for b in ${which//,/ }; do
   cp "benchmarks/$b.sten" "$out/programs/"
   "$tessel" split "benchmarks/$b.sten" --mode trivial-fission -o "$out/programs" >/dev/null
+  case "$b" in
+    rhs4center | rhs4sg)
+      "$tessel" split "benchmarks/$b.sten" --mode groups --groups '0-11|12-17|18-23|24-29' \
+        -o "$out/programs" >/dev/null
+      progs+="${progs:+,}$b,$b-trivial-fission,$b-groups" ;;
+    diffterm)
+      "$tessel" split benchmarks/diffterm.sten --mode greedy -o "$out/programs" >/dev/null
+      progs+="${progs:+,}diffterm,diffterm-trivial-fission,diffterm-greedy" ;;
+    *) echo "unknown program $b" >&2; exit 1 ;;
+  esac
 done
-"$tessel" split benchmarks/rhs4center.sten --mode groups --groups '0-11|12-17|18-23|24-29' \
-  -o "$out/programs" >/dev/null
-"$tessel" split benchmarks/diffterm.sten --mode greedy -o "$out/programs" >/dev/null
-progs=rhs4center,rhs4center-trivial-fission,rhs4center-groups
-progs+=,diffterm,diffterm-trivial-fission,diffterm-greedy
 {
   echo "program,schedule,predicted_ms,kernels"
   for p in ${progs//,/ }; do
