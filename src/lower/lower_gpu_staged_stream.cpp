@@ -4,6 +4,9 @@
 // statement computed, the register planes rotated.
 #include <fmt/format.h>
 
+#include <set>
+
+#include "ir/loop_ir_walk.h"
 #include "lower/lower_gpu_staged_parts.h"
 
 namespace tessel::gpu::staged {
@@ -11,6 +14,20 @@ namespace tessel::gpu::staged {
 using namespace lir;
 
 namespace {
+
+/// The variable names the statements' expressions use.
+std::set<std::string> namesUsed(const std::vector<StmtPtr>& body) {
+  struct Names : lir::StmtVisitor {
+    std::set<std::string> names;
+    void visitExpr(const ExprPtr& e) override {
+      tessel::visitExpr(e, [&](const ExprPtr& x) {
+        if (x->kind == ExprKind::Var) names.insert(x->name);
+      });
+    }
+  } v;
+  v.visitAll(body);
+  return v.names;
+}
 
 /// Builds the sweep: what runs before it, the loads of each plane's leading planes and the
 /// rotation of the registers, group by group. A group with shared planes keeps them in a ring
@@ -97,7 +114,12 @@ std::vector<StmtPtr> StreamSweep::perPoint(
   for (int u = 0; u < copies_; ++u) {
     std::vector<StmtPtr> b = body(u);
     if (b.empty()) continue;
-    std::vector<StmtPtr> point = declarePoint(c_, u);
+    // The copy's point, only the iterators its statements use (a 1-D array along the streamed
+    // iterator, strz[k], reads none: unused declarations would draw compiler warnings).
+    const std::set<std::string> used = namesUsed(b);
+    std::vector<StmtPtr> point;
+    for (const StmtPtr& d : declarePoint(c_, u))
+      if (used.count(d->name)) point.push_back(d);
     point.insert(point.end(), b.begin(), b.end());
     out.push_back(block(std::move(point)));
   }

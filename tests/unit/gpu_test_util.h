@@ -227,7 +227,8 @@ inline std::string awkwardParamFlags(const fs::path& file) {
 
 /// The benchmarks whose statements cannot all be retimed (tests/e2e/test_retime.cpp says why).
 inline bool retimable(const std::string& benchmark) {
-  for (const char* b : {"cheby", "denoise", "gradient", "jacobi1d-boundary", "rhs4center"})
+  for (const char* b :
+       {"cheby", "denoise", "gradient", "jacobi1d-boundary", "rhs4center", "rhs4sg"})
     if (benchmark == b) return false;
   return true;
 }
