@@ -136,4 +136,37 @@ StmtPtr StmtMutator::mutateLeaf(const StmtPtr& s) {
 
 ExprPtr StmtMutator::mutateExpr(const ExprPtr& e) { return e; }
 
+namespace {
+
+class Uses : public StmtVisitor {
+ public:
+  std::set<std::string> names;
+
+ protected:
+  void visitExpr(const ExprPtr& e) override {
+    if (!e) return;
+    tessel::visitExpr(e, [&](const ExprPtr& x) {
+      if (x->kind == ExprKind::Var || x->kind == ExprKind::Load) names.insert(x->name);
+    });
+  }
+  void visitLeaf(const Stmt& s) override {
+    if (s.kind == StmtKind::Assign || s.kind == StmtKind::Store) names.insert(s.name);
+    StmtVisitor::visitLeaf(s);
+  }
+};
+
+}  // namespace
+
+std::set<std::string> namesUsed(const std::vector<StmtPtr>& body) {
+  Uses u;
+  u.visitAll(body);
+  return u.names;
+}
+
+std::set<std::string> namesUsed(const StmtPtr& s) {
+  Uses u;
+  u.visit(s);
+  return u.names;
+}
+
 }  // namespace tessel::lir

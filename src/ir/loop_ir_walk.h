@@ -5,6 +5,9 @@
 // shared, not copied, and a pass can tell cheaply whether it did anything (pointer equality).
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "ir/loop_ir.h"
 
 namespace tessel::lir {
@@ -53,6 +56,12 @@ class StmtMutator {
 
 /// Rebuilds expression `e` bottom-up with `f` applied to every node after its operands (f
 /// returns its argument to keep it); returns e itself when f changed nothing.
+/// The names the statements use anywhere: variables and buffers read, variables assigned and
+/// buffers stored to (their expressions walked, nested statements included).
+std::set<std::string> namesUsed(const std::vector<StmtPtr>& body);
+/// The same for one statement.
+std::set<std::string> namesUsed(const StmtPtr& s);
+
 template <typename F>
 ExprPtr rewriteExpr(const ExprPtr& e, F&& f) {
   if (!e) return e;

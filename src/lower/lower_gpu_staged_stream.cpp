@@ -4,8 +4,6 @@
 // statement computed, the register planes rotated.
 #include <fmt/format.h>
 
-#include <set>
-
 #include "ir/loop_ir_walk.h"
 #include "lower/lower_gpu_staged_parts.h"
 
@@ -14,20 +12,6 @@ namespace tessel::gpu::staged {
 using namespace lir;
 
 namespace {
-
-/// The variable names the statements' expressions use.
-std::set<std::string> namesUsed(const std::vector<StmtPtr>& body) {
-  struct Names : lir::StmtVisitor {
-    std::set<std::string> names;
-    void visitExpr(const ExprPtr& e) override {
-      tessel::visitExpr(e, [&](const ExprPtr& x) {
-        if (x->kind == ExprKind::Var) names.insert(x->name);
-      });
-    }
-  } v;
-  v.visitAll(body);
-  return v.names;
-}
 
 /// Builds the sweep: what runs before it, the loads of each plane's leading planes and the
 /// rotation of the registers, group by group. A group with shared planes keeps them in a ring

@@ -99,15 +99,14 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
         "occupancy {:.0f}% ({} blocks per SM, limited by {}): too few "
         "warps to hide memory latency; the prediction is optimistic",
         100 * r.occupancy->fraction, r.occupancy->blocksPerSm, r.occupancy->limitText()));
-  if (r.ptxas && r.ptxas->spillStores + r.ptxas->spillLoads > 0)
-    out.push_back(fmt::format("{} B of register spills: unroll less or split the kernel",
-                              r.ptxas->spillStores + r.ptxas->spillLoads));
+  const int64_t spilled = r.ptxas ? r.ptxas->spillStores + r.ptxas->spillLoads : 0;
+  if (spilled > 0)
+    out.push_back(fmt::format("{} B of register spills: unroll less or split the kernel", spilled));
   // ARTEMIS's first hint (paper 000 IV): unrolling off under register pressure. Each unrolled
   // point keeps its own values in registers; where they limit the occupancy, the unrolling is
   // what to give back first (ptxas's registers, else the estimate, says which).
   const int points = r.info.unroll[0] * r.info.unroll[1] * r.info.unroll[2];
-  const bool spills = r.ptxas && r.ptxas->spillStores + r.ptxas->spillLoads > 0;
-  if (points > 1 && !spills && r.occupancy && !r.occupancyBound() &&
+  if (points > 1 && spilled == 0 && r.occupancy && !r.occupancyBound() &&
       (r.occupancy->limitedBy & kLimitRegisters) && r.occupancy->fraction < 1)
     out.push_back(fmt::format(
         "register pressure under unrolling ({} points per thread, {} registers{}: occupancy "

@@ -368,8 +368,7 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   g.fold = s.fold.value;
   g.fuseStatements = s.fuseStatements.value;
   for (const PlacementSpec& p : s.placements)
-    if (p.kind == PlacementKind::Gmem || p.kind == PlacementKind::NoShmem)
-      g.globalFormals.push_back(p.array);  // no-shmem: never in shared memory, so read from global
+    if (p.readFromGlobal()) g.globalFormals.push_back(p.array);
   for (const std::string& d : s.demoted) g.globalFormals.push_back(d);
   g.indexBits = s.indexBits.value;
   g.fma = s.fma.value;

@@ -88,6 +88,10 @@ struct PlacementSpec {
   std::string array;
   PlacementKind kind = PlacementKind::Shmem;
   Origin origin;
+  /// gmem and no_shmem: the array is never staged in shared memory, read from global memory.
+  bool readFromGlobal() const {
+    return kind == PlacementKind::Gmem || kind == PlacementKind::NoShmem;
+  }
 };
 
 struct Schedule {

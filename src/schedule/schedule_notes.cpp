@@ -63,9 +63,8 @@ std::vector<std::string> scheduleNotes(const Program& prog,
     else if (s.occupancy && !perStatementStaged)
       note("occupancy", s.occupancy->origin);
     for (const PlacementSpec& p : s.placements) {
-      if (overlapped) continue;  // said above
-      if (perStatementStaged && (p.kind == PlacementKind::Gmem || p.kind == PlacementKind::NoShmem))
-        continue;  // applied: read from global memory
+      if (overlapped) continue;                                // said above
+      if (perStatementStaged && p.readFromGlobal()) continue;  // applied
       if (perStatementStaged && p.kind == PlacementKind::Shmem && s.occupancy) {
         notes.push_back(fmt::format(
             "stencil '{}': shmem ({}) ({}): the occupancy target never moves '{}' to global "

@@ -62,28 +62,8 @@ ExprPtr replaceIntrinsics(const ExprPtr& e) {
   });
 }
 
-/// Names used (read, or assigned) anywhere in the statements.
-class Uses : public StmtVisitor {
- public:
-  std::set<std::string> names;
-
- protected:
-  void visitExpr(const ExprPtr& e) override {
-    if (!e) return;
-    tessel::visitExpr(e, [&](const ExprPtr& x) {
-      if (x->kind == ExprKind::Var || x->kind == ExprKind::Load) names.insert(x->name);
-    });
-  }
-  void visitLeaf(const Stmt& s) override {
-    if (s.kind == StmtKind::Assign || s.kind == StmtKind::Store) names.insert(s.name);
-    StmtVisitor::visitLeaf(s);
-  }
-};
-
 bool uses(const std::vector<StmtPtr>& body, const std::string& name) {
-  Uses u;
-  u.visitAll(body);
-  return u.names.count(name) > 0;
+  return namesUsed(body).count(name) > 0;
 }
 
 /// Which variables live across a barrier: declared at the top level of one phase (a run of
@@ -102,20 +82,18 @@ class PhaseScan {
           declaredIn_[s->name] = phase;
           types_[s->name] = s->type;
         }
-        Uses u;
-        u.visit(s);
-        for (auto& n : u.names) usedIn_[n].insert(phase);
+        for (auto& n : namesUsed(s)) usedIn_[n].insert(phase);
         countDecls(s);
         continue;
       }
       phase = -1;
-      Uses header;
+      std::set<std::string> header;
       for (auto* e : {&s->lo, &s->hi, &s->step, &s->value})
         if (*e)
           tessel::visitExpr(*e, [&](const ExprPtr& x) {
-            if (x->kind == ExprKind::Var) header.names.insert(x->name);
+            if (x->kind == ExprKind::Var) header.insert(x->name);
           });
-      for (auto& n : header.names) usedIn_[n].insert(-1);
+      for (auto& n : header) usedIn_[n].insert(-1);
       scan(s->body);
       scan(s->orElse);
     }
