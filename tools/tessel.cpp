@@ -110,8 +110,10 @@ const char* scheduleHelp(const std::string& flag) {
   if (flag == "--fuse-statements")
     return "global family: a call's consecutive statements share one kernel (one thread per "
            "point runs them in order) where no thread reads or writes an element another "
-           "thread writes, local scalars in registers instead of buffers over the call's box "
-           "(issue 13; tessel info --kernels shows the fused kernels)";
+           "thread writes, local scalars in registers instead of buffers over the call's box; "
+           "stream family: each call of several statements is one streamed kernel, each "
+           "statement a stage of the sweep (issue 13; tessel info --kernels shows the fused "
+           "kernels)";
   if (flag == "--fold")
     return "shared and stream families (also with --time-tile): arrays a statement (or a fused "
            "kernel's statements) only ever combines point-wise (every access a[s] op b[s], the "
@@ -515,6 +517,8 @@ int main(int argc, char** argv) {
                            diags, passLog, notes);
       if (!regrouped) return finish(diags, kExitUserError);
       for (const std::string& n : notes) std::cerr << "tessel: fusion groups: " << n << "\n";
+      // Each group one kernel where the family fuses statements on request (global, stream).
+      if (value != "none") scheduleValues["--fusion-groups"] = value;
       ro.reference = &*lp.program;
     }
     const Program& prog = regrouped ? *regrouped : *lp.program;

@@ -141,8 +141,6 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
       }
   for (const TileStage& s : a.stages) {
     if (s.region.empty) continue;
-    if (s.writes.kind == TileValue::Kind::LocalArray)
-      refuse(fmt::format("the local array '{}' has no ring of planes", name(s.writes)));
     const Stmt& st =
         prog.calls.at(static_cast<size_t>(s.call)).stmts.at(static_cast<size_t>(s.stmt));
     if (!st.lhsIsScalar())
@@ -160,9 +158,12 @@ StreamedPlan streamedPlan(const Program& prog, const TileAnalysis& a) {
       leadSet[b] = true;
     }
   for (const StreamRead& r : reads) {
-    if (r.value.kind == TileValue::Kind::LocalArray)
-      refuse(fmt::format("the local array '{}' has no ring of planes", name(r.value)));
     StreamSource src = streamSource(a, r.stage, r.value);
+    // A local array lives in its rings only: one read before any stage of the kernel writes
+    // it would need the array in memory.
+    if (r.value.kind == TileValue::Kind::LocalArray && src.producer < 0)
+      refuse(
+          fmt::format("the local array '{}' is read before the kernel computes it", name(r.value)));
     if (src.kind != StreamSource::Kind::Ring || src.producer >= 0) continue;
     size_t b = static_cast<size_t>(src.buffer);
     int64_t plane = a.stages[static_cast<size_t>(r.stage)].lead + r.along(sd);

@@ -88,7 +88,8 @@ std::optional<nlohmann::json> predictUnder(const Program& prog,
   j["calibrated"] = pp.calibrated;
   for (size_t k = 0; k < ks.reports.size(); ++k)
     j["kernels"].push_back(kernelJson(ks.reports[k], pp.kernels[k], pp.seconds));
-  // A fused kernel of more steps than the machine's calibration measured for its family.
+  // A fused kernel of a number of steps the machine's calibration did not measure for its family
+  // (more steps, or stream's statement fusion: one step).
   j["extrapolated"] = false;
   for (const KernelReport& r : ks.reports) {
     auto tiles = setup->machine.calibrationTimeTiles.find(familyText(r.info));
@@ -174,8 +175,9 @@ void addEffect(const Program& prog, const std::map<std::string, std::string>& fl
       }
 }
 
-/// A schedule --compare and --schedule auto try: a family, a time tile, and for `global`
-/// whether it fuses each call's statements (--fuse-statements, analysis/stmt_fusion.h).
+/// A schedule --compare and --schedule auto try: a family, a time tile, and for `global` and
+/// `stream` whether it fuses each call's statements (--fuse-statements: analysis/stmt_fusion.h
+/// under global, one streamed kernel per call under stream).
 struct Candidate {
   std::string family, tile;
   bool fuse = false;
@@ -190,15 +192,24 @@ struct Candidate {
   }
 };
 
-/// The candidates, in the order near-ties are decided (the earlier wins): a fused `global`
-/// after the plain one, which it equals where no call has statements to fuse.
+/// The candidates, in the order near-ties are decided (the earlier wins): a fused `global` or
+/// `stream` after the plain one, which it equals where no call has statements to fuse.
 const std::vector<Candidate>& candidates() {
-  static const std::vector<Candidate> c = {{"global", "", false},        {"global", "", true},
-                                           {"global-stream", "", false}, {"shared", "", false},
-                                           {"stream", "", false},        {"overlapped", "1", false},
-                                           {"overlapped", "2", false},   {"overlapped", "3", false},
-                                           {"stream", "2", false},       {"stream", "3", false}};
+  static const std::vector<Candidate> c = {
+      {"global", "", false},      {"global", "", true},       {"global-stream", "", false},
+      {"shared", "", false},      {"stream", "", false},      {"stream", "", true},
+      {"overlapped", "1", false}, {"overlapped", "2", false}, {"overlapped", "3", false},
+      {"stream", "2", false},     {"stream", "3", false}};
   return c;
+}
+
+/// Whether the fused candidates differ from the plain ones: some call has statements to fuse,
+/// and fusion groups (which fuse under global and stream already) are not given.
+bool fusedCandidates(const Program& prog, const std::map<std::string, std::string>& flags) {
+  auto groups = flags.find("--fusion-groups");
+  if (groups != flags.end() && !groups->second.empty() && groups->second != "none") return false;
+  return std::any_of(prog.calls.begin(), prog.calls.end(),
+                     [](const CallInst& c) { return c.stmts.size() > 1; });
 }
 
 }  // namespace
@@ -235,7 +246,9 @@ nlohmann::json compareSchedules(const Program& prog,
                                 const std::map<std::string, std::string>& given,
                                 const ParamValues& params, DiagnosticEngine& diags) {
   nlohmann::json ranking = nlohmann::json::array();
+  const bool fusable = fusedCandidates(prog, given);
   for (const Candidate& cand : candidates()) {
+    if (cand.fuse && !fusable) continue;
     std::map<std::string, std::string> flags = given;
     flags["--time-tile"] = "";
     cand.apply(flags);
@@ -300,7 +313,9 @@ std::optional<ModelChoice> chooseSchedule(const Program& prog,
   const bool tileGiven = !flags["--time-tile"].empty();
   std::optional<ModelChoice> best;
   ModelChoice tally;
+  const bool fusable = fusedCandidates(prog, flags);
   for (const Candidate& cand : candidates()) {
+    if (cand.fuse && !fusable) continue;
     if (tileGiven && !cand.tile.empty()) continue;  // the user's time tile is kept
     for (const std::string& block : blocks) {
       std::map<std::string, std::string> f = flags;
@@ -460,8 +475,8 @@ std::string analyzeText(const nlohmann::json& a) {
                     c["kernels"].get<size_t>() == 1 ? "" : "s", c["bound"].get<std::string>());
     if (c["extrapolated"].get<bool>())
       out +=
-          "      (fuses more steps than the machine's calibration measured for its family: "
-          "the model's choice leaves it out)\n";
+          "      (fuses a number of steps the machine's calibration did not measure for its "
+          "family: the model's choice leaves it out)\n";
   }
   return out;
 }

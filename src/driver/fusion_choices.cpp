@@ -69,7 +69,10 @@ nlohmann::json rankFusionChoices(const Program& prog,
                         {"notes", v.notes},
                         {"same_as_written", same}});
     if (same) continue;
-    for (nlohmann::json row : compareSchedules(v.program, flags, params, diags)) {
+    // A variant's groups are each one kernel where the family fuses on request (global, stream).
+    std::map<std::string, std::string> f = flags;
+    if (v.name != "as written") f["--fusion-groups"] = v.name;
+    for (nlohmann::json row : compareSchedules(v.program, f, params, diags)) {
       row["fusion"] = v.name;
       ranking.push_back(std::move(row));
     }
@@ -107,16 +110,24 @@ std::optional<FusionModelChoice> chooseFusion(const Program& prog,
     DiagnosticEngine quiet;  // a choice the model cannot cost is left out, with why
     std::vector<std::string> notes;
     auto variant = fusionVariant(prog, name, machineName, quiet, notes);
-    if (!variant || (name != "none" && sameCalls(*variant, prog))) continue;
+    if (!variant) continue;
+    // Its groups each one kernel where the family fuses on request (global, stream): a variant
+    // that regroups nothing differs from the program as written only where the family is
+    // fixed and does not fuse already (the schedules the model chooses among fuse or not).
+    std::map<std::string, std::string> f = flags;
+    if (name != "none") f["--fusion-groups"] = name;
+    if (name != "none" && sameCalls(*variant, prog) &&
+        (chooseSchedules || flags["--fuse-statements"] == "on"))
+      continue;
     ++tried;
     FusionModelChoice c;
     c.value = name;
     std::string why;
     if (chooseSchedules) {
-      c.schedule = chooseSchedule(*variant, flags, params, quiet);
+      c.schedule = chooseSchedule(*variant, f, params, quiet);
       if (c.schedule) c.seconds = c.schedule->seconds;
     } else if (auto values = bindParams(*variant, params, quiet)) {
-      if (auto p = predictUnder(*variant, flags, *values, false, quiet, nullptr, &why))
+      if (auto p = predictUnder(*variant, f, *values, false, quiet, nullptr, &why))
         c.seconds = (*p)["seconds"].get<double>();
     }
     if (c.seconds <= 0) {

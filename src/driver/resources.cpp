@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "codegen/gpu_backend.h"
+#include "perf/kernel_figures.h"
 
 namespace fs = std::filesystem;
 
@@ -24,7 +25,7 @@ fs::path resourcesCache() {
 }
 
 std::string what(const GpuKernelInfo& k) {
-  return fmt::format("{} {}x{}x{}", familyName(k.family), k.block[0], k.block[1], k.block[2]);
+  return fmt::format("{} {}x{}x{}", familyText(k), k.block[0], k.block[1], k.block[2]);
 }
 
 // ptxas reports kernels in its own order; show them in launch order.
@@ -134,7 +135,7 @@ nlohmann::json resourcesJson(const ResourcesResult& r) {
                         {"index_bits", indexBitsOf(r, k.name)}};
     if (const GpuKernelInfo* orig = copyOf(r, k.name)) e["copy_of"] = orig->name;
     if (const GpuKernelInfo* info = infoOf(r, k.name)) {
-      e["family"] = familyName(info->family);
+      e["family"] = familyText(*info);
       e["block"] = info->block;
       e["call"] = info->call;
       e["statement"] = info->stmt;

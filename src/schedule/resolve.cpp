@@ -12,6 +12,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "analysis/accesses.h"
 #include "analysis/dead_stores.h"
 #include "analysis/folding.h"
 #include "analysis/retiming.h"
@@ -162,6 +163,16 @@ class Planner {
                                       formal));
       }
     }
+    // An array of fewer dimensions than the program (a coefficient along one axis, such as a
+    // grid stretching) has no planes to ring: the kernel reads it from global memory, where
+    // the caches keep it.
+    for (int c : seq.calls)
+      for (const Stmt& st : prog_.calls.at(static_cast<size_t>(c)).stmts)
+        for (const Reference& r : stmtAccesses(st).reads)
+          if (!r.scalar && !r.array.local && !written.count(r.array.index) &&
+              static_cast<int>(prog_.arrays.at(static_cast<size_t>(r.array.index)).extents.size()) <
+                  prog_.dims())
+            out.insert(r.array.index);
     return {out.begin(), out.end()};
   }
   /// Whether fold `f`'s array has an input ring in shared memory in `a`.
@@ -367,6 +378,9 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   g.prefetch = s.prefetch.value;
   g.fold = s.fold.value;
   g.fuseStatements = s.fuseStatements.value;
+  // Under stream, a stencil of one statement keeps the family's own kernel (fusing nothing).
+  if (g.fuseStatements && g.family == ScheduleFamily::Stream)
+    g.fuseStatements = severalStatements(prog, s.stencil);
   for (const PlacementSpec& p : s.placements)
     if (p.readFromGlobal()) g.globalFormals.push_back(p.array);
   for (const std::string& d : s.demoted) g.globalFormals.push_back(d);
@@ -431,7 +445,9 @@ bool GridShape::fusesSteps() const {
 }
 
 int GridShape::fusedStreamDim() const {
-  return family == ScheduleFamily::Stream && timeTile > 1 && stream >= 0 ? stream : -1;
+  return family == ScheduleFamily::Stream && (timeTile > 1 || fuseStatements) && stream >= 0
+             ? stream
+             : -1;
 }
 
 std::vector<int64_t> GridShape::coverage(int dims) const {

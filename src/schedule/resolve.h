@@ -54,8 +54,9 @@ struct GridShape {
   /// (the fused kernels' input rings, TileSpec::folds): arrays only ever combined point-wise are
   /// staged as their combination (analysis/folding.h).
   bool fold = false;
-  /// Schedule::fuseStatements under `global`: the call's statements in kernels of several
-  /// (analysis/stmt_fusion.h).
+  /// Schedule::fuseStatements: under `global`, the call's statements in kernels of several
+  /// (analysis/stmt_fusion.h); under `stream`, each call of a stencil of several statements one
+  /// streamed kernel (the fused kernel of stream + time_tile with one step; fusedStreamDim()).
   bool fuseStatements = false;
   /// staged families: arrays (the stencil's formal names) read from global memory at each use,
   /// never staged: `gmem` placements and the arrays Schedule::demoted names.
@@ -81,7 +82,8 @@ struct GridShape {
   GridShape perStatement() const;
   /// Whether the stencil's calls run fused time steps: overlapped, or stream + time_tile.
   bool fusesSteps() const;
-  /// The iterator the fused kernels of stream + time_tile sweep; -1: they tile every one.
+  /// The iterator the fused kernels of stream + time_tile (or of stream with fuseStatements)
+  /// sweep; -1: they tile every one.
   int fusedStreamDim() const;
   /// The points a block of a fused kernel covers per iterator (`dims` of them): block x unroll,
   /// one point per thread and plane in a streamed kernel. Saturating (the fitting may try

@@ -78,6 +78,11 @@ std::vector<int> gridDims(const Schedule& s, const Program& prog) {
   return g;
 }
 
+bool severalStatements(const Program& prog, int stencil) {
+  return std::any_of(prog.calls.begin(), prog.calls.end(),
+                     [&](const CallInst& c) { return c.stencil == stencil && c.stmts.size() > 1; });
+}
+
 const std::vector<std::string>& scheduleFlags() {
   static const std::vector<std::string> f = {
       "--schedule",      "--block",   "--stream",         "--full-stream", "--unroll",
@@ -197,6 +202,8 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
     opts.fold = value == "on";
   } else if (flag == "--fuse-statements") {
     opts.fuseStatements = value == "on";
+  } else if (flag == "--fusion-groups") {
+    opts.fusionGroups = std::string(value);
   } else if (flag == "--perspective") {
     if (value != "output" && value != "input" && value != "mixed")
       return bad(fmt::format("'{}' is not output, input or mixed", value),
@@ -369,6 +376,21 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
   if (opts.fold) s.fold = {*opts.fold, Origin::commandLine("--fold")};
   if (opts.fuseStatements && *opts.fuseStatements)
     s.fuseStatements = {true, Origin::commandLine("--fuse-statements")};
+  // Fusion groups mean a kernel per group: the families that fuse statements on request do;
+  // overlapped does anyway; the others say that they do not.
+  if (opts.fusionGroups && *opts.fusionGroups != "none") {
+    const bool fuses =
+        s.family.value == ScheduleFamily::Global || s.family.value == ScheduleFamily::Stream;
+    if (fuses && !s.fuseStatements.value)
+      s.fuseStatements = {true, Origin::commandLine("--fusion-groups " + *opts.fusionGroups)};
+    const bool several = severalStatements(prog, stencil);
+    if (!fuses && s.family.value != ScheduleFamily::Overlapped && several)
+      s.adjustments.push_back(fmt::format(
+          "stencil '{}': --fusion-groups {}: the '{}' family runs each statement of a group as "
+          "a kernel of its own (stream, global and overlapped run a group as one kernel where "
+          "its dependences allow)",
+          def.name, *opts.fusionGroups, familyName(s.family.value)));
+  }
   if (opts.perspective)
     s.perspective = Setting<Perspective>{
         *opts.perspective,

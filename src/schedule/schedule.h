@@ -173,14 +173,22 @@ struct ScheduleOptions {
   std::optional<bool> prefetch;               // --prefetch
   std::optional<bool> fold;                   // --fold
   std::optional<bool> fuseStatements;         // --fuse-statements
-  std::optional<Perspective> perspective;     // --perspective output|input|mixed
-  std::optional<int> indexBits;               // --index-bits auto|32|64 (auto: 0)
-  std::optional<bool> fma;                    // --fma
-  std::optional<int> maxRegisters;            // --max-registers N
-  std::optional<std::string> machine;         // --machine NAME|FILE.json (not part of a Schedule)
+  /// --fusion-groups (set by the driver after pass fusion-groups, not a flag of its own here):
+  /// any choice but `none` has each call's statements share a kernel where the family can
+  /// (global, stream), as --fuse-statements does, unless that is given.
+  std::optional<std::string> fusionGroups;
+  std::optional<Perspective> perspective;  // --perspective output|input|mixed
+  std::optional<int> indexBits;            // --index-bits auto|32|64 (auto: 0)
+  std::optional<bool> fma;                 // --fma
+  std::optional<int> maxRegisters;         // --max-registers N
+  std::optional<std::string> machine;      // --machine NAME|FILE.json (not part of a Schedule)
 };
 
-/// The option names setScheduleOption() accepts.
+/// Whether some call of stencil `stencil` has more than one statement (something to fuse).
+bool severalStatements(const Program& prog, int stencil);
+
+/// The option names setScheduleOption() accepts as flags of the command line (it also takes
+/// "--fusion-groups", which the driver sets after regrouping).
 const std::vector<std::string>& scheduleFlags();
 
 /// Parses one option's value into `opts` ("--block", "32,8"). A malformed value is a bad_schedule

@@ -10,8 +10,7 @@
 namespace tessel {
 
 bool streamsTimeTiled(const Schedule& s, const Program& prog) {
-  return s.family.value == ScheduleFamily::Stream && s.timeTile.value > 1 &&
-         streamDim(s, prog) >= 0;
+  return gridOf(s, prog).fusedStreamDim() >= 0;
 }
 
 bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,

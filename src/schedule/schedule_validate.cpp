@@ -258,8 +258,7 @@ struct Checker {
     const std::string what = settingName(
         s.perspective->origin,
         s.perspective->value == Perspective::Input ? "perspective input" : "perspective mixed");
-    const bool fused = s.family.value == ScheduleFamily::Overlapped ||
-                       (s.family.value == ScheduleFamily::Stream && s.timeTile.value > 1);
+    const bool fused = s.family.value == ScheduleFamily::Overlapped || streamsTimeTiled(s, prog);
     if (fused) {
       error(s.perspective->origin,
             fmt::format("{}: time-tiled kernels already have the input perspective: a block has a "
@@ -324,19 +323,26 @@ struct Checker {
                  : "use --schedule shared or stream (also with --time-tile), or leave fold out");
   }
 
-  // Statement fusion (analysis/stmt_fusion.h) builds the `global` family's kernels; the staged
-  // families stage per statement, and overlapped and stream + time_tile fuse already.
+  // Statement fusion builds the `global` family's kernels (analysis/stmt_fusion.h) and the
+  // `stream` family's (one streamed kernel per call, the fused kernel of stream + time_tile);
+  // `shared` and `global-stream` stage or sweep per statement, and overlapped fuses already.
   void checkFuseStatements() {
-    if (!s.fuseStatements.value || s.family.value == ScheduleFamily::Global) return;
+    if (!s.fuseStatements.value || s.family.value == ScheduleFamily::Global ||
+        s.family.value == ScheduleFamily::Stream)
+      return;
     error(s.fuseStatements.origin,
-          fmt::format("{}: statement fusion applies to the 'global' family's kernels, not to "
-                      "'{}'{}",
+          fmt::format("{}: statement fusion applies to the 'global' and 'stream' families' "
+                      "kernels, not to '{}'{}",
                       settingName(s.fuseStatements.origin, "fuse_statements"),
                       familyName(s.family.value),
                       s.family.value == ScheduleFamily::Overlapped
                           ? " (its kernels fuse the statements and calls of a time tile already)"
                           : " (its kernels stage each statement's tiles on their own)"),
-          "use --schedule global, or leave fuse_statements out");
+          s.family.value == ScheduleFamily::Overlapped
+              ? "leave fuse_statements out"
+              : "use --schedule stream (one streamed kernel per call), --schedule overlapped "
+                "--time-tile 1 (one kernel per call, halos recomputed in shared memory) or "
+                "--schedule global, or leave fuse_statements out");
   }
 
   // Retiming (analysis/retiming.h) needs the stream family's per-statement sweep, and every

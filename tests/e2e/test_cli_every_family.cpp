@@ -29,6 +29,9 @@ const char* kFamilies[] = {
     // Issue 11: stream + time_tile's input rings without their spare plane (a barrier before
     // each step's loads instead).
     "--schedule stream --time-tile 2 --spare-plane off",
+    // Issue 13: each call of several statements one streamed kernel (stream + time_tile's fused
+    // kernel with one step; the stencils of one statement keep the stream kernel).
+    "--schedule stream --fuse-statements",
 };
 
 /// Extents no multiple of any block or tile and larger than one (300; 23x70; 13x21x35), and

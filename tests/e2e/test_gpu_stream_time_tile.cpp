@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 
 #include "unit/gpu_test_util.h"
@@ -143,20 +144,35 @@ TEST_P(StreamTimeTile, RetimedAndPrefetchedAgreeWithReferenceAndCompile) {
 TESSEL_INSTANTIATE_BENCHMARK_SWEEP(StreamTimeTile);
 
 // Which benchmarks get streamed fused kernels, and which fall back with a note saying why.
+// heat's local array lives in the kernel (a register; until 2026-11-28 it made the calls run
+// per statement); a stencil that writes at an offset along the stream cannot be swept.
 TEST(StreamTimeTile, AppliesToTheIterateBenchmarksAndNotesTheRest) {
-  for (const char* b : {"j3d7pt", "j2d5pt", "cheby", "fdtd2d"}) {
+  for (const char* b : {"j3d7pt", "j2d5pt", "cheby", "fdtd2d", "heat"}) {
     Parsed p = parseFile(benchmarkPath(b));
     ASSERT_TRUE(p.prog) << b;
     GpuSources src = generate(*p.prog, GpuApi::OpenCL, config(*p.prog, kSettings[0]));
     EXPECT_TRUE(fusedAny(src)) << b << " is not fused";
   }
-  Parsed heat = parseFile(benchmarkPath("heat"));
-  ASSERT_TRUE(heat.prog);
-  GpuSources src = generate(*heat.prog, GpuApi::OpenCL, config(*heat.prog, kSettings[0]));
+  const fs::path file = fs::temp_directory_path() / "tessel-test-stream-shift.sten";
+  std::ofstream(file) << "parameter L=32, M=32, N=32, T=2;\n"
+                         "iterator k, j, i;\n"
+                         "double a[L,M,N], b[L,M,N];\n"
+                         "copyin a, b;\n"
+                         "stencil shift (out, in) {\n"
+                         "  out[k+1][j][i] = in[k][j][i] + in[k][j+1][i] + in[k][j-1][i];\n"
+                         "}\n"
+                         "iterate 1:T {\n"
+                         "  [0:L-2, 1:M-2, 0:N-1] : shift (b, a);\n"
+                         "  [0:L-2, 1:M-2, 0:N-1] : shift (a, b);\n"
+                         "}\n"
+                         "copyout a;\n";
+  Parsed shift = parseFile(file);
+  ASSERT_TRUE(shift.prog);
+  GpuSources src = generate(*shift.prog, GpuApi::OpenCL, config(*shift.prog, kSettings[0]));
   EXPECT_FALSE(fusedAny(src));
   bool noted = false;
   for (auto& n : src.notes)
-    noted =
-        noted || n.find("not streamed with time tiling: the local array 'lap") != std::string::npos;
+    noted = noted || n.find("not streamed with time tiling: 'b' is written at an offset") !=
+                         std::string::npos;
   EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(src.notes, "\n"));
 }
