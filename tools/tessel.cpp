@@ -89,8 +89,10 @@ const char* scheduleHelp(const std::string& flag) {
            "of a run allow it, else a 64-bit copy of the kernel runs), 32 or 64";
   if (flag == "--max-registers")
     return "register cap per thread of the CUDA kernels (__maxnreg__ N instead of the launch "
-           "bounds; 16 to the machine's 255, N x threads within a block's registers), or auto: "
-           "the cap the performance model chooses from ptxas's figures (needs nvcc)";
+           "bounds; 16 to the machine's 255, N x threads within a block's registers), auto: "
+           "the cap the performance model chooses from ptxas's figures (needs nvcc; the default "
+           "of emit --target cuda, run --backend cuda and resources), or bounds: the family's "
+           "launch bounds";
   if (flag == "--retime")
     return "stream (also with --time-tile) and global-stream families: each statement's kernel "
            "(or fused stage) retimes its sum (the terms that read plane k+o accumulated while "
@@ -551,6 +553,14 @@ int main(int argc, char** argv) {
         std::cerr << choice->line() << "\n";
       }
     }
+    // CUDA code takes the model's register cap by default (issue 11): where neither the
+    // command line nor a `#pragma` sets one, --max-registers auto (--max-registers bounds keeps
+    // the launch bounds).
+    const bool cudaCode = (run->parsed() && backendName == "cuda") ||
+                          (emit->parsed() && eo.target == "cuda") || res->parsed();
+    const bool capByDefault =
+        cudaCode && scheduleValues["--max-registers"].empty() && !registerCapNamed(prog);
+    if (capByDefault) scheduleValues["--max-registers"] = "auto";
     // --max-registers auto: the model's cap from ptxas's figures replaces it (one line says
     // which).
     if (auto mr = scheduleValues.find("--max-registers");
@@ -561,7 +571,7 @@ int main(int argc, char** argv) {
       auto cap = chooseRegisterCap(prog, scheduleValues, given, diags);
       if (!cap) return finish(diags, kExitUserError);
       scheduleValues = cap->flags;
-      std::cerr << cap->line << "\n";
+      std::cerr << (capByDefault ? cap->defaultLine() : cap->line) << "\n";
     }
     if (analyze->parsed()) {
       if (!parsePairs(analyzeParams, "--param", ao.params, i64, diags))

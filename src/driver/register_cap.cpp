@@ -86,6 +86,21 @@ std::string occupancyText(double o) {
 
 }  // namespace
 
+std::string RegisterCapChoice::defaultLine() const {
+  const std::string tag = "--max-registers auto:";
+  const std::string rest = line.rfind(tag, 0) == 0 ? line.substr(tag.size()) : " " + line;
+  return "note: the register cap of the CUDA kernels is the model's (--max-registers auto, the "
+         "default; --max-registers bounds keeps the launch bounds):" +
+         rest;
+}
+
+bool registerCapNamed(const Program& prog) {
+  for (const StencilDef& def : prog.stencils)
+    for (const Hints::Clause& c : def.hints.clauses)
+      if (c.name == "max_registers") return true;
+  return false;
+}
+
 std::optional<RegisterCapChoice> chooseRegisterCap(const Program& prog,
                                                    std::map<std::string, std::string> flags,
                                                    const std::map<std::string, int64_t>& params,

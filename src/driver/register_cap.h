@@ -20,7 +20,13 @@ struct RegisterCapChoice {
   /// The schedule flags to use: --max-registers N, or none.
   std::map<std::string, std::string> flags;
   std::string line;  // the one line that says what was chosen and why
+  /// `line` where the cap is the CUDA default (no --max-registers given): a note that says so
+  /// and how to keep the launch bounds.
+  std::string defaultLine() const;
 };
+
+/// Whether a stencil of `prog` sets its register cap (the `max_registers` clause).
+bool registerCapNamed(const Program& prog);
 
 /// `flags` with --max-registers auto; `params` as --param gave them. Nullopt after an error
 /// reported through `diags` (bad flags or parameters). Without nvcc the launch bounds stay and

@@ -226,9 +226,13 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
                  "of a run allow it; 32 insists on it; 64 never narrows");
     opts.indexBits = value == "auto" ? 0 : value == "32" ? 32 : 64;
   } else if (flag == "--max-registers") {
+    if (value == "bounds") {  // the family's launch bounds, no cap (also over a #pragma's)
+      opts.maxRegisters = 0;
+      return true;
+    }
     auto v = parseInt(value);
     if (!v)
-      return bad("expected an integer (registers per thread) or auto",
+      return bad("expected an integer (registers per thread), auto or bounds",
                  "e.g. --max-registers 64, or --max-registers auto for the model's choice");
     opts.maxRegisters = static_cast<int>(std::clamp<int64_t>(*v, -1, 1 << 20));
   } else if (flag == "--fma") {
@@ -407,8 +411,11 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
                        "--index-bits {}", *opts.indexBits == 0 ? std::string("auto")
                                                                : std::to_string(*opts.indexBits)))};
   if (opts.maxRegisters)
-    s.maxRegisters = {*opts.maxRegisters,
-                      Origin::commandLine(fmt::format("--max-registers {}", *opts.maxRegisters))};
+    s.maxRegisters = {
+        *opts.maxRegisters,
+        Origin::commandLine(*opts.maxRegisters == 0
+                                ? std::string("--max-registers bounds")
+                                : fmt::format("--max-registers {}", *opts.maxRegisters))};
   if (opts.fma) s.fma = {*opts.fma, Origin::commandLine(*opts.fma ? "--fma" : "--fma off")};
   if (opts.timeTile)
     s.timeTile = {*opts.timeTile,

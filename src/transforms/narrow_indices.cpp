@@ -268,6 +268,10 @@ GpuProgram narrowIndices(const GpuProgram& p, const Program& prog, const Resolve
         throw std::logic_error("internal error: narrow-indices: two kernels " + wide.name);
       wide.comment = f.comment + "\n64-bit copy (pass narrow-indices): launched when the sizes " +
                      "of a run do not fit 32-bit indices.";
+      // A register cap is chosen and checked for the kernel that runs: the copy keeps the
+      // family's launch bounds, so a cap never makes it spill (its 64-bit indices take more
+      // registers than the cap gives the narrowed kernel).
+      wide.maxRegisters = 0;
       info.fallback = static_cast<int>(out.device.functions.size());
       out.device.functions.push_back(wide);
     }
