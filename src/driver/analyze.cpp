@@ -138,12 +138,19 @@ void addEffect(const Program& prog, const std::map<std::string, std::string>& fl
   const std::pair<const char*, const char*> fromPragma[] = {{"retime", "--retime"},
                                                             {"prefetch", "--prefetch"},
                                                             {"fold", "--fold"},
+                                                            {"unroll", "--unroll"},
                                                             {"perspective", "--perspective"}};
+  // Without unrolling: a factor of 1 along every iterator.
+  std::vector<std::string> once;
+  for (const auto& it : prog.iterators) once.push_back(it.name + "=1");
   std::vector<std::string> pragma;
   for (const auto& [clause, flag] : fromPragma) {
     auto it = flags.find(flag);
     if (!clauses.count(clause) || (it != flags.end() && !it->second.empty())) continue;
-    plain[flag] = std::string(flag) == "--perspective" ? "output" : "off";
+    const std::string f = flag;
+    plain[flag] = f == "--perspective" ? "output"
+                  : f == "--unroll"    ? fmt::format("{}", fmt::join(once, ","))
+                                       : "off";
     pragma.push_back(clause);
   }
   if (!pragma.empty())
