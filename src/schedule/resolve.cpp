@@ -252,15 +252,22 @@ class Planner {
     g.timeTile = std::max(1, grid.timeTile);
     g.streamDim = grid.fusedStreamDim();
     int n = static_cast<int>(g.body.size());
-    if (!loop && n < g.timeTile && g.streamDim < 0) {
+    // Fewer calls than the time tile: fused as the steps there are (under stream only where
+    // statement fusion is asked for; else the stream kernels run each statement).
+    if (!loop && n < g.timeTile && (g.streamDim < 0 || grid.fuseStatements)) {
       g.remark = fmt::format("time_tile {}: the run has {} call{}: fused as {} step{}", g.timeTile,
                              n, n == 1 ? "" : "s", n, n == 1 ? "" : "s");
       g.timeTile = n;
     } else if (!loop && n < g.timeTile) {
       g.remark = fmt::format(
           "time_tile {}: the run has {} call{}, fewer than the time tile: {} "
-          "per statement",
-          g.timeTile, n, n == 1 ? "" : "s", n == 1 ? "it runs" : "they run");
+          "per statement{}",
+          g.timeTile, n, n == 1 ? "" : "s", n == 1 ? "it runs" : "they run",
+          std::any_of(
+              g.body.begin(), g.body.end(),
+              [&](int c) { return prog_.calls.at(static_cast<size_t>(c)).stmts.size() > 1; })
+              ? " (--fuse-statements fuses each call's statements into one streamed kernel)"
+              : "");
     } else if (!loop && n % g.timeTile != 0) {
       g.remark = fmt::format("time_tile {}: the last {} of the run's {} call{} run per statement",
                              g.timeTile, n % g.timeTile, n, n == 1 ? "" : "s");

@@ -59,6 +59,17 @@ TEST(StreamStmtFusion, EachCallOfSeveralStatementsIsOneStreamedKernel) {
   EXPECT_EQ(denoise,
             (std::map<std::string, std::string>{{"call0_diffusivity_s0", "stream"},
                                                 {"fused0_p0_rician", "stream + time_tile"}}));
+  // A time tile beyond the program's one call: its statements fuse as one step when asked, and
+  // otherwise run per statement with a note that says how to fuse them.
+  EXPECT_EQ(kernels("cosmo-hdiff", "--schedule stream --time-tile 2 --fuse-statements").size(), 1u);
+  EXPECT_EQ(kernels("cosmo-hdiff", "--schedule stream --time-tile 2").size(), 4u);
+  auto note =
+      runCommand(tesselBinary() + " info --no-ptxas " + benchmarkPath("cosmo-hdiff").string() +
+                 " --schedule stream --time-tile 2");
+  EXPECT_TRUE(has(note.output,
+                  "it runs per statement (--fuse-statements fuses each call's "
+                  "statements into one streamed kernel)"))
+      << note.output;
   // A program of one-statement stencils is unchanged.
   EXPECT_EQ(kernels("j3d7pt", "--schedule stream --fuse-statements"),
             kernels("j3d7pt", "--schedule stream"));
