@@ -1,8 +1,15 @@
 #!/bin/bash
-# What the next lent GPU should measure (../shared/docs/gpu-device.md), written 2026-11-27 and
-# NOT YET RUN: a plan, not a record (the dated session-*.sh scripts are the records).
+# What the next lent GPU should measure (../shared/docs/gpu-device.md), written 2026-11-27,
+# updated 2026-11-28, and NOT YET RUN: a plan, not a record (the dated session-*.sh scripts are
+# the records).
 #
-# On an H100, first run scripts/gpu/session-2026-11-27b.sh unchanged: machines/h100.json is still
+# Since 2026-11-28 `tessel run --backend cuda` takes the model's register cap by default
+# (--max-registers auto; docs/gpu.md section 5) while `tessel analyze` predicts with the launch
+# bounds: data for the calibration must be measured with `--max-registers bounds` (bench.py's
+# --extra), or predicted with `--max-registers auto`.
+#
+# On an H100, first run a copy of scripts/gpu/session-2026-11-27b.sh with
+# `--extra '--max-registers bounds'` added to its bench.py calls: machines/h100.json is still
 # calibrated on the H100 times of 2026-11-24's kernels (docs/model.md), and its copy bandwidth is
 # approximate; that call gives today's kernels x every family and the copy bandwidth, and
 # `scripts/model_accuracy.py --measured-flags '' --ran-as '' --latency-grid` refits the file.
@@ -18,22 +25,31 @@
 #    where a run's sizes need them) of denoise, diffterm, hypterm, j3d7pt and rhs4center take 8
 #    to 232 B of it, so a rule of 64 would need the copies left out or capped apart.
 # 2. The model's own choice (bench.py's 'auto') against every family, for model.md's table.
+# 3. Statement fusion under `stream` (issue 13, docs/fusion.md "Statement fusion under
+#    `stream`"): predicted 2.6x over the stream kernels per statement for rhs4center and rhs4sg,
+#    measured only on PoCL; against `global` and `global --fuse-statements` on the GPU.
 # Before the call, here: build, strip into .gpu/ (gpu-device.md). Writes under $OUT: device.txt,
 # caps-awkward.csv, caps-awkward-progress.txt, caps.csv, caps-progress.txt, auto.csv,
-# auto-progress.txt.
+# auto-progress.txt, fusion-awkward.csv, fusion-awkward-progress.txt, fusion.csv,
+# fusion-progress.txt.
 set -u
 export LD_LIBRARY_PATH=$PWD/.gpu TESSEL_MACHINES=$PWD/machines XDG_CACHE_HOME=/tmp/tessel-cache
 T=.gpu/tessel
 START=$(date +%s)
 elapsed() { echo $(($(date +%s) - START)); }
 { nvidia-smi -L; nvcc --version | tail -2; } > "$OUT/device.txt" 2>&1
-CAPS='overlapped,overlapped[--max-registers 64],overlapped[--max-registers auto],overlapped/2,overlapped/2[--max-registers 64],overlapped/2[--max-registers auto]'
+CAPS='overlapped[--max-registers bounds],overlapped[--max-registers 64],overlapped,overlapped/2[--max-registers bounds],overlapped/2[--max-registers 64],overlapped/2'
 
 # Correctness of the capped variants (awkward sizes, 16 at once); this also fills the kernel
 # cache for the timed runs.
 timeout 120 python3 scripts/bench.py --tessel $T --backend cuda --size awkward --jobs 16 \
   --repeat 1 --skip-cpp --csv "$OUT/caps-awkward.csv" --families "$CAPS" \
   2> "$OUT/caps-awkward-progress.txt" > /dev/null
+FUSION='global[--fuse-statements],stream,stream[--fuse-statements]'
+timeout 60 python3 scripts/bench.py --tessel $T --backend cuda --size awkward --jobs 16 \
+  --repeat 1 --skip-cpp --csv "$OUT/fusion-awkward.csv" --families "$FUSION" \
+  --benchmarks rhs4center,rhs4sg,diffterm,hypterm,cosmo-hdiff,denoise \
+  2> "$OUT/fusion-awkward-progress.txt" > /dev/null
 echo "awkward done at $(elapsed) s" >> "$OUT/device.txt"
 
 run_full() {  # run_full NAME FAMILIES CSV DEADLINE
@@ -48,8 +64,11 @@ run_full() {  # run_full NAME FAMILIES CSV DEADLINE
   fi
 }
 PROGRAMS='j3d7pt heat j3d27pt j3d13pt j3d17pt gaussian poisson j2d9pt-gol cosmo-hdiff hypterm
-          diffterm rhs4center denoise cheby fdtd2d helmholtz gradient j2d5pt j2d9pt jacobi1d-boundary'
+          diffterm rhs4center rhs4sg denoise cheby fdtd2d helmholtz gradient j2d5pt j2d9pt
+          jacobi1d-boundary'
 for b in $PROGRAMS; do run_full $b "$CAPS" caps 330; done
 echo "caps done at $(elapsed) s" >> "$OUT/device.txt"
-for b in $PROGRAMS; do run_full $b 'auto' auto 440; done
+for b in $PROGRAMS; do run_full $b 'auto' auto 400; done
+echo "auto done at $(elapsed) s" >> "$OUT/device.txt"
+for b in rhs4center rhs4sg diffterm hypterm cosmo-hdiff denoise; do run_full $b "$FUSION" fusion 470; done
 echo "all done at $(elapsed) s" >> "$OUT/device.txt"
