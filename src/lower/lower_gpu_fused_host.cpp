@@ -218,10 +218,13 @@ FusedCalls lowerFusedGroups(const Program& prog, const ResolvedSchedule& resolve
   FusedCalls fused;
   g.shadows.assign(prog.arrays.size(), "");
   for (auto& grp : groups) {
+    // Stream's statement fusion is the fused kernel of one step: named as the option.
+    const char* family = grp.streamDim < 0   ? "overlapped"
+                         : grp.timeTile <= 1 ? "stream --fuse-statements"
+                                             : "stream + time_tile";
     if (!grp.fused) {
       out.notes.push_back(fmt::format("stencil '{}': {}: calls {} run per statement: {}",
-                                      prog.stencils[grp.stencil].name,
-                                      grp.streamDim >= 0 ? "stream + time_tile" : "overlapped",
+                                      prog.stencils[grp.stencil].name, family,
                                       fmt::join(grp.body, ", "), grp.note));
       continue;
     }
@@ -230,8 +233,7 @@ FusedCalls lowerFusedGroups(const Program& prog, const ResolvedSchedule& resolve
     for (const std::string* r : said)
       if (!r->empty())
         out.notes.push_back(fmt::format("stencil '{}': {}: calls {}: {}",
-                                        prog.stencils[grp.stencil].name,
-                                        grp.streamDim >= 0 ? "stream + time_tile" : "overlapped",
+                                        prog.stencils[grp.stencil].name, family,
                                         fmt::join(grp.body, ", "), *r));
     for (auto& v : grp.variants)
       for (int r : v.analysis.results)

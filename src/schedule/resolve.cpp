@@ -81,9 +81,12 @@ class Planner {
       }
       // A run ends where the time tile changes: a stencil whose grid fuses another number of
       // steps starts a run of its own (a deep-tuned composition, driver/deep_tune_program.h).
+      // Statement fusion under stream (one step per kernel) fuses nothing across calls: a run
+      // ends where the stencil changes, so that each kernel takes its own stencil's grid.
       size_t e = k;
       while (e < nodes.size() && nodes[e].kind == ExecNode::Kind::Call &&
-             overlapped(nodes[e].call) && timeTile(nodes[e].call) == timeTile(n.call))
+             overlapped(nodes[e].call) && timeTile(nodes[e].call) == timeTile(n.call) &&
+             (!statementsOnly(n.call) || stencilOf(nodes[e].call) == stencilOf(n.call)))
         ++e;
       add(nullptr, &nodes, k, e - k, calls(nodes, k, e));
       k = e;
@@ -104,11 +107,21 @@ class Planner {
     return grids_.at(static_cast<size_t>(prog_.calls.at(static_cast<size_t>(call)).stencil))
         .timeTile;
   }
-  /// A loop body fused as a whole: only calls, all of overlapped stencils.
+  int stencilOf(int call) const { return prog_.calls.at(static_cast<size_t>(call)).stencil; }
+  /// The call's grid is stream's statement fusion: one streamed kernel per call, one step.
+  bool statementsOnly(int call) const {
+    const GridShape& g = grids_.at(static_cast<size_t>(stencilOf(call)));
+    return g.fusedStreamDim() >= 0 && g.timeTile <= 1;
+  }
+  /// A loop body fused as a whole: only calls, all of overlapped stencils (under stream's
+  /// statement fusion, all of one stencil: each kernel takes its stencil's grid).
   bool loopBody(const std::vector<ExecNode>& nodes) const {
     if (nodes.empty()) return false;
     for (auto& n : nodes)
       if (n.kind != ExecNode::Kind::Call || !overlapped(n.call)) return false;
+    for (auto& n : nodes)
+      if (statementsOnly(n.call) && stencilOf(n.call) != stencilOf(nodes.front().call))
+        return false;
     return true;
   }
   /// The statements of `seq` retimed along the streamed dimension `sd` (stream + time_tile
@@ -335,7 +348,9 @@ class Planner {
         StreamedPlan sp = streamedPlan(prog_, v.analysis);
         if (!sp.supported) {
           g.fused = false;
-          g.note = "not streamed with time tiling: " + sp.whyNot;
+          g.note = (g.timeTile <= 1 ? "not streamed as one kernel: "
+                                    : "not streamed with time tiling: ") +
+                   sp.whyNot;
           break;
         }
       }

@@ -27,11 +27,16 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
     const Origin& where =
         s.block.origin.kind != Origin::Kind::Default ? s.block.origin : s.timeTile.origin;
     auto loc = [](const Origin& o) { return o.kind == Origin::Kind::File ? o.loc : SourceLoc{}; };
+    const bool statements = g.streamDim >= 0 && g.timeTile <= 1;  // stream's statement fusion
     const std::string family =
-        g.streamDim >= 0
+        statements ? fmt::format("stream {} with fuse_statements",
+                                 prog.iterators.at(static_cast<size_t>(g.streamDim)).name)
+        : g.streamDim >= 0
             ? fmt::format("stream {} with time_tile {}",
                           prog.iterators.at(static_cast<size_t>(g.streamDim)).name, g.timeTile)
             : fmt::format("overlapped with time_tile {}", g.timeTile);
+    const std::string smaller =
+        statements ? "or leave fuse_statements out" : "or a smaller time tile (--time-tile)";
     if (!g.fused && g.note.find("leaves no tile") != std::string::npos) {
       std::string block;
       for (int64_t b : s.block.value) block += (block.empty() ? "" : ", ") + std::to_string(b);
@@ -39,7 +44,7 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
                    fmt::format("stencil '{}', {}: {}: {}", who, family,
                                settingName(s.block.origin, "block (" + block + ")"), g.note),
                    g.streamDim >= 0
-                       ? "give a larger block (--block) or a smaller time tile (--time-tile)"
+                       ? "give a larger block (--block) " + smaller
                        : "give a larger block (--block), more elements per thread (--unroll) "
                          "or a smaller time tile (--time-tile)");
       ok = false;
@@ -66,9 +71,9 @@ bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
                       m.name, m.id),
           withoutSpare ? fmt::format("--spare-plane off leaves out the input rings' spare "
                                      "planes ({} bytes; one barrier more per plane), or give a "
-                                     "smaller block (--block) or time tile (--time-tile)",
-                                     spare)
-                       : "give a smaller block (--block) or a smaller time tile (--time-tile)");
+                                     "smaller block (--block) {}",
+                                     spare, smaller)
+                       : "give a smaller block (--block) " + smaller);
       ok = false;
       break;
     }

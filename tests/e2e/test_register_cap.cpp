@@ -50,6 +50,37 @@ TEST(RegisterCap, CudaKernelsTakeMaxnregOpenclIsUnchanged) {
   EXPECT_EQ(run.exitCode, 0) << run.output;
 }
 
+// The model's cap is the default of CUDA code where nvcc is found (emit --target cuda, run
+// --backend cuda, resources): one note says so; --max-registers bounds and a max_registers clause
+// keep it off; the 64-bit copies keep the launch bounds.
+TEST(RegisterCap, TheModelsCapIsTheCudaDefault) {
+  if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
+  fs::path d = freshTempDir("cap", "default");
+  const std::string emit = tesselBinary() + " emit --target cuda -o " + d.string() + " " +
+                           benchFile("j3d7pt") + " --schedule overlapped --time-tile 2";
+  auto r = runCommand(emit);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(contains(r.output,
+                       "note: the register cap of the CUDA kernels is the model's "
+                       "(--max-registers auto, the default; --max-registers bounds "
+                       "keeps the launch bounds): the model chose 32"))
+      << r.output;
+  std::string cu = readText(d / "tessel_program.cu");
+  EXPECT_TRUE(contains(cu, "__maxnreg__(32) fused0_p0_j3d7pt(")) << cu;
+  EXPECT_TRUE(contains(cu, "__launch_bounds__(512, 1) fused0_p0_j3d7pt_i64(")) << cu;
+  auto b = runCommand(emit + " --max-registers bounds");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  EXPECT_FALSE(contains(b.output, "register cap")) << b.output;
+  cu = readText(d / "tessel_program.cu");
+  EXPECT_FALSE(contains(cu, "__maxnreg__")) << cu;
+  EXPECT_TRUE(contains(cu, "__launch_bounds__(512, 1) fused0_p0_j3d7pt(")) << cu;
+  // OpenCL has no cap to choose: no note.
+  auto cl = runCommand(tesselBinary() + " emit --target opencl -o " + d.string() + " " +
+                       benchFile("j3d7pt") + " --schedule overlapped --time-tile 2");
+  ASSERT_EQ(cl.exitCode, 0) << cl.output;
+  EXPECT_FALSE(contains(cl.output, "register cap")) << cl.output;
+}
+
 TEST(RegisterCap, ValidatedAgainstTheMachine) {
   auto low = runCommand(tesselBinary() + " check " + benchFile("j3d7pt") + " --max-registers 8");
   EXPECT_EQ(low.exitCode, 1) << low.output;
