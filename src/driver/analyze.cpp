@@ -210,13 +210,27 @@ const std::vector<Candidate>& candidates() {
   return c;
 }
 
+/// Whether fusion groups are given (other than `none`): they fuse under global and stream.
+bool groupsGiven(const std::map<std::string, std::string>& flags) {
+  auto groups = flags.find("--fusion-groups");
+  return groups != flags.end() && !groups->second.empty() && groups->second != "none";
+}
+
 /// Whether the fused candidates differ from the plain ones: some call has statements to fuse,
 /// and fusion groups (which fuse under global and stream already) are not given.
 bool fusedCandidates(const Program& prog, const std::map<std::string, std::string>& flags) {
-  auto groups = flags.find("--fusion-groups");
-  if (groups != flags.end() && !groups->second.empty() && groups->second != "none") return false;
+  if (groupsGiven(flags)) return false;
   return std::any_of(prog.calls.begin(), prog.calls.end(),
                      [](const CallInst& c) { return c.stmts.size() > 1; });
+}
+
+/// `cand`'s name as it runs under `flags`: under fusion groups, global and stream (without a
+/// time tile) fuse each group's statements, and say so.
+std::string runName(const Candidate& cand, const std::map<std::string, std::string>& flags) {
+  const bool fusedByGroups = groupsGiven(flags) && !cand.fuse &&
+                             (cand.family == "global" || cand.family == "stream") &&
+                             (cand.tile.empty() || cand.tile == "1");
+  return cand.name() + (fusedByGroups ? " --fuse-statements" : "");
 }
 
 }  // namespace
@@ -261,7 +275,7 @@ nlohmann::json compareSchedules(const Program& prog,
     cand.apply(flags);
     std::string why;
     auto p = predictUnder(prog, flags, params, false, diags, nullptr, &why);
-    const std::string name = cand.name();
+    const std::string name = runName(cand, given);
     std::erase_if(flags, [](const auto& f) { return f.second.empty(); });
     if (!p) {
       ranking.push_back({{"schedule", name}, {"flags", flags}, {"refused", why}});
@@ -352,7 +366,8 @@ std::optional<ModelChoice> chooseSchedule(const Program& prog,
       best->calibrated = (*p)["calibrated"].get<bool>();
       best->schedule = cand.family;
       if (!f["--time-tile"].empty()) best->schedule += " --time-tile " + f["--time-tile"];
-      if (cand.fuse) best->schedule += " --fuse-statements";
+      if (runName(cand, flags).ends_with(" --fuse-statements"))
+        best->schedule += " --fuse-statements";
       if (!block.empty()) best->schedule += " --block " + block;
     }
   }
