@@ -5,14 +5,27 @@
 #include <sstream>
 
 #include "driver/backend.h"
+#include "driver/register_cap.h"
 #include "driver/run.h"
 #include "schedule/resolve.h"
 
 namespace tessel {
 
 std::optional<nlohmann::json> measureRun(const Program& prog,
-                                         const std::map<std::string, std::string>& flags,
+                                         const std::map<std::string, std::string>& given,
                                          const MeasureOptions& opts, DiagnosticEngine& diags) {
+  // On CUDA the model's register cap, as `tessel run --backend cuda` takes it (register_cap.h):
+  // by default where no --max-registers or clause sets one, and where `auto` asks for it.
+  std::map<std::string, std::string> flags = given;
+  std::string capLine;
+  auto mr = flags.find("--max-registers");
+  const std::string cap = mr == flags.end() ? std::string() : mr->second;
+  if (opts.backend == "cuda" && (cap == "auto" || (cap.empty() && !registerCapNamed(prog)))) {
+    auto choice = chooseRegisterCap(prog, flags, opts.params, diags);
+    if (!choice) return std::nullopt;
+    flags = choice->flags;
+    capLine = choice->line;
+  }
   auto setup = setUpSchedules(prog, flags, diags);
   if (!setup) return std::nullopt;
   BackendOptions bo;
@@ -32,6 +45,7 @@ std::optional<nlohmann::json> measureRun(const Program& prog,
   nlohmann::json r = nlohmann::json::parse(report.str());
   const std::string description = r["backend_description"];
   r["device"] = description.substr(0, description.find('\n'));  // without the backend's notes
+  if (!capLine.empty()) r["register_cap"] = capLine;
   return r;
 }
 

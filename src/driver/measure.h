@@ -22,7 +22,8 @@ struct MeasureOptions {
 
 /// `prog` under `flags` run on opts.backend (a warm-up run, then opts.repeat timed ones): run's
 /// JSON report (time_s, verification, backend_description, ...) and `device`, the description's
-/// first line (without the backend's notes); nullopt after an error in
+/// first line (without the backend's notes); on CUDA with the model's register cap where `tessel
+/// run` takes it (by default; `register_cap` says what was chosen); nullopt after an error in
 /// `diags` (a refused schedule, a backend that cannot run). A failed verification is a report
 /// with verification.passed false, for the caller to judge.
 std::optional<nlohmann::json> measureRun(const Program& prog,
