@@ -30,8 +30,15 @@ bool leavesAt(const Group& g, int depth) {
 
 class Counter {
  public:
-  Counter(const StencilProgram& p, const Hierarchy& h, detail::TilingMaps maps)
-      : p_(p), h_(h), n_(p.dims), maps_(std::move(maps)), inputs_(p.inputFields()) {}
+  /// `onlyRootChild` >= 0: count that child of the root alone (evaluateRootChild).
+  Counter(const StencilProgram& p, const Hierarchy& h, detail::TilingMaps maps,
+          int onlyRootChild = -1)
+      : p_(p),
+        h_(h),
+        n_(p.dims),
+        maps_(std::move(maps)),
+        inputs_(p.inputFields()),
+        onlyRootChild_(onlyRootChild) {}
 
   Evaluation run(const Group& root) {
     Evaluation e;
@@ -120,7 +127,11 @@ class Counter {
     std::vector<ChildCounts> children;
     std::set<int> storedFields;
     double seconds = 0;
+    // Counting one child of the root alone, the others are skipped (their counts and the
+    // root's storage are not wanted: the child's do not depend on them).
+    const bool alone = level == 1 && onlyRootChild_ >= 0;
     for (size_t ci = 0; ci < g.children.size(); ++ci) {
+      if (alone && ci != static_cast<size_t>(onlyRootChild_)) continue;
       const Group& c = g.children[ci];
       const std::vector<int> cs = c.stencils();
       const std::set<int> cin = inputsOf(cs);
@@ -178,7 +189,8 @@ class Counter {
     // Storage: the inputs and temporaries the children read, over the origin tile of every level
     // down to this one (S*), per element.
     KeySet stored;
-    for (int s : sten) inputMap(s, storedFields, stored);
+    if (!alone)
+      for (int s : sten) inputMap(s, storedFields, stored);
     std::erase_if(stored, [&](const Key& k) {
       for (int i = 0; i < level * n_; ++i)
         if (k[kId + i] != 0) return true;
@@ -197,11 +209,11 @@ class Counter {
   int n_;
   detail::TilingMaps maps_;
   std::vector<std::string> inputs_;
+  int onlyRootChild_ = -1;
 };
 
-}  // namespace
-
-Evaluation evaluate(const StencilProgram& p, const Hierarchy& h, const Group& variant) {
+/// The checks evaluate() makes of its arguments.
+void checkArguments(const StencilProgram& p, const Hierarchy& h, const Group& variant) {
   validate(p);
   const int levels = static_cast<int>(h.levels.size());
   if (levels < 1 || levels > kMaxLevels)
@@ -218,7 +230,22 @@ Evaluation evaluate(const StencilProgram& p, const Hierarchy& h, const Group& va
   if (!leavesAt(variant, levels))
     throw std::invalid_argument(fmt::format(
         "variant '{}' does not put every stencil {} levels deep", variantText(variant, p), levels));
+}
+
+}  // namespace
+
+Evaluation evaluate(const StencilProgram& p, const Hierarchy& h, const Group& variant) {
+  checkArguments(p, h, variant);
   return Counter(p, h, detail::tileVariant(p, h, variant)).run(variant);
+}
+
+Evaluation evaluateRootChild(const StencilProgram& p, const Hierarchy& h, const Group& variant,
+                             size_t child) {
+  checkArguments(p, h, variant);
+  if (child >= variant.children.size())
+    throw std::invalid_argument(
+        fmt::format("variant '{}' has no child {}", variantText(variant, p), child));
+  return Counter(p, h, detail::tileVariant(p, h, variant), static_cast<int>(child)).run(variant);
 }
 
 }  // namespace tessel::modesto

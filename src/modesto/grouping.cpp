@@ -40,7 +40,7 @@ std::pair<double, bool> childTime(const StencilProgram& p, const Hierarchy& h,
   cuts.push_back(b);
   for (size_t k = b + 1; k <= order.size(); ++k) cuts.push_back(k);
   const Group v = variantOf(order, cuts);
-  const Evaluation e = evaluate(p, h, v);
+  const Evaluation e = evaluateRootChild(p, h, v, a);  // the run is the root's child a
   const std::string text = variantText(run(order, a, b), p);
   double seconds = -1;
   for (const ChildCounts& c : e.groups.front().children)

@@ -163,6 +163,40 @@ TEST(Modesto, HorizontalDiffusionNoFusionByHand) {
   EXPECT_NEAR(e.seconds / fused.seconds, 660484.0 / 198660.0, 1e-9);
 }
 
+// evaluateRootChild (what the dynamic programme calls per run) counts one child of the root as
+// evaluate() does, the groups below it included, and leaves the root's other children out.
+TEST(Modesto, OneRootChildCountsAsInTheWholeVariant) {
+  const StencilProgram p = horizontalDiffusion();
+  for (Halo halo : {Halo::OnTheFly, Halo::ExchangeSequential}) {
+    const Hierarchy h = twoLevels(halo);
+    const Group v = parseVariant("[[lap],[fli,flj],[out]]", p, 2);
+    const Evaluation whole = evaluate(p, h, v);
+    for (size_t c = 0; c < v.children.size(); ++c) {
+      const Evaluation one = evaluateRootChild(p, h, v, c);
+      ASSERT_EQ(one.groups.front().children.size(), 1u);
+      const ChildCounts& a = one.groups.front().children.front();
+      const ChildCounts& b = whole.groups.front().children.at(c);
+      EXPECT_EQ(a.text, b.text);
+      EXPECT_DOUBLE_EQ(a.loads, b.loads) << a.text;
+      EXPECT_DOUBLE_EQ(a.stores, b.stores) << a.text;
+      EXPECT_EQ(a.lateral, b.lateral) << a.text;
+      EXPECT_DOUBLE_EQ(a.time(), b.time()) << a.text;
+      // The child's own group (level 2): the same storage and fit.
+      bool found = false;
+      for (const GroupCounts& g : one.groups)
+        for (const GroupCounts& w : whole.groups)
+          if (g.level == 2 && w.level == 2 && g.text == w.text) {
+            found = true;
+            EXPECT_DOUBLE_EQ(g.storage, w.storage) << g.text;
+            EXPECT_EQ(g.fits, w.fits) << g.text;
+          }
+      EXPECT_TRUE(found) << a.text;
+    }
+  }
+  EXPECT_THROW(evaluateRootChild(p, twoLevels(), parseVariant("[[lap,fli,flj,out]]", p, 2), 1),
+               std::invalid_argument);
+}
+
 TEST(Modesto, SearchRanksFullFusionFirstAndChecksCapacity) {
   // Two topological orders (fli and flj commute) x 2^3 groupings = 16 variants.
   StencilProgram p = horizontalDiffusion();
