@@ -32,17 +32,8 @@ for b in ${which//,/ }; do
     *) echo "unknown program $b" >&2; exit 1 ;;
   esac
 done
-{
-  echo "program,schedule,predicted_ms,kernels"
-  for p in ${progs//,/ }; do
-    for f in "global" "global --fuse-statements" "overlapped"; do
-      # shellcheck disable=SC2086
-      "$tessel" analyze "$out/programs/$p.sten" --machine h100 --schedule $f --json 2>/dev/null |
-        python3 -c "import json,sys; j=json.load(sys.stdin); \
-print('$p,$f,%.4f,%d' % (j['seconds']*1e3, len(j['kernels'])))"
-    done
-  done
-} > "$out/predicted-h100.csv"
+scripts/predicted-h100.sh "$tessel" "$out/programs" "$progs" \
+  "global|global --fuse-statements|overlapped" > "$out/predicted-h100.csv"
 python3 scripts/bench.py --programs "$out/programs" --benchmarks "$progs" --backend opencl \
   --families "global,global[--fuse-statements],overlapped" --repeat 5 --csv "$out/pocl.csv"
 python3 scripts/bench.py --programs "$out/programs" --benchmarks "$progs" --backend cpp \

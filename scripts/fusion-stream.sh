@@ -16,17 +16,8 @@ out="${1:-bench-results/fusion-stream}"
 which="${2:-rhs4center,rhs4sg,diffterm,hypterm,cosmo-hdiff,denoise}"
 tessel=build/tessel
 mkdir -p "$out"
-{
-  echo "program,schedule,predicted_ms,kernels"
-  for p in ${which//,/ }; do
-    for f in "global" "stream" "stream --fuse-statements"; do
-      # shellcheck disable=SC2086
-      "$tessel" analyze "benchmarks/$p.sten" --machine h100 --schedule $f --json 2>/dev/null |
-        python3 -c "import json,sys; j=json.load(sys.stdin); \
-print('$p,$f,%.4f,%d' % (j['seconds']*1e3, len(j['kernels'])))"
-    done
-  done
-} > "$out/predicted-h100.csv"
+scripts/predicted-h100.sh "$tessel" benchmarks "$which" "global|stream|stream --fuse-statements" \
+  > "$out/predicted-h100.csv"
 python3 scripts/bench.py --benchmarks "$which" --backend opencl --skip-cpp \
   --families "global,stream,stream[--fuse-statements]" --repeat 5 --csv "$out/pocl.csv"
 cat "$out/predicted-h100.csv"

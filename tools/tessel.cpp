@@ -556,22 +556,19 @@ int main(int argc, char** argv) {
     // CUDA code takes the model's register cap by default (issue 11): where neither the
     // command line nor a `#pragma` sets one, --max-registers auto (--max-registers bounds keeps
     // the launch bounds).
-    const bool cudaCode = (run->parsed() && backendName == "cuda") ||
-                          (emit->parsed() && eo.target == "cuda") || res->parsed();
-    const bool capByDefault =
-        cudaCode && scheduleValues["--max-registers"].empty() && !registerCapNamed(prog);
-    if (capByDefault) scheduleValues["--max-registers"] = "auto";
     // --max-registers auto: the model's cap from ptxas's figures replaces it (one line says
     // which).
-    if (auto mr = scheduleValues.find("--max-registers");
-        mr != scheduleValues.end() && mr->second == "auto") {
+    const bool cudaCode = (run->parsed() && backendName == "cuda") ||
+                          (emit->parsed() && eo.target == "cuda") || res->parsed();
+    if (const CapRequest asked = capRequest(prog, scheduleValues, cudaCode);
+        asked != CapRequest::None) {
       std::map<std::string, int64_t> given;
       if (!parsePairs(commandParams, "--param", given, i64, diags))
         return finish(diags, kExitUserError);
       auto cap = chooseRegisterCap(prog, scheduleValues, given, diags);
       if (!cap) return finish(diags, kExitUserError);
       scheduleValues = cap->flags;
-      std::cerr << (capByDefault ? cap->defaultLine() : cap->line) << "\n";
+      std::cerr << cap->line(asked == CapRequest::Default) << "\n";
     }
     if (analyze->parsed()) {
       if (!parsePairs(analyzeParams, "--param", ao.params, i64, diags))

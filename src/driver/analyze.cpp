@@ -220,17 +220,21 @@ bool groupsGiven(const std::map<std::string, std::string>& flags) {
 /// and fusion groups (which fuse under global and stream already) are not given.
 bool fusedCandidates(const Program& prog, const std::map<std::string, std::string>& flags) {
   if (groupsGiven(flags)) return false;
-  return std::any_of(prog.calls.begin(), prog.calls.end(),
-                     [](const CallInst& c) { return c.stmts.size() > 1; });
+  for (size_t s = 0; s < prog.stencils.size(); ++s)
+    if (severalStatements(prog, static_cast<int>(s))) return true;
+  return false;
 }
 
-/// `cand`'s name as it runs under `flags`: under fusion groups, global and stream (without a
-/// time tile) fuse each group's statements, and say so.
+/// Whether `cand` fuses each call's statements under `flags`: asked for, or, under fusion
+/// groups, global and stream without a time tile (buildSchedule turns it on there).
+bool fusesStatements(const Candidate& cand, const std::map<std::string, std::string>& flags) {
+  return cand.fuse || (groupsGiven(flags) && (cand.family == "global" || cand.family == "stream") &&
+                       cand.tile.empty());
+}
+
+/// `cand`'s name as it runs under `flags` (with --fuse-statements where it fuses).
 std::string runName(const Candidate& cand, const std::map<std::string, std::string>& flags) {
-  const bool fusedByGroups = groupsGiven(flags) && !cand.fuse &&
-                             (cand.family == "global" || cand.family == "stream") &&
-                             (cand.tile.empty() || cand.tile == "1");
-  return cand.name() + (fusedByGroups ? " --fuse-statements" : "");
+  return cand.name() + (!cand.fuse && fusesStatements(cand, flags) ? " --fuse-statements" : "");
 }
 
 }  // namespace
@@ -366,8 +370,7 @@ std::optional<ModelChoice> chooseSchedule(const Program& prog,
       best->calibrated = (*p)["calibrated"].get<bool>();
       best->schedule = cand.family;
       if (!f["--time-tile"].empty()) best->schedule += " --time-tile " + f["--time-tile"];
-      if (runName(cand, flags).ends_with(" --fuse-statements"))
-        best->schedule += " --fuse-statements";
+      if (fusesStatements(cand, flags)) best->schedule += " --fuse-statements";
       if (!block.empty()) best->schedule += " --block " + block;
     }
   }

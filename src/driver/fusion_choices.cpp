@@ -46,6 +46,14 @@ std::string machineOf(const std::map<std::string, std::string>& flags) {
   return machine == flags.end() || machine->second.empty() ? "h100" : machine->second;
 }
 
+/// `flags` for fusion choice `name` ("none" or "as written": as they are): its groups are each one
+/// kernel where the family fuses on request (global, stream; buildSchedule).
+std::map<std::string, std::string> withGroups(std::map<std::string, std::string> flags,
+                                              const std::string& name) {
+  if (name != "none" && name != "as written") flags["--fusion-groups"] = name;
+  return flags;
+}
+
 /// Whether `a` runs the same calls as `b` (the same number of calls, each the same statements):
 /// a variant that changed nothing.
 bool sameCalls(const Program& a, const Program& b) {
@@ -69,10 +77,8 @@ nlohmann::json rankFusionChoices(const Program& prog,
                         {"notes", v.notes},
                         {"same_as_written", same}});
     if (same) continue;
-    // A variant's groups are each one kernel where the family fuses on request (global, stream).
-    std::map<std::string, std::string> f = flags;
-    if (v.name != "as written") f["--fusion-groups"] = v.name;
-    for (nlohmann::json row : compareSchedules(v.program, f, params, diags)) {
+    for (nlohmann::json row :
+         compareSchedules(v.program, withGroups(flags, v.name), params, diags)) {
       row["fusion"] = v.name;
       ranking.push_back(std::move(row));
     }
@@ -111,11 +117,10 @@ std::optional<FusionModelChoice> chooseFusion(const Program& prog,
     std::vector<std::string> notes;
     auto variant = fusionVariant(prog, name, machineName, quiet, notes);
     if (!variant) continue;
-    // Its groups each one kernel where the family fuses on request (global, stream): a variant
-    // that regroups nothing differs from the program as written only where the family is
-    // fixed and does not fuse already (the schedules the model chooses among fuse or not).
-    std::map<std::string, std::string> f = flags;
-    if (name != "none") f["--fusion-groups"] = name;
+    // A variant that regroups nothing differs from the program as written only where the
+    // family is fixed and does not fuse already (the schedules the model chooses among fuse
+    // or not).
+    const std::map<std::string, std::string> f = withGroups(flags, name);
     if (name != "none" && sameCalls(*variant, prog) &&
         (chooseSchedules || flags["--fuse-statements"] == "on"))
       continue;

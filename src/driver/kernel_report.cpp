@@ -62,9 +62,7 @@ void addOccupancy(std::vector<KernelReport>& reports, const MachineDesc& m) {
       q.dynamicShared = r.sharedBytes;
       q.optIn = true;
     }
-    q.registers = r.ptxas              ? r.ptxas->registers
-                  : r.registerEstimate ? r.registerEstimate->registers
-                                       : 0;
+    q.registers = r.registers();
     try {
       r.occupancy = occupancy(m, q);
     } catch (const std::invalid_argument&) {
@@ -128,7 +126,7 @@ std::vector<std::string> occupancyTargetNotes(const Program& prog,
     if (stencil < 0 || static_cast<size_t>(stencil) >= schedules.size()) continue;
     const Schedule& s = schedules[static_cast<size_t>(stencil)];
     if (!s.occupancy || r.occupancy->fraction + 1e-9 >= s.occupancy->value) continue;
-    const int registers = r.ptxas ? r.ptxas->registers : r.registerEstimate->registers;
+    const int registers = r.registers();
     const bool byRegisters = (r.occupancy->limitedBy & kLimitRegisters) != 0;
     notes.push_back(fmt::format(
         "stencil '{}': occupancy {} asked, kernel {} holds {:.0f}% ({} blocks per SM, limited "

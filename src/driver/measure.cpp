@@ -18,13 +18,12 @@ std::optional<nlohmann::json> measureRun(const Program& prog,
   // by default where no --max-registers or clause sets one, and where `auto` asks for it.
   std::map<std::string, std::string> flags = given;
   std::string capLine;
-  auto mr = flags.find("--max-registers");
-  const std::string cap = mr == flags.end() ? std::string() : mr->second;
-  if (opts.backend == "cuda" && (cap == "auto" || (cap.empty() && !registerCapNamed(prog)))) {
+  if (const CapRequest asked = capRequest(prog, flags, opts.backend == "cuda");
+      asked != CapRequest::None) {
     auto choice = chooseRegisterCap(prog, flags, opts.params, diags);
     if (!choice) return std::nullopt;
     flags = choice->flags;
-    capLine = choice->line;
+    capLine = choice->line(asked == CapRequest::Default);
   }
   auto setup = setUpSchedules(prog, flags, diags);
   if (!setup) return std::nullopt;

@@ -86,19 +86,23 @@ std::string occupancyText(double o) {
 
 }  // namespace
 
-std::string RegisterCapChoice::defaultLine() const {
-  const std::string tag = "--max-registers auto:";
-  const std::string rest = line.rfind(tag, 0) == 0 ? line.substr(tag.size()) : " " + line;
-  return "note: the register cap of the CUDA kernels is the model's (--max-registers auto, the "
-         "default; --max-registers bounds keeps the launch bounds):" +
-         rest;
+std::string RegisterCapChoice::line(bool byDefault) const {
+  return byDefault ? "note: the register cap of the CUDA kernels is the model's (--max-registers "
+                     "auto, the default; --max-registers bounds keeps the launch bounds): " +
+                         reason
+                   : "--max-registers auto: " + reason;
 }
 
-bool registerCapNamed(const Program& prog) {
+CapRequest capRequest(const Program& prog, const std::map<std::string, std::string>& flags,
+                      bool cudaCode) {
+  auto mr = flags.find("--max-registers");
+  const std::string value = mr == flags.end() ? std::string() : mr->second;
+  if (value == "auto") return CapRequest::Asked;
+  if (!cudaCode || !value.empty()) return CapRequest::None;
   for (const StencilDef& def : prog.stencils)
     for (const Hints::Clause& c : def.hints.clauses)
-      if (c.name == "max_registers") return true;
-  return false;
+      if (c.name == "max_registers") return CapRequest::None;
+  return CapRequest::Default;
 }
 
 std::optional<RegisterCapChoice> chooseRegisterCap(const Program& prog,
@@ -111,9 +115,9 @@ std::optional<RegisterCapChoice> chooseRegisterCap(const Program& prog,
   RegisterCapChoice out;
   out.flags = flags;
   if (findNvcc().empty()) {
-    out.line =
-        "--max-registers auto: nvcc not found, so no ptxas figures to choose from: the kernels "
-        "keep their launch bounds";
+    out.reason =
+        "nvcc not found, so no ptxas figures to choose from: the kernels keep their launch "
+        "bounds";
     return out;
   }
   auto base = predictUnder(prog, flags, *values, true, diags, nullptr);
@@ -153,18 +157,16 @@ std::optional<RegisterCapChoice> chooseRegisterCap(const Program& prog,
                          "by the validation",
                          caps.size(), caps.size() == 1 ? "" : "s", fmt::join(caps, ", "), refused);
   if (bestCap == 0) {
-    out.line = fmt::format(
-        "--max-registers auto: the launch bounds stay ({} registers, occupancy {}, predicted "
-        "{:.4g} ms per run); {}",
+    out.reason = fmt::format(
+        "the launch bounds stay ({} registers, occupancy {}, predicted {:.4g} ms per run); {}",
         bounds.registers, occupancyText(bounds.occupancy), bounds.seconds * 1e3, tried);
     return out;
   }
   out.cap = bestCap;
   out.flags["--max-registers"] = std::to_string(bestCap);
-  out.line = fmt::format(
-      "--max-registers auto: the model chose {} (ptxas: {} registers, {} B spilled, occupancy {}; "
-      "predicted {:.4g} ms per run against {:.4g} ms with the launch bounds: {} registers, "
-      "occupancy {}); {}",
+  out.reason = fmt::format(
+      "the model chose {} (ptxas: {} registers, {} B spilled, occupancy {}; predicted {:.4g} ms "
+      "per run against {:.4g} ms with the launch bounds: {} registers, occupancy {}); {}",
       bestCap, best.registers, best.spills, occupancyText(best.occupancy), best.seconds * 1e3,
       bounds.seconds * 1e3, bounds.registers, occupancyText(bounds.occupancy), tried);
   return out;

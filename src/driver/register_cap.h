@@ -19,14 +19,20 @@ struct RegisterCapChoice {
   int cap = 0;  // 0: the launch bounds (no cap)
   /// The schedule flags to use: --max-registers N, or none.
   std::map<std::string, std::string> flags;
-  std::string line;  // the one line that says what was chosen and why
-  /// `line` where the cap is the CUDA default (no --max-registers given): a note that says so
-  /// and how to keep the launch bounds.
-  std::string defaultLine() const;
+  std::string reason;  // what was chosen and why ("the model chose 32 (ptxas: ...); ...")
+  /// The one line that says so: `--max-registers auto: REASON`, or, where the cap is the CUDA
+  /// default (`byDefault`), a note that says that too and how to keep the launch bounds.
+  std::string line(bool byDefault) const;
 };
 
-/// Whether a stencil of `prog` sets its register cap (the `max_registers` clause).
-bool registerCapNamed(const Program& prog);
+/// Who asks for the model's cap: nobody, `--max-registers auto`, or the CUDA default.
+enum class CapRequest { None, Asked, Default };
+
+/// Whether the model chooses the register cap for `prog` under `flags`: where --max-registers
+/// says auto, and, for CUDA code (`cudaCode`), where neither --max-registers nor a stencil's
+/// `max_registers` clause sets one.
+CapRequest capRequest(const Program& prog, const std::map<std::string, std::string>& flags,
+                      bool cudaCode);
 
 /// `flags` with --max-registers auto; `params` as --param gave them. Nullopt after an error
 /// reported through `diags` (bad flags or parameters). Without nvcc the launch bounds stay and

@@ -55,6 +55,10 @@ struct KernelReport {
   /// neither the registers are left out and the figure is an upper bound (`occupancyBound()`).
   std::optional<Occupancy> occupancy;
   bool registersEstimated() const { return !ptxas && registerEstimate; }
+  /// The registers per thread the occupancy uses: ptxas's, else the estimate, else 0.
+  int registers() const {
+    return ptxas ? ptxas->registers : registerEstimate ? registerEstimate->registers : 0;
+  }
   bool occupancyBound() const { return !ptxas && !registerEstimate; }
   Traffic traffic;  // per point-update at each memory level (perf/traffic.h)
 };

@@ -112,8 +112,7 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
         "register pressure under unrolling ({} points per thread, {} registers{}: occupancy "
         "{:.0f}%, limited by registers): unroll less (--unroll), or cap the registers "
         "(--max-registers)",
-        points, r.ptxas ? r.ptxas->registers : r.registerEstimate->registers,
-        r.ptxas ? " (ptxas)" : " (estimated)", 100 * r.occupancy->fraction));
+        points, r.registers(), r.ptxas ? " (ptxas)" : " (estimated)", 100 * r.occupancy->fraction));
   if (p.waveEfficiency < 0.75) {
     // Under global-stream a thread sweeps its whole column: the launch has the blocks of the
     // other dimensions only (a 2-D program's one). Measured on an H200: 12x to 21x slower than

@@ -276,9 +276,11 @@ class Planner {
           "time_tile {}: the run has {} call{}, fewer than the time tile: {} "
           "per statement{}",
           g.timeTile, n, n == 1 ? "" : "s", n == 1 ? "it runs" : "they run",
-          std::any_of(
-              g.body.begin(), g.body.end(),
-              [&](int c) { return prog_.calls.at(static_cast<size_t>(c)).stmts.size() > 1; })
+          std::any_of(g.body.begin(), g.body.end(),
+                      [&](int c) {
+                        return severalStatements(prog_,
+                                                 prog_.calls.at(static_cast<size_t>(c)).stencil);
+                      })
               ? " (--fuse-statements fuses each call's statements into one streamed kernel)"
               : "");
     } else if (!loop && n % g.timeTile != 0) {
