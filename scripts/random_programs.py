@@ -965,6 +965,8 @@ def run_one(prog, tessel, extra, use_oclgrind, oclgrind, timeout, workdir, unini
             continue          # an incomplete check: retry with the kernels built at -O0
         break
     classify(result)
+    if result["cls"] == "wrong" and not use_oclgrind and "opencl" in cmd:
+        result["reason"] += triage_wrong(cmd, timeout)
     # tessel names the program by its temporary path; the kept copy has the same base name
     result["reason"] = result["reason"].replace(prog, os.path.basename(prog))
     if result["build_options"]:
@@ -972,6 +974,26 @@ def run_one(prog, tessel, extra, use_oclgrind, oclgrind, timeout, workdir, unini
                             "value plugin does not support an instruction of the -O2 build]" \
                             % result["build_options"]
     return result
+
+
+def triage_wrong(cmd, timeout):
+    """A wrong result on OpenCL, run again two ways: with PoCL's optimiser off and on the C++
+    target (the same kernels compiled by the host compiler). Right both ways points at PoCL's
+    optimiser (docs/gpu.md, "PoCL 3.1 drops a barrier-separated store"); it stays counted as
+    wrong, for a person to confirm (Oclgrind, PoCL's kept IR)."""
+    env = dict(os.environ, POCL_EXTRA_BUILD_FLAGS="-cl-opt-disable")
+    p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", env=env,
+                       timeout=timeout)
+    o0 = p.returncode == 0 and "verification PASSED" in p.stdout
+    b = cmd.index("--backend") if "--backend" in cmd else -1
+    on_cpp = cmd[:b] + ["--backend", "cpp"] + cmd[b + 2:] if b >= 0 else cmd + ["--backend", "cpp"]
+    p = subprocess.run(on_cpp, capture_output=True, text=True, errors="replace", timeout=timeout)
+    cpp = p.returncode == 0 and "verification PASSED" in p.stdout
+    verdict = "; right with PoCL's optimiser off (-cl-opt-disable): %s; right on --backend cpp: %s" % (
+        "yes" if o0 else "no", "yes" if cpp else "no")
+    if o0 and cpp:
+        verdict += " (suspect PoCL's optimiser: check under Oclgrind)"
+    return verdict
 
 
 def verification_line(out):

@@ -25,7 +25,8 @@ std::vector<StreamRead> readsOf(const TileAnalysis& a) {
     const TileStage& ts = a.stages[s];
     if (ts.region.empty) continue;
     for (const Reference& r : ts.accesses.reads)
-      out.push_back({static_cast<int>(s), valueOf(r, ts.step), r, false});
+      if (!r.fixedPlane())  // a fixed plane is read from global memory (analyzeTile)
+        out.push_back({static_cast<int>(s), valueOf(r, ts.step), r, false});
     if (ts.writes.kind == TileValue::Kind::Global)
       out.push_back({static_cast<int>(s), ts.writes, Reference{}, true});
   }

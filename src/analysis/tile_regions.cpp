@@ -273,6 +273,9 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     if (src < 0) continue;  // sema rejects reads of locals before their assignment
     auto [fp, fresh] = footprint.try_emplace(src, emptyBox(dims));
     hullInto(fp->second, r.box);
+    // Streamed, a fixed plane (of an array the sequence does not write: checked above) is read
+    // from global memory at each use: a ring holds the planes around the sweep's, not this one.
+    if (spec.streamDim >= 0 && r.ref->fixedPlane()) continue;
     globalReads[r.value].push_back(&r);
   }
   // A folded array's partner is loaded with it, over its footprint.

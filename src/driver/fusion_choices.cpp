@@ -92,8 +92,8 @@ nlohmann::json rankFusionChoices(const Program& prog,
 }
 
 std::string FusionModelChoice::line() const {
-  const std::string against = writtenSeconds > 0
-                                  ? fmt::format("{:.4g} ms as written", writtenSeconds * 1e3)
+  const std::string against = writtenSeconds
+                                  ? fmt::format("{:.4g} ms as written", *writtenSeconds * 1e3)
                                   : std::string("the program as written refused");
   return fmt::format(
       "note: --fusion-groups auto: the model ranks '{}' first of {} fusion choice{}{} (predicted "
@@ -109,7 +109,7 @@ std::optional<FusionModelChoice> chooseFusion(const Program& prog,
   const std::string machineName = machineOf(flags);
   if (flags["--schedule"] == "auto") flags.erase("--schedule");
   std::optional<FusionModelChoice> best;
-  double written = 0;
+  std::optional<double> written;
   size_t tried = 0;
   std::vector<std::string> refused;
   for (const std::string& name : fusionChoiceNames()) {
@@ -128,14 +128,15 @@ std::optional<FusionModelChoice> chooseFusion(const Program& prog,
     FusionModelChoice c;
     c.value = name;
     std::string why;
+    bool costed = false;  // a program whose regions are all empty costs 0 s, and is costed
     if (chooseSchedules) {
       c.schedule = chooseSchedule(*variant, f, params, quiet);
-      if (c.schedule) c.seconds = c.schedule->seconds;
+      if (c.schedule) c.seconds = c.schedule->seconds, costed = true;
     } else if (auto values = bindParams(*variant, params, quiet)) {
       if (auto p = predictUnder(*variant, f, *values, false, quiet, nullptr, &why))
-        c.seconds = (*p)["seconds"].get<double>();
+        c.seconds = (*p)["seconds"].get<double>(), costed = true;
     }
-    if (c.seconds <= 0) {
+    if (!costed) {
       refused.push_back(fmt::format("{} ({})", name, why.empty() ? "no schedule fits" : why));
       continue;
     }

@@ -33,11 +33,11 @@ nlohmann::json rankFusionChoices(const Program& prog,
 /// is costed under its own chooseSchedule() and the schedule comes with the choice; else under
 /// `flags` as they are.
 struct FusionModelChoice {
-  std::string value;                    // the --fusion-groups value chosen (none, greedy, ...)
-  double seconds = 0;                   // predicted per run
-  double writtenSeconds = 0;            // the program as written, the same way (0: refused)
-  std::optional<ModelChoice> schedule;  // with chooseSchedules: the schedule chosen with it
-  size_t tried = 0;                     // the choices costed
+  std::string value;                     // the --fusion-groups value chosen (none, greedy, ...)
+  double seconds = 0;                    // predicted per run
+  std::optional<double> writtenSeconds;  // the program as written, the same way (none: refused)
+  std::optional<ModelChoice> schedule;   // with chooseSchedules: the schedule chosen with it
+  size_t tried = 0;                      // the choices costed
   /// The one line that says what was chosen.
   std::string line() const;
 };

@@ -82,8 +82,18 @@ class StreamedKernel : public FusedReads {
 
 ExprPtr StreamedKernel::array(const Expr& ref, const TileValue& v) {
   std::vector<int64_t> off(static_cast<size_t>(c_.dims), 0);
+  bool fixedPlane = false;
   for (const Subscript& s : ref.subs)
-    if (!s.fixed()) off[static_cast<size_t>(s.iter)] = s.offset;
+    if (!s.fixed())
+      off[static_cast<size_t>(s.iter)] = s.offset;
+    else
+      fixedPlane = true;
+  // A fixed plane (of an array the kernel does not write: analyzeTile refuses the others) comes
+  // from global memory: the rings hold the planes around the sweep's point.
+  if (fixedPlane) {
+    if (v.kind != TileValue::Kind::Global) internal("a fixed plane of a value the kernel computes");
+    return nullptr;
+  }
   StreamSource src = streamSource(c_.a, stage_, v);
   if (src.kind != StreamSource::Kind::Global) return rings_.read(v, stage_, off, ref.type);
   return nullptr;

@@ -423,6 +423,8 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
   if (opts.chunk)
     s.chunk = {*opts.chunk, Origin::commandLine(fmt::format("--chunk {}", *opts.chunk))};
 
+  dropFileClausesNotApplied(s, prog);
+
   // 3. Defaults for what nobody gave.
   if (s.block.value.empty()) s.block.value = defaultBlock(s, prog);
   return s;

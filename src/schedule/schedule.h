@@ -258,6 +258,20 @@ struct KernelNeeds {
 /// families.
 std::vector<KernelNeeds> kernelNeeds(const Schedule& s, const Program& prog);
 
+/// Where the register-level clauses apply (schedule_clauses.cpp): prefetch under `stream` with
+/// a streamed iterator; retime under `stream` and `global-stream` with one; fold under `shared`
+/// and `stream` without retiming; the input and mixed perspectives under `shared`;
+/// fuse_statements under `global` and `stream`. validate() refuses the others.
+bool prefetchApplies(const Schedule& s, const Program& prog);
+bool retimeApplies(const Schedule& s, const Program& prog);
+bool foldApplies(const Schedule& s);
+bool perspectiveApplies(const Schedule& s);
+bool fuseStatementsApplies(const Schedule& s);
+/// A family chosen on the command line overrides the file's (language.md section 8): the
+/// clauses of the stencil's `#pragma` that it does not apply are left out, a note each in
+/// Schedule::adjustments. The command line's own clauses stay (validate() refuses them).
+void dropFileClausesNotApplied(Schedule& s, const Program& prog);
+
 /// stream + time_tile: the stream family with a streamed iterator and time_tile T >= 2 fuses T
 /// steps into streamed kernels (analysis/stream_fusion.h); T = 1 is the plain stream family.
 bool streamsTimeTiled(const Schedule& s, const Program& prog);

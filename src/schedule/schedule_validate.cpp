@@ -238,8 +238,7 @@ struct Checker {
   // per-statement kernels (lower_gpu_staged_stream.cpp) and its fused rings (stream +
   // time_tile, lower_gpu_fused_rings.cpp).
   void checkPrefetch() {
-    if (!s.prefetch.value) return;
-    if (s.family.value == ScheduleFamily::Stream && streamDim(s, prog) >= 0) return;
+    if (!s.prefetch.value || prefetchApplies(s, prog)) return;
     error(s.prefetch.origin,
           fmt::format("{}: prefetching loads the next plane of a streamed sweep into registers "
                       "while the current one is computed: it applies to the stream family's "
@@ -303,10 +302,9 @@ struct Checker {
   // regroup the products folding would combine). The global families and `overlapped` stage no
   // array the kernel only reads (overlapped reads its inputs from global memory).
   void checkFold() {
-    if (!s.fold.value) return;
+    if (!s.fold.value || foldApplies(s)) return;
     const ScheduleFamily f = s.family.value;
     const bool staged = f == ScheduleFamily::Shared || f == ScheduleFamily::Stream;
-    if (staged && !s.retime.value) return;
     const std::string why =
         staged ? std::string("retimed ones")
         : f == ScheduleFamily::Overlapped
@@ -327,9 +325,7 @@ struct Checker {
   // `stream` family's (one streamed kernel per call, the fused kernel of stream + time_tile);
   // `shared` and `global-stream` stage or sweep per statement, and overlapped fuses already.
   void checkFuseStatements() {
-    if (!s.fuseStatements.value || s.family.value == ScheduleFamily::Global ||
-        s.family.value == ScheduleFamily::Stream)
-      return;
+    if (!s.fuseStatements.value || fuseStatementsApplies(s)) return;
     error(s.fuseStatements.origin,
           fmt::format("{}: statement fusion applies to the 'global' and 'stream' families' "
                       "kernels, not to '{}'{}",
@@ -351,9 +347,7 @@ struct Checker {
     if (!s.retime.value) return;
     const std::string what = settingName(s.retime.origin, "retime");
     const int sd = streamDim(s, prog);
-    const bool streamed =
-        s.family.value == ScheduleFamily::Stream || s.family.value == ScheduleFamily::GlobalStream;
-    if (!streamed || sd < 0) {
+    if (!retimeApplies(s, prog)) {
       error(s.retime.origin,
             fmt::format("{}: retiming accumulates each statement plane by plane in a streamed "
                         "sweep: it applies to the stream (also with time_tile) and global-stream "

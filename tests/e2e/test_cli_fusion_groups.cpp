@@ -251,6 +251,15 @@ TEST(CliFusionGroups, AutoTakesTheModelsFastestChoice) {
   EXPECT_TRUE(has(run.output, "--fusion-groups auto: the model ranks")) << run.output;
   EXPECT_TRUE(has(run.output, "note: no schedule named: the model ranks")) << run.output;
   EXPECT_TRUE(has(run.output, "verification PASSED")) << run.output;
+  // Sizes at which no statement computes a point cost 0 s: a choice (the program as written),
+  // not a refusal (scripts/random_programs.py found the error "could cost none").
+  auto empty = runCommand(tesselBinary() + " run " + chain +
+                          " --backend opencl --verify --fusion-groups auto"
+                          " --param L=2 --param M=2 --param N=2");
+  EXPECT_EQ(empty.exitCode, 0) << empty.output;
+  EXPECT_TRUE(has(empty.output, "--fusion-groups auto: the model ranks 'none' first"))
+      << empty.output;
+  EXPECT_TRUE(has(empty.output, "verification PASSED")) << empty.output;
   // The C++ backend has no model to choose with.
   auto cpp = runCommand(tesselBinary() + " run " + chain + " --backend cpp --fusion-groups auto");
   EXPECT_EQ(cpp.exitCode, 1) << cpp.output;

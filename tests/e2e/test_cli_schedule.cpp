@@ -1,7 +1,10 @@
 // Schedule flags on the command line: validated against the machine, shown by `tessel info`.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "support/command.h"
+#include "support/files.h"
 
 using namespace tessel::testing;
 
@@ -23,6 +26,82 @@ TEST(CliSchedule, InfoShowsTheScheduleFromPragmasAndFlags) {
       runCommand(tesselBinary() + " info " + bench("heat") + " --schedule global --block 64,4");
   ASSERT_EQ(o.exitCode, 0) << o.output;
   EXPECT_NE(o.output.find("schedule: global, block (64, 4"), std::string::npos) << o.output;
+}
+
+TEST(CliSchedule, AFamilyOnTheCommandLineLeavesOutThePragmasClausesItDoesNotApply) {
+  // language.md section 8: the command line overrides the file, and a clause the chosen family
+  // does not apply is a note. A `#pragma` written for `stream` (prefetch, retime) and one for
+  // `shared` (perspective input) run under another family of the command line, each with a
+  // note; the command line's own clauses and a file that contradicts itself stay errors.
+  const auto dir = freshTempDir("cli-schedule", "pragma-clauses");
+  const std::string file = (dir / "p.sten").string(), self = (dir / "self.sten").string();
+  std::ofstream(file)
+      << "parameter M=37, N=41;\n"
+         "iterator j, i;\n"
+         "double a[M, N], b[M, N], c[M, N];\n"
+         "copyin a, c;\n"
+         "#pragma stream j prefetch retime\n"
+         "stencil s (B, A) {\n"
+         "  B[j][i] = 0.2 * (A[j-1][i] + A[j+1][i] + A[j][i-1] + A[j][i+1] + A[j][i]);\n"
+         "}\n"
+         "#pragma block (16, 16) perspective input\n"
+         "stencil t (C, B) {\n"
+         "  C[j][i] = 0.5 * (B[j][i-1] + B[j][i+1]);\n"
+         "}\n"
+         "s (b, a);\n"
+         "t (c, b);\n"
+         "copyout c;\n";
+  std::ofstream(self) << "parameter M=37, N=41;\n"
+                         "iterator j, i;\n"
+                         "double a[M, N], b[M, N];\n"
+                         "copyin a;\n"
+                         "#pragma prefetch\n"
+                         "stencil s (B, A) {\n"
+                         "  B[j][i] = A[j-1][i] + A[j+1][i];\n"
+                         "}\n"
+                         "s (b, a);\n";
+  // As written, s streams with prefetch and retime; t's perspective asks for --schedule shared.
+  auto asWritten = runCommand(tesselBinary() + " check " + file + " --stream j");
+  EXPECT_EQ(asWritten.exitCode, 0) << asWritten.output;
+  const std::string left = "is left out: it applies to ";
+  for (const char* family : {"shared", "global", "overlapped"}) {
+    const std::string cmd = tesselBinary() + " info " + file + " --schedule " + family;
+    auto r = runCommand(cmd);
+    EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, "stencil 's': prefetch (" + file + ":5:18) " + left +
+                                       "the stream family's kernels, and --schedule " + family +
+                                       " chose '" + family + "'"))
+        << cmd << "\n"
+        << r.output;
+    EXPECT_TRUE(contains(r.output, "stencil 's': retime (" + file + ":5:27) " + left))
+        << cmd << "\n"
+        << r.output;
+    EXPECT_EQ(contains(r.output, "stencil 't': perspective input (" + file + ":9:24) " + left),
+              std::string(family) != "shared")
+        << cmd << "\n"
+        << r.output;
+  }
+  // Under stream, s keeps both and t's perspective is left out.
+  auto stream = runCommand(tesselBinary() + " info " + file + " --schedule stream");
+  EXPECT_EQ(stream.exitCode, 0) << stream.output;
+  EXPECT_FALSE(contains(stream.output, "stencil 's': prefetch")) << stream.output;
+  EXPECT_TRUE(contains(stream.output, "stencil 't': perspective input")) << stream.output;
+  // The runs verify on the C++ target (the GPU kernels on the CPU) under each family.
+  for (const char* family : {"shared", "global", "stream"}) {
+    const std::string cmd =
+        tesselBinary() + " run " + file + " --backend cpp --verify --schedule " + family;
+    auto r = runCommand(cmd);
+    EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+    EXPECT_TRUE(contains(r.output, "verification PASSED")) << cmd << "\n" << r.output;
+  }
+  // The command line's own clause is refused, and so is a file that contradicts itself.
+  auto own = runCommand(tesselBinary() + " check " + file + " --schedule shared --prefetch");
+  EXPECT_EQ(own.exitCode, 1) << own.output;
+  EXPECT_TRUE(contains(own.output, "--prefetch: prefetching loads the next plane")) << own.output;
+  auto contradicts = runCommand(tesselBinary() + " check " + self);
+  EXPECT_EQ(contradicts.exitCode, 1) << contradicts.output;
+  EXPECT_TRUE(contains(contradicts.output, "self.sten:5:9: error: 'prefetch': prefetching loads"))
+      << contradicts.output;
 }
 
 TEST(CliSchedule, ImpossibleSchedulesAreUserErrors) {

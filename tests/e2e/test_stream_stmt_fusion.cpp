@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/command.h"
+#include "support/files.h"
 #include "unit/gpu_test_util.h"
 
 using namespace tessel::testing;
@@ -98,6 +99,59 @@ TEST(StreamStmtFusion, FusedKernelsVerifyOnPoclAndTheCppTarget) {
   // heat's local array no longer stops stream + time_tile.
   const auto heat = kernels("heat", "--schedule stream --time-tile 2");
   EXPECT_EQ(heat.count("fused0_p0_heat"), 1u);
+}
+
+TEST(StreamStmtFusion, FixedPlanesOfAnArrayWithARingComeFromMemory) {
+  TESSEL_REQUIRE_OPENCL();
+  // A read-only array read at the centre (so it has a ring of planes) and at a fixed plane:
+  // the fixed plane is no plane of the ring. Found by scripts/random_programs.py (seed 31,
+  // program 22, --schedule stream --fuse-statements): the fused kernel read B[j-1][0] from the
+  // ring at column i, under stream --fuse-statements and under stream + time_tile alike.
+  const auto dir = freshTempDir("stream-fusion", "fixed-planes");
+  const std::string fused2d = (dir / "fused2d.sten").string(),
+                    tiled3d = (dir / "tiled3d.sten").string();
+  std::ofstream(fused2d) << "parameter M=5, N=13;\n"
+                            "iterator j, i;\n"
+                            "double rho[0:M, N];\n"
+                            "double phi[M][0:N];\n"
+                            "copyin rho, phi;\n"
+                            "stencil sweep (A, B) {\n"
+                            "  A[j][i] = B[j][i] + A[j][i];\n"
+                            "  A[j][i] /= (1.0 + fabs(B[j-1][0]));\n"
+                            "}\n"
+                            "sweep (phi, rho);\n";
+  std::ofstream(tiled3d)
+      << "parameter L=6, M=5, N=13;\n"
+         "iterator k, j, i;\n"
+         "double a[L, M, N], b[L, M, N], c[L, M, N];\n"
+         "copyin a, b, c;\n"
+         "stencil s (A, B, C) {\n"
+         "  A[k][j][i] = B[k][j][i] + C[k][j][i] * C[k-1][1][0] + C[k][j+1][2];\n"
+         "}\n"
+         "s (b, a, c);\n"
+         "s (a, b, c);\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {fused2d, "--schedule stream --fuse-statements"},
+      {tiled3d, "--schedule stream --time-tile 2"},
+      {tiled3d, "--schedule stream --time-tile 2 --unroll i=2 --prefetch"},
+  };
+  for (const auto& [file, flags] : cases) {
+    // Fused: one kernel, not the per-statement fallback.
+    const std::string info =
+        tesselBinary() + " info --kernels --json --no-ptxas " + file + " " + flags;
+    auto k = runCommand(info);
+    ASSERT_EQ(k.exitCode, 0) << info << "\n" << k.output;
+    const auto j = nlohmann::json::parse(k.output.substr(k.output.find('{')));
+    ASSERT_EQ(j["kernels"].size(), 1u) << info << "\n" << k.output;
+    EXPECT_EQ(j["kernels"][0]["family"], "stream + time_tile") << info;
+    for (const char* backend : {"opencl", "cpp"}) {
+      const std::string cmd =
+          tesselBinary() + " run " + file + " --backend " + backend + " --verify " + flags;
+      auto r = runCommand(cmd);
+      EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+      EXPECT_TRUE(has(r.output, "verification PASSED")) << cmd << "\n" << r.output;
+    }
+  }
 }
 
 TEST(StreamStmtFusion, FusionGroupsAreEachOneStreamedKernel) {
