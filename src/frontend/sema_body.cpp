@@ -87,9 +87,15 @@ void BodyBuilder::reportUnusedLocals(std::set<const ast::VarDecl*>& unused) {
         inits.insert(x->index);
     });
   };
+  std::set<int> readArrays, readScalars;  // read by some statement's right-hand side
   for (auto& st : out.stmts) {
     mark(st.lhs);
     mark(st.rhs);
+    visitExpr(st.rhs, [&](const ExprPtr& x) {
+      if (x->kind == ExprKind::ArrayRef && x->array.local) readArrays.insert(x->array.index);
+      if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local)
+        readScalars.insert(x->index);
+    });
   }
   for (int k = static_cast<int>(out.inits.size()) - 1; k >= 0; --k) {
     if (inits.count(k)) {
@@ -104,7 +110,19 @@ void BodyBuilder::reportUnusedLocals(std::set<const ast::VarDecl*>& unused) {
     const std::set<int>& used = l.kind == LocalSym::Kind::Array    ? arrays
                                 : l.kind == LocalSym::Kind::Scalar ? scalars
                                                                    : inits;
-    if (used.count(l.index)) continue;
+    if (used.count(l.index)) {
+      // Assigned but never read: its statements compute values nothing uses (each a kernel of
+      // its own, or a stage, on a GPU). A compound assignment's read of itself does not count.
+      const bool array = l.kind == LocalSym::Kind::Array;
+      if (l.kind != LocalSym::Kind::Init && !(array ? readArrays : readScalars).count(l.index))
+        S.diags().report(
+            DiagId::unused_local, l.loc,
+            fmt::format("{} '{}' is assigned but never read in stencil '{}'",
+                        array ? "local array" : "local scalar", v->name.text, def.name.text),
+            "remove it and the statements that assign it: they compute values "
+            "nothing reads");
+      continue;
+    }
     unused.insert(v);
     const char* what = l.kind == LocalSym::Kind::Array    ? "local array"
                        : l.kind == LocalSym::Kind::Scalar ? "local scalar"

@@ -3,8 +3,11 @@
 // written arrays, and swaps each written array with its second buffer (paper 001, Algorithm 5).
 // Also lowerFused, the entry point (lower_gpu_internal.h), and the host code that runs a fused
 // group's time steps: floor(S/T) fused kernels, then the remaining steps per statement.
+#include <algorithm>
+#include <iterator>
 #include <numeric>
 
+#include "ir/loop_ir_walk.h"
 #include "lower/lower_gpu_fused.h"
 
 namespace tessel::gpu {
@@ -163,6 +166,18 @@ Function FusedHost::build() {
     any = any ? binary(Op::And, any, pos) : pos;
   }
   body.push_back(ifThen(any, run));
+  // The regions of a statement no stage computes (one whose value nothing reads) are left out.
+  std::set<std::string> bounds;
+  for (const auto& [stmt, b] : c_.bounds)
+    for (const auto& [lo, hi] : b) bounds.insert({lo, hi});
+  auto isBound = [&](const StmtPtr& st) {
+    return st->kind == StmtKind::LocalDecl && bounds.count(st->name);
+  };
+  std::vector<StmtPtr> others;
+  std::copy_if(body.begin(), body.end(), std::back_inserter(others),
+               [&](const StmtPtr& st) { return !isBound(st); });
+  const std::set<std::string> used = namesUsed(others);
+  std::erase_if(body, [&](const StmtPtr& st) { return isBound(st) && !used.count(st->name); });
   out_.device.functions.push_back(std::move(k));
 
   Function f;

@@ -96,6 +96,7 @@ ExprPtr TiledKernel::sharedIndex(const TileValue& v, const std::vector<ExprPtr>&
 int64_t TiledKernel::declareTiles(Function& f) {
   int64_t shared = 0;
   for (auto& h : c_.a.hulls) {
+    if (h.box.empty) continue;  // a value nothing reads (its stages are dead): no tile
     std::string n = c_.names.take("sh_" + valueStem(c_, h.value));
     tiles_[h.value] = {n, &h};
     CType ct = ctypeOf(elementType(c_, h.value));

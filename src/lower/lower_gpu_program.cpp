@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "codegen/dialect.h"
 #include "codegen/gpu_host_runtime.h"
+#include "ir/loop_ir_walk.h"
 #include "lower/lower_gpu.h"
 #include "lower/lower_gpu_internal.h"
 #include "schedule/schedule.h"
@@ -112,11 +114,10 @@ Function programFunction(const Program& prog, GlobalNames& g,
   for (size_t p = 0; p < prog.params.size(); ++p)
     b.push_back(localDecl(CType::Int64, g.params[p],
                           load("params", intLit(static_cast<int64_t>(p)), ScalarType::Int)));
-  for (size_t s = 0; s < prog.scalars.size(); ++s) {
-    ScalarType t = prog.scalars[s].type;
-    ExprPtr v = load("scalars", intLit(static_cast<int64_t>(s)), ScalarType::Double);
-    b.push_back(localDecl(valueType(t), g.scalars[s], t == ScalarType::Double ? v : cast(t, v)));
-  }
+  // The scalars are declared once the rest is built: those no call uses are left out (no
+  // unused-variable warning for a scalar argument no statement reads). The parameters stay:
+  // pass narrow-indices tests them all.
+  const size_t declsAt = b.size();
   std::vector<bool> out = copiedOut(prog);
   b.push_back(
       comment("Device buffers: copyin and constant arrays start with the host's values, the others "
@@ -156,6 +157,23 @@ Function programFunction(const Program& prog, GlobalNames& g,
                          {rtv, load("arrays", intLit(static_cast<int64_t>(a)), ScalarType::Int),
                           var(g.arrays[a], prog.arrays[a].type)}));
   b.push_back(returnStatus());
+  const std::set<std::string> used = namesUsed(b);
+  std::vector<StmtPtr> decls;
+  for (size_t s = 0; s < prog.scalars.size(); ++s) {
+    if (!used.count(g.scalars[s])) {
+      decls.push_back(comment(
+          fmt::format("Scalar '{}' (scalars[{}]): no call uses it.", prog.scalars[s].name, s)));
+      continue;
+    }
+    ScalarType t = prog.scalars[s].type;
+    ExprPtr v = load("scalars", intLit(static_cast<int64_t>(s)), ScalarType::Double);
+    decls.push_back(
+        localDecl(valueType(t), g.scalars[s], t == ScalarType::Double ? v : cast(t, v)));
+  }
+  const std::set<std::string> tables = namesUsed(decls);
+  if (!prog.scalars.empty() && !tables.count("scalars"))
+    f.params[2] = {"/*scalars: none used*/", {}, {}, {}, {}, "const double*"};
+  b.insert(b.begin() + static_cast<std::ptrdiff_t>(declsAt), decls.begin(), decls.end());
   f.body = block(std::move(b));
   return f;
 }

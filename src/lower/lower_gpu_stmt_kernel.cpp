@@ -306,6 +306,24 @@ Function StmtKernel::buildFused(const std::vector<size_t>& ks,
     const tessel::Stmt& st = call.stmts[k];
     if (st.lhsIsScalar()) usedScalars.insert(st.lhs->index);
   }
+  // A register nothing reads (a local scalar only assigned: sema warns) is not kept, nor are
+  // its statements computed, unless they can fail at run time (an integer division).
+  std::set<int> readScalars;
+  for (size_t k : ks)
+    visitExpr(call.stmts[k].rhs, [&](const ExprPtr& x) {
+      if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local)
+        readScalars.insert(x->index);
+    });
+  auto unread = [&](const tessel::Stmt& st) {
+    return st.lhsIsScalar() && !registers.at(static_cast<size_t>(st.lhs->index)).empty() &&
+           !readScalars.count(st.lhs->index) && !usesStatusHelper(st.rhs);
+  };
+  for (size_t k : ks)
+    if (unread(call.stmts[k])) usedScalars.erase(call.stmts[k].lhs->index);
+  for (size_t k : ks)  // a statement of it that can fail keeps the register
+    if (call.stmts[k].lhsIsScalar() && !unread(call.stmts[k]) &&
+        !registers.at(static_cast<size_t>(call.stmts[k].lhs->index)).empty())
+      usedScalars.insert(call.stmts[k].lhs->index);
   for (int s : usedScalars)
     if (!registers.at(static_cast<size_t>(s)).empty()) held.push_back(static_cast<size_t>(s));
   bool status = false;
@@ -321,6 +339,12 @@ Function StmtKernel::buildFused(const std::vector<size_t>& ks,
         ExprPtr it = var(c_.g.iters[d], ScalarType::Int);
         guard = allOf(guard, binary(Op::Ge, it, var(stmtLo[n][d], ScalarType::Int)));
         guard = allOf(guard, binary(Op::Le, it, var(stmtHi[n][d], ScalarType::Int)));
+      }
+      if (unread(st) && !usedScalars.count(st.lhs->index)) {
+        b.push_back(comment(fmt::format("Statement {}: {}: left out (nothing reads '{}')",
+                                        ks[n] + 1, statementText(prog, call, st),
+                                        call.localScalars.at(st.lhs->index).name)));
+        continue;
       }
       if (st.lhsIsScalar() && registers.at(static_cast<size_t>(st.lhs->index)).empty()) {
         use_.localScalars.insert(st.lhs->index);

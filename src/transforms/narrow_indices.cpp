@@ -238,7 +238,50 @@ ExprPtr indexFitTest(const Program& prog, int64_t margin) {
   return allOf(tests);
 }
 
+namespace {
+
+/// The kernels narrowed where they can be, their host code with the fit test (below).
+GpuProgram narrowKernels(const GpuProgram& p, const Program& prog, const ResolvedSchedule& r);
+
+/// tessel_program without the variables of the parameters nothing reads (a time-step count
+/// no loop uses, in a program whose kernels keep 64-bit indices): no unused-variable warning.
+void dropUnusedParamVariables(GpuProgram& out, const Program& prog) {
+  for (lir::Function& f : out.host.functions) {
+    if (f.name != "tessel_program" || !f.body) continue;
+    std::vector<StmtPtr> body = f.body->body;
+    bool anyKept = false;
+    for (size_t i = 0; i < body.size(); ++i) {
+      const StmtPtr& s = body[i];
+      if (s->kind != StmtKind::LocalDecl || !s->value || s->value->kind != ExprKind::Load ||
+          s->value->name != "params")
+        continue;
+      std::vector<StmtPtr> rest(body.begin() + static_cast<std::ptrdiff_t>(i) + 1, body.end());
+      if (namesUsed(rest).count(s->name)) {
+        anyKept = true;
+        continue;
+      }
+      const auto k = static_cast<size_t>(s->value->args[0]->ival);
+      body[i] = lir::comment(fmt::format("Parameter '{}' (params[{}]): nothing here uses it.",
+                                         prog.params.at(k).name, k));
+    }
+    f.body = lir::block(body);
+    if (!anyKept)
+      for (lir::Param& prm : f.params)
+        if (prm.name == "params") prm.name = "/*params: none used*/";
+  }
+}
+
+}  // namespace
+
 GpuProgram narrowIndices(const GpuProgram& p, const Program& prog, const ResolvedSchedule& r) {
+  GpuProgram out = narrowKernels(p, prog, r);
+  dropUnusedParamVariables(out, prog);
+  return out;
+}
+
+namespace {
+
+GpuProgram narrowKernels(const GpuProgram& p, const Program& prog, const ResolvedSchedule& r) {
   GpuProgram out = p;
   std::set<std::string> names;
   for (const lir::Function& f : p.device.functions) names.insert(f.name);
@@ -300,5 +343,7 @@ GpuProgram narrowIndices(const GpuProgram& p, const Program& prog, const Resolve
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace tessel::transforms

@@ -1085,7 +1085,8 @@ s (c, a, q);
 // 9.10: locals the body never uses are warned about once each (not once per call) and left out
 // of every instance, so no backend emits them; an initialised local read only by unused ones is
 // unused too. Locals a statement assigns are used (their statements run), and results are those
-// of the program without the unused locals.
+// of the program without the unused locals. A local assigned but never read is warned about
+// too (its statements compute values nothing reads; they still run).
 TEST(Semantics, Decision9_10_UnusedLocalsAreWarnedOnceAndLeftOut) {
   Session r = load(R"(
 parameter N=5;
@@ -1110,10 +1111,11 @@ stencil s (x, y, sc) {
 s (b, a, p);
 s (c, b, p);
 )");
-  EXPECT_EQ(r.c.count("unused_local"), 5) << r.c.diagText();
+  EXPECT_EQ(r.c.count("unused_local"), 6) << r.c.diagText();
   for (const char* name :
        {"'u1' is never used", "'u2' is used only by unused local 'u3'", "'u3' is never used",
-        "local scalar 'ur' is never used", "local array 'ut' is never used"}) {
+        "local scalar 'ur' is never used", "local array 'ut' is never used",
+        "local scalar 'r' is assigned but never read in stencil 's'"}) {
     int n = 0;
     for (auto& d : r.c.diags.diagnostics())
       n += d.id == DiagId::unused_local && d.message.find(name) != std::string::npos;
