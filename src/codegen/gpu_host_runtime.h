@@ -20,8 +20,8 @@
 //       Open (device from $TESSEL_OPENCL_DEVICE, or $TESSEL_CUDA_DEVICE), run, close; errors
 //       are printed to stderr.
 //
-// Each returns a status: 0, a lir::Status of the program, kGpuApiError or kGpuNoDevice; on an
-// error `message` holds a complete sentence.
+// Each returns a status: 0, a lir::Status of the program, kGpuApiError, kGpuNoDevice or
+// kGpuDeviceLimit; on an error `message` holds a complete sentence.
 #pragma once
 
 #include <string>
@@ -33,6 +33,9 @@ namespace tessel {
 inline constexpr int kGpuApiError = 100;
 /// There is no device of this kind (no OpenCL platform or device, no CUDA device or driver).
 inline constexpr int kGpuNoDevice = 101;
+/// The device cannot run a kernel as scheduled: it has less local memory, or takes smaller
+/// work-groups, than the machine description the schedule was validated against (OpenCL).
+inline constexpr int kGpuDeviceLimit = 102;
 
 /// OpenCL and CUDA run on a GPU (or PoCL); Cpu runs the same kernels on the host's OpenMP
 /// threads (pass work-item-loops), for the C++ target's tiled families.

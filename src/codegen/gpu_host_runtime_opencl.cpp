@@ -27,7 +27,7 @@ const char* openclDefinitions() {
 
 // An API call failed, or there is no device: unwinds to the C interface, which reports it.
 struct tessel_error {
-  int32_t code;  // 100: an API call failed; 101: no device
+  int32_t code;  // 100: an API call failed; 101: no device; 102: beyond the device's limits
   std::string message;
 };
 
@@ -339,6 +339,39 @@ static void tessel_swap(tessel_device_buffer& a, tessel_device_buffer& b) {
   std::swap(a.handle, b.handle);
 }
 
+// A launch the device refused (`err`): where the kernel needs more local memory or a larger
+// work-group than this device has, a device limit (102: the schedule was validated against the
+// machine description, not this device), else the API error.
+[[maybe_unused]]
+static void tessel_launch_failed(tessel_runtime& rt, cl_kernel k, const char* name, cl_int err,
+                                 size_t threads) {
+  if (err == CL_OUT_OF_RESOURCES || err == CL_INVALID_WORK_GROUP_SIZE ||
+      err == CL_OUT_OF_HOST_MEMORY) {
+    cl_ulong needs = 0, has = 0;
+    size_t most = 0;
+    const bool known =
+        clGetKernelWorkGroupInfo(k, rt.device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof needs, &needs,
+                                 nullptr) == CL_SUCCESS &&
+        clGetDeviceInfo(rt.device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof has, &has, nullptr) ==
+            CL_SUCCESS &&
+        clGetKernelWorkGroupInfo(k, rt.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof most, &most,
+                                 nullptr) == CL_SUCCESS;
+    const std::string hint =
+        ": the schedule was checked against the machine description (--machine), not this "
+        "device; give a smaller --block or --time-tile, or --machine with a description of it";
+    if (known && needs > has)
+      throw tessel_error{102, std::string("kernel ") + name + " needs " + std::to_string(needs) +
+                                  " bytes of local memory and the device " + rt.name + " has " +
+                                  std::to_string(has) + " (CL_DEVICE_LOCAL_MEM_SIZE)" + hint};
+    if (known && threads > most)
+      throw tessel_error{102, std::string("kernel ") + name + " runs " + std::to_string(threads) +
+                                  " work-items per work-group and the device " + rt.name +
+                                  " takes at most " + std::to_string(most) +
+                                  " for it (CL_KERNEL_WORK_GROUP_SIZE)" + hint};
+  }
+  tessel_check(err, "clEnqueueNDRangeKernel", name);
+}
+
 // Launches kernel `id` over gx*gy*gz blocks of bx*by*bz threads; the arguments are passed as
 // they are (each has its kernel parameter's type), then the error status.
 template <class... A>
@@ -355,9 +388,9 @@ static void tessel_launch(tessel_runtime& rt, int id, int dims, int64_t gx, int6
     size_t local[3] = {size_t(bx), size_t(by), size_t(bz)};
     size_t global[3] = {size_t(gx * bx), size_t(gy * by), size_t(gz * bz)};
     cl_event e = nullptr;
-    tessel_check(clEnqueueNDRangeKernel(rt.queue, k, static_cast<cl_uint>(dims), nullptr, global,
-                                        local, 0, nullptr, &e),
-                 "clEnqueueNDRangeKernel", name);
+    const cl_int err = clEnqueueNDRangeKernel(rt.queue, k, static_cast<cl_uint>(dims), nullptr,
+                                              global, local, 0, nullptr, &e);
+    if (err != CL_SUCCESS) tessel_launch_failed(rt, k, name, err, size_t(bx * by * bz));
     rt.timed(e);
   });
 }

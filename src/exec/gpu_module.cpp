@@ -232,7 +232,7 @@ double GpuModule::run(ProgramState& state) const {
   msg.resize(msg.find('\0'));
   arrays.storeBack();
   if (status == 0) return seconds;
-  if (status == kGpuNoDevice) throw EnvironmentError(msg);
+  if (status == kGpuNoDevice || status == kGpuDeviceLimit) throw EnvironmentError(msg);
   if (status == kGpuApiError) throw std::runtime_error(fmt::format("{}: {}", apiName(api()), msg));
   std::string what = lir::statusMessage(status);
   if (what.empty())

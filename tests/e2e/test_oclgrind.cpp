@@ -136,6 +136,26 @@ TEST(Oclgrind, ReportsADeliberatelyRacyKernel) {
   EXPECT_TRUE(oclgrindReports(plain.output).empty()) << plain.output;
 }
 
+// A device with less local memory than the machine description (Oclgrind's 32 KiB by default,
+// the H100's 227 KiB): the launch is refused with a user-level error that names the kernel and
+// both figures (exit 1), not an internal error (found by scripts/random_programs.py, seed 36).
+TEST(Oclgrind, AKernelBeyondTheDevicesLocalMemoryIsAClearError) {
+  TESSEL_REQUIRE_OCLGRIND();
+  // j3d7pt at T = 4 with a 32x32 block: 92,736 bytes of local memory (issue 11).
+  const std::string cmd = "oclgrind " + tesselBinary() + " run " +
+                          benchmarkPath("j3d7pt").string() +
+                          " --backend opencl --schedule stream --time-tile 4 --block 32,32"
+                          " --param L=6 --param M=40 --param N=40";
+  auto r = runCommand(cmd);
+  EXPECT_EQ(r.exitCode, 1) << cmd << "\n" << r.output;
+  EXPECT_NE(r.output.find("tessel: error: kernel fused0_p0_"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("bytes of local memory and the device Oclgrind: Oclgrind Simulator has "
+                          "32768 (CL_DEVICE_LOCAL_MEM_SIZE)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+}
+
 // The program of issue 9: the stream family wrote past a local array (see the file's header).
 TEST(Oclgrind, StreamRingOwnPointStaysInsideThePlane) {
   TESSEL_REQUIRE_OCLGRIND();
