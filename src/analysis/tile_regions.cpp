@@ -400,11 +400,22 @@ std::vector<int64_t> accumulatedHalo(const Program& prog, const FusedSequence& s
   spec.streamDim = streamDim;
   TileAnalysis a = analyzeTile(prog, seq, spec);
   std::vector<int64_t> halo(static_cast<size_t>(prog.dims()), 0);
+  // Tiled, a block's threads loop over each stage's region on its own: the widest region
+  // decides. Streamed, a thread keeps one point of the plane through every stage (its registers
+  // carry the values from stage to stage): the block spans the union of the regions, which is
+  // wider where the reads lean to one side (t0[k-2]: stage regions k -2..-2 and 0..0, span 2).
+  std::vector<int64_t> lo(halo.size(), INT64_MAX), hi(halo.size(), INT64_MIN);
   for (auto& s : a.stages)
     if (!s.region.empty)
-      for (size_t d = 0; d < halo.size(); ++d)
-        if (static_cast<int>(d) != streamDim)
-          halo[d] = std::max(halo[d], s.region.hi[d] - s.region.lo[d]);
+      for (size_t d = 0; d < halo.size(); ++d) {
+        if (static_cast<int>(d) == streamDim) continue;
+        halo[d] = std::max(halo[d], s.region.hi[d] - s.region.lo[d]);
+        lo[d] = std::min(lo[d], s.region.lo[d]);
+        hi[d] = std::max(hi[d], s.region.hi[d]);
+      }
+  if (streamDim >= 0)
+    for (size_t d = 0; d < halo.size(); ++d)
+      if (static_cast<int>(d) != streamDim && lo[d] <= hi[d]) halo[d] = hi[d] - lo[d];
   return halo;
 }
 

@@ -59,6 +59,15 @@ const FusedVariant* FusionGroup::variant(int phase) const {
 
 namespace {
 
+/// A grid's block as `tessel info` prints a kernel's ("32x4x1": x first).
+std::string blockText(const GridShape& g) { return fmt::format("{}", fmt::join(g.block, "x")); }
+
+/// ", unroll 2x1x1" where a thread computes more than one point; "" otherwise.
+std::string unrollText(const GridShape& g) {
+  if (g.unroll == std::array<int, 3>{1, 1, 1}) return "";
+  return fmt::format(", unroll {}", fmt::join(g.unroll, "x"));
+}
+
 class Planner {
  public:
   Planner(const Program& p, const std::vector<GridShape>& g) : prog_(p), grids_(g) {}
@@ -261,6 +270,27 @@ class Planner {
     g.body = std::move(body);
     g.stencil = prog_.calls.at(static_cast<size_t>(g.body[0])).stencil;
     const GridShape& grid = grids_.at(static_cast<size_t>(g.stencil));
+    // One kernel runs with one block: the first call's stencil's. Say so where another
+    // stencil of the group asks for another one in its `#pragma` (defaults that differ, fitted
+    // per stencil, are no request).
+    std::set<int> told;
+    for (int c : g.body) {
+      const int st = prog_.calls.at(static_cast<size_t>(c)).stencil;
+      const GridShape& other = grids_.at(static_cast<size_t>(st));
+      const auto& clauses = prog_.stencils[static_cast<size_t>(st)].hints.clauses;
+      const bool asked = std::any_of(clauses.begin(), clauses.end(), [](const Hints::Clause& h) {
+        return h.name == "block" || h.name == "unroll";
+      });
+      if (st == g.stencil || !asked || !told.insert(st).second ||
+          (other.block == grid.block && other.unroll == grid.unroll))
+        continue;
+      remark(g.remarks,
+             fmt::format("stencil '{}' asks for block {}{}; the fused kernel runs with block "
+                         "{}{}, the first call's (stencil '{}'): one kernel, one block",
+                         prog_.stencils[static_cast<size_t>(st)].name, blockText(other),
+                         unrollText(other), blockText(grid), unrollText(grid),
+                         prog_.stencils[static_cast<size_t>(g.stencil)].name));
+    }
     const std::vector<int64_t> coverage = grid.coverage(prog_.dims());
     g.timeTile = std::max(1, grid.timeTile);
     g.streamDim = grid.fusedStreamDim();

@@ -104,6 +104,39 @@ TEST(CliSchedule, AFamilyOnTheCommandLineLeavesOutThePragmasClausesItDoesNotAppl
       << contradicts.output;
 }
 
+TEST(CliSchedule, AFusedKernelSaysWhoseBlockItRunsWith) {
+  // Two stencils whose `#pragma`s ask for different blocks, fused into one kernel: it runs with
+  // the first call's block, and a note says so (nothing silently ignored).
+  const auto dir = freshTempDir("cli-schedule", "fused-blocks");
+  const std::string file = (dir / "two.sten").string();
+  std::ofstream(file) << "parameter M=40, N=50;\n"
+                         "iterator j, i;\n"
+                         "double a[M, N], b[M, N];\n"
+                         "copyin a;\n"
+                         "#pragma block (32, 4)\n"
+                         "stencil s (B, A) {\n"
+                         "  B[j][i] = 0.25 * (A[j-1][i] + A[j+1][i] + A[j][i-1] + A[j][i+1]);\n"
+                         "}\n"
+                         "#pragma block (16, 16)\n"
+                         "stencil t (B, A) {\n"
+                         "  B[j][i] = 0.5 * (A[j][i-1] + A[j][i+1]);\n"
+                         "}\n"
+                         "s (b, a);\n"
+                         "t (a, b);\n";
+  const std::string note =
+      "note: stencil 's': overlapped: calls 0, 1: stencil 't' asks for block 16x16x1; the fused "
+      "kernel runs with block 32x4x1, the first call's (stencil 's'): one kernel, one block";
+  auto r = runCommand(tesselBinary() + " info --no-ptxas " + file +
+                      " --schedule overlapped --time-tile 2");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, note)) << r.output;
+  // One block for every stencil from the command line: nothing to say.
+  auto same = runCommand(tesselBinary() + " info --no-ptxas " + file +
+                         " --schedule overlapped --time-tile 2 --block 64,2");
+  EXPECT_EQ(same.exitCode, 0) << same.output;
+  EXPECT_FALSE(contains(same.output, "asks for block")) << same.output;
+}
+
 TEST(CliSchedule, ImpossibleSchedulesAreUserErrors) {
   struct Case {
     std::string args, message;

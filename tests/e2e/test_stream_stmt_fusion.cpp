@@ -154,6 +154,42 @@ TEST(StreamStmtFusion, FixedPlanesOfAnArrayWithARingComeFromMemory) {
   }
 }
 
+TEST(StreamStmtFusion, ReadsLeaningToOneSideFitTheBlock) {
+  TESSEL_REQUIRE_OPENCL();
+  // A streamed thread keeps its point of the plane through every stage, so the block must span
+  // the union of the stages' regions: t0[k-2] makes them k -2..-2 and 0..0 for a one-point
+  // tile, a halo of 2 that the widest region alone (0) missed; the last two rows of each tile
+  // were never computed (scripts/random_programs.py, seed 37, program 2, on the C++ target).
+  const auto dir = freshTempDir("stream-fusion", "one-sided");
+  const std::string file = (dir / "lean.sten").string();
+  std::ofstream(file) << "parameter L=11, M=6, N=9;\n"
+                         "iterator k, j, i;\n"
+                         "double p[0:L, M, N], in0[0:L, 0:M, N+2];\n"
+                         "copyin p, in0;\n"
+                         "#pragma stream j\n"
+                         "stencil step (A, B) {\n"
+                         "  double t0[0:L, 0:M, 1:N+1];\n"
+                         "  t0[k][j, i] = -0.05*B[k, j, i-1];\n"
+                         "  A[k][j][i] = 0.125*t0[k-2][j][i] + B[k][j-1][i+1];\n"
+                         "}\n"
+                         "iterate 1:3 { step (in0, p); step (p, in0); }\n";
+  for (const char* flags :
+       {"--schedule stream --fuse-statements", "--schedule stream --time-tile 2 --fuse-statements",
+        "--schedule stream --time-tile 2"})
+    for (const char* backend : {"opencl", "cpp"}) {
+      const std::string cmd =
+          tesselBinary() + " run " + file + " --backend " + backend + " --verify " + flags;
+      auto r = runCommand(cmd);
+      EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+      EXPECT_TRUE(has(r.output, "verification PASSED")) << cmd << "\n" << r.output;
+    }
+  // The tile along k is the block's 8 threads less the span of 2.
+  auto info = runCommand(tesselBinary() + " info --no-ptxas " + file +
+                         " --schedule stream --fuse-statements");
+  EXPECT_TRUE(has(info.output, "Tile 6x32 (k,j,i), 1 step, 2 stages, streamed along j"))
+      << info.output;
+}
+
 TEST(StreamStmtFusion, FusionGroupsAreEachOneStreamedKernel) {
   TESSEL_REQUIRE_OPENCL();
   const std::string hdiff = benchmarkPath("cosmo-hdiff").string();
