@@ -5,6 +5,7 @@
 
 #include "support/command.h"
 #include "support/files.h"
+#include "support/verify.h"
 
 using namespace tessel::testing;
 
@@ -87,13 +88,8 @@ TEST(CliSchedule, AFamilyOnTheCommandLineLeavesOutThePragmasClausesItDoesNotAppl
   EXPECT_FALSE(contains(stream.output, "stencil 's': prefetch")) << stream.output;
   EXPECT_TRUE(contains(stream.output, "stencil 't': perspective input")) << stream.output;
   // The runs verify on the C++ target (the GPU kernels on the CPU) under each family.
-  for (const char* family : {"shared", "global", "stream"}) {
-    const std::string cmd =
-        tesselBinary() + " run " + file + " --backend cpp --verify --schedule " + family;
-    auto r = runCommand(cmd);
-    EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
-    EXPECT_TRUE(contains(r.output, "verification PASSED")) << cmd << "\n" << r.output;
-  }
+  for (const char* family : {"shared", "global", "stream"})
+    expectRunVerifies(file, "cpp", std::string("--schedule ") + family);
   // The command line's own clause is refused, and so is a file that contradicts itself.
   auto own = runCommand(tesselBinary() + " check " + file + " --schedule shared --prefetch");
   EXPECT_EQ(own.exitCode, 1) << own.output;

@@ -10,6 +10,7 @@
 
 #include "support/command.h"
 #include "support/files.h"
+#include "support/verify.h"
 #include "unit/gpu_test_util.h"
 
 using namespace tessel::testing;
@@ -83,11 +84,5 @@ TEST(DeadLocals, EveryFamilyVerifiesOnPoclAndTheCppTarget) {
   TESSEL_REQUIRE_OPENCL();
   const std::string file = writeProgram();
   for (const char* flags : kFamilies)
-    for (const char* backend : {"opencl", "cpp"}) {
-      const std::string cmd =
-          tesselBinary() + " run " + file + " --verify --backend " + backend + " " + flags;
-      auto r = runCommand(cmd);
-      EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
-      EXPECT_TRUE(contains(r.output, "verification PASSED")) << cmd << "\n" << r.output;
-    }
+    for (const char* backend : {"opencl", "cpp"}) expectRunVerifies(file, backend, flags);
 }

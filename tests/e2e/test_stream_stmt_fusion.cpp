@@ -13,6 +13,7 @@
 
 #include "support/command.h"
 #include "support/files.h"
+#include "support/verify.h"
 #include "unit/gpu_test_util.h"
 
 using namespace tessel::testing;
@@ -145,11 +146,7 @@ TEST(StreamStmtFusion, FixedPlanesOfAnArrayWithARingComeFromMemory) {
     ASSERT_EQ(j["kernels"].size(), 1u) << info << "\n" << k.output;
     EXPECT_EQ(j["kernels"][0]["family"], "stream + time_tile") << info;
     for (const char* backend : {"opencl", "cpp"}) {
-      const std::string cmd =
-          tesselBinary() + " run " + file + " --backend " + backend + " --verify " + flags;
-      auto r = runCommand(cmd);
-      EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
-      EXPECT_TRUE(has(r.output, "verification PASSED")) << cmd << "\n" << r.output;
+      expectRunVerifies(file, backend, flags);
     }
   }
 }
@@ -177,11 +174,7 @@ TEST(StreamStmtFusion, ReadsLeaningToOneSideFitTheBlock) {
        {"--schedule stream --fuse-statements", "--schedule stream --time-tile 2 --fuse-statements",
         "--schedule stream --time-tile 2"})
     for (const char* backend : {"opencl", "cpp"}) {
-      const std::string cmd =
-          tesselBinary() + " run " + file + " --backend " + backend + " --verify " + flags;
-      auto r = runCommand(cmd);
-      EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
-      EXPECT_TRUE(has(r.output, "verification PASSED")) << cmd << "\n" << r.output;
+      expectRunVerifies(file, backend, flags);
     }
   // The tile along k is the block's 8 threads less the span of 2.
   auto info = runCommand(tesselBinary() + " info --no-ptxas " + file +
