@@ -456,12 +456,15 @@ int main(int argc, char** argv) {
   } timingAtExit{passLog};
 
   DiagnosticEngine diags;
+  // Declared before the try: the diagnostics' locations point into its source file, and the
+  // handlers below print them.
+  LoadedProgram lp;
   if (machines->parsed()) {
     std::cout << (machinesJsonFlag ? machinesJson(diags).dump(2) + "\n" : machinesText(diags));
     return finish(diags, kExitOk);
   }
   try {
-    LoadedProgram lp = loadProgram(file, diags);
+    lp = loadProgram(file, diags);
     if (!lp.program) return finish(diags, kExitUserError);
     auto i64 = [](const std::string& s, size_t& used) {
       return static_cast<int64_t>(std::stoll(s, &used));

@@ -25,6 +25,9 @@ struct Worst {
 };
 
 void addKernel(Worst& w, int64_t threads, int64_t shared, const MachineDesc& m) {
+  // A block left without a thread or a tile (a halo wider than the block under the input
+  // perspective): the validation that follows refuses the schedule and says why.
+  if (threads < 1 || shared < 0) return;
   OccupancyQuery q;
   q.threads = threads;
   q.staticShared = shared;

@@ -289,9 +289,10 @@ struct Checker {
               "leave unroll out along that iterator, or use --perspective output");
       else if (g.tile(gd) < 1)
         error(s.perspective->origin,
-              fmt::format("{}: a block of {} threads along '{}' leaves no output point inside "
-                          "the stencil's halo of {} + {}",
-                          what, g.block[gd], it, halo[0][gd], halo[1][gd]),
+              fmt::format("{}: a block of {} thread{} along '{}' leaves no output point "
+                          "inside the stencil's halo of {} + {}",
+                          what, g.block[gd], g.block[gd] == 1 ? "" : "s", it, halo[0][gd],
+                          halo[1][gd]),
               fmt::format("give a block above {} along '{}' (--block)", halo[0][gd] + halo[1][gd],
                           it));
     }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/command.h"
+#include "support/files.h"
 #include "unit/gpu_test_util.h"
 
 using namespace tessel;
@@ -100,4 +101,43 @@ TEST(Perspective, RefusedWhereItCannotApply) {
   EXPECT_EQ(bad.exitCode, 1) << bad.output;
   EXPECT_NE(bad.output.find("'sideways' is not output, input or mixed"), std::string::npos)
       << bad.output;
+}
+
+// Found by scripts/random_programs.py (seed 41): with `#pragma occupancy`, the occupancy
+// demotion counted the kernels of a block whose tile the input perspective leaves empty (negative
+// shared bytes) before the validation refused it: an internal error, whose diagnostics were then
+// printed after the program's source had been freed (a crash). Now the refusal, exit status 1.
+TEST(Perspective, ABlockNarrowerThanTheHaloIsRefusedAlsoUnderAnOccupancyTarget) {
+  const std::filesystem::path dir = freshTempDir("perspective", "occupancy");
+  const std::filesystem::path file = dir / "narrow.sten";
+  // A warning (the unread 'r') makes the old crash show: its location was printed last.
+  std::ofstream(file) << "parameter L=3, M=4, N=4;\n"
+                      << "iterator k, j, i;\n"
+                      << "double w[L,M,N];\n"
+                      << "copyin w;\n"
+                      << "#pragma occupancy 1\n"
+                      << "stencil kern (w) {\n"
+                      << "  double t0[2..L+2][1:M+1][N];\n"
+                      << "  double r;\n"
+                      << "  r = w[k][j][i];\n"
+                      << "  [1:L-1, 0..M+1, -1:N] : t0[k][j+1][i] = w[k+1][j][i] + w[k-1][j][i-1] "
+                         "+ w[k+1][j][i+1];\n"
+                      << "  w[k][j][i] = t0[k][j-1][i+1] + w[k][j][i] - t0[k-1][j+3][i];\n"
+                      << "  [3..L+1, 1:M-2, 1:N-1] : w[k][j][i] += t0[k-1][j-2][i-1] + "
+                         "t0[k+1][j-1][i-2] + t0[k][j-2][i] + t0[k+1][j][i+1];\n"
+                      << "}\n"
+                      << "kern (w);\n"
+                      << "copyout w;\n";
+  auto r = runCommand(tesselBinary() + " check " + file.string() +
+                      " --schedule shared --perspective input --block 8,4,4");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_TRUE(
+      tessel::testing::contains(r.output,
+                                "--perspective input: a block of 4 threads along 'j' leaves no "
+                                "output point inside the stencil's halo of 2 + 3"))
+      << r.output;
+  EXPECT_TRUE(
+      tessel::testing::contains(r.output, "warning: local scalar 'r' is assigned but never read"))
+      << r.output;
+  EXPECT_FALSE(tessel::testing::contains(r.output, "internal error")) << r.output;
 }
