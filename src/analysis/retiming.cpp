@@ -166,6 +166,17 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
     return r;
   }
   const int64_t lhsPlane = planeOf(*stmt.lhs, streamDim).value_or(0);
+  auto add = [](ExprPtr sum, const ExprPtr& x, bool negative) {
+    if (!sum) return negative ? unary(Op::Neg, x, x->loc) : x;
+    return binary(negative ? Op::Sub : Op::Add, sum, x, x->loc);
+  };
+  auto readsOwnArray = [&](const ExprPtr& e) {
+    bool own = false;
+    visitExpr(e, [&](const ExprPtr& x) {
+      own = own || (x->kind == ExprKind::ArrayRef && x->array == stmt.lhs->array);
+    });
+    return own;
+  };
   std::vector<Term> terms;
   split(stmt.rhs, false, streamDim, terms);
   std::map<int64_t, std::vector<Term>> byPlane;
@@ -186,6 +197,13 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
       r.where = reads.iter->loc;
       return r;
     }
+    if (readsOwnArray(whole)) {
+      // Read at the output's own point (language.md 5.8): evaluated there, from memory.
+      const ExprPtr scaled = t.scaled(shifted(t.core, streamDim, -lhsPlane));
+      r.atOutput = add(r.atOutput, scaled, t.negative);
+      ++r.atOutputTerms;
+      continue;
+    }
     if (reads.planes.size() > 1) {
       auto first = reads.planes.begin(), second = std::next(first);
       r.whyNot = fmt::format(
@@ -198,6 +216,14 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
     }
     const int64_t plane = reads.planes.empty() ? lhsPlane : reads.planes.begin()->first;
     byPlane[plane - lhsPlane].push_back(t);
+  }
+  if (byPlane.empty()) {
+    // Every term reads the array the statement writes: one empty part keeps the sweep's shape
+    // (an accumulator that starts from zero).
+    RetimedPart none;
+    none.sum = isFloating(stmt.rhs->type) ? floatLit(0.0, stmt.rhs->type, stmt.rhs->loc)
+                                          : intLit(0, stmt.rhs->loc);
+    r.parts.push_back(none);
   }
   std::set<std::string> before, after;
   streamedAccesses(stmt.rhs, streamDim, before, names);
@@ -213,10 +239,6 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
       if (!byKey.count(key)) order.push_back(key);
       byKey[key].push_back(&t);
     }
-    auto add = [](ExprPtr sum, const ExprPtr& x, bool negative) {
-      if (!sum) return negative ? unary(Op::Neg, x, x->loc) : x;
-      return binary(negative ? Op::Sub : Op::Add, sum, x, x->loc);
-    };
     for (const std::string& key : order) {
       const std::vector<const Term*>& group = byKey[key];
       ExprPtr x;
@@ -227,6 +249,7 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
     streamedAccesses(part.sum, streamDim, after, names);
     r.parts.push_back(part);
   }
+  if (r.atOutput) streamedAccesses(r.atOutput, streamDim, after, names);
   r.ok = true;
   r.accumulators = r.parts.back().offset - r.parts.front().offset + 1;
   r.readsBefore = static_cast<int>(before.size());
@@ -240,11 +263,19 @@ ExprPtr planeSum(const Retiming& r, int64_t lhsPlane) {
     ExprPtr x = shifted(p.sum, r.streamDim, p.offset + lhsPlane);
     sum = sum ? binary(Op::Add, sum, x, x->loc) : x;
   }
+  if (r.atOutput) {
+    ExprPtr x = shifted(r.atOutput, r.streamDim, lhsPlane);
+    sum = binary(Op::Add, sum, x, x->loc);
+  }
   return sum;
 }
 
 ExprPtr retimedAt(const RetimedPart& p, int streamDim, int64_t plane) {
   return shifted(p.sum, streamDim, plane);
+}
+
+ExprPtr atOutputAt(const Retiming& r, int64_t plane) {
+  return shifted(r.atOutput, r.streamDim, plane);
 }
 
 ExprPtr planeReads(const Retiming& r) {
@@ -270,6 +301,11 @@ std::string describeRetiming(const Program& prog, const Retiming& r) {
             : fmt::format("{} plane{} {}", std::abs(p.offset), std::abs(p.offset) == 1 ? "" : "s",
                           p.offset < 0 ? "ahead" : "behind"),
         toString(p.sum, names));
+  if (r.atOutput)
+    out += fmt::format(
+        "\n  at the output ({} term{} reading the array it writes, from memory when the output "
+        "is complete): {}",
+        r.atOutputTerms, r.atOutputTerms == 1 ? "" : "s", toString(r.atOutput, names));
   return out;
 }
 

@@ -18,6 +18,13 @@
 // once (STENCILGEN's Algorithm 2). Terms that read no plane at all go to offset 0. Reassociating
 // the sum changes the rounding: results differ from the reference in the last bits.
 //
+// A term that reads the array the statement writes (at the output's own point: language.md 5.8,
+// `a[k][j][i] = a[k][j][i] + ...`) is not accumulated: it is evaluated when the output is
+// complete, from memory, just before the store, like a compound assignment's read of its own
+// point (`a[k][j][i] += ...`). The plane streamed in never brings that array, so a kernel never
+// loads a plane another block of the sweep writes (the planes before and after a chunk, which a
+// chunk's sweep reads for its first and last outputs, are the neighbouring chunks' outputs).
+//
 // Where a term reads two planes (`c[k+1][j][i] * a[k-1][j][i]`), or reads a per-point local
 // scalar (computed by another statement, on its own planes), the statement cannot be retimed and
 // the result names the access and why.
@@ -44,7 +51,12 @@ struct Retiming {
   std::string whyNot;  // when !ok: the access and why, as a sentence
   SourceLoc where;     // when !ok: the access that prevents it
   int streamDim = -1;
-  std::vector<RetimedPart> parts;  // by increasing offset
+  std::vector<RetimedPart> parts;  // by increasing offset; at least one
+  /// The terms that read the array the statement writes, added in their source order, relative
+  /// to the output's plane (the statement's own subscripts with the output on plane k + 0):
+  /// evaluated from memory when the output is complete. Null when there are none.
+  ExprPtr atOutput;
+  int atOutputTerms = 0;
   /// Accumulators a thread keeps: the span of the parts' offsets (2r + 1 for an order-r star).
   int64_t accumulators = 0;
   /// Distinct reads of the streamed arrays per output point: before, one per (array, offset in
@@ -56,7 +68,8 @@ struct Retiming {
 /// Decomposes and retimes statement `stmt` of `call` along iterator dimension `streamDim`.
 Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int streamDim);
 
-/// The parts added back, each on its plane: the statement's right-hand side reassociated, what
+/// The parts added back, each on its plane, then the terms evaluated at the output (atOutput):
+/// the statement's right-hand side reassociated, what
 /// a retimed kernel computes for one output point (r.ok; `lhsPlane`: the plane the statement
 /// writes, relative to its iterator, 0 for `out[k]...`).
 ExprPtr planeSum(const Retiming& r, int64_t lhsPlane = 0);
@@ -64,6 +77,9 @@ ExprPtr planeSum(const Retiming& r, int64_t lhsPlane = 0);
 /// Part `p` reading plane k + `plane` instead of k (a kernel whose iterator k is the output's
 /// plane, not the plane streamed in).
 ExprPtr retimedAt(const RetimedPart& p, int streamDim, int64_t plane);
+
+/// The terms evaluated at the output (r.atOutput, non-null) for the output on plane k + `plane`.
+ExprPtr atOutputAt(const Retiming& r, int64_t plane);
 
 /// The parts added together as they read the plane streamed in (every access of the streamed
 /// dimension at offset 0): what a retimed kernel reads of each plane (its staging).

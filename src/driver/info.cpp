@@ -145,6 +145,7 @@ json infoJson(const Program& prog, const std::optional<ParamValues>& params) {
           rj["accumulators"] = rt.accumulators;
           rj["distinct_plane_reads_before"] = rt.readsBefore;
           rj["distinct_plane_reads_after"] = rt.readsAfter;
+          if (rt.atOutput) rj["terms_at_the_output"] = rt.atOutputTerms;
         } else {
           rj["why_not"] = rt.whyNot;
         }
@@ -292,11 +293,16 @@ std::string infoText(const json& j) {
         if (r["retimable"].get<bool>())
           out += fmt::format(
               "       retimable along {}: {} part{}, {} accumulator{}, distinct plane reads per "
-              "point {} -> {} (applied by --schedule stream --retime)\n",
+              "point {} -> {}{} (applied by --schedule stream --retime)\n",
               along, r["parts"].get<int>(), r["parts"].get<int>() == 1 ? "" : "s",
               r["accumulators"].get<int>(), r["accumulators"].get<int>() == 1 ? "" : "s",
               r["distinct_plane_reads_before"].get<int>(),
-              r["distinct_plane_reads_after"].get<int>());
+              r["distinct_plane_reads_after"].get<int>(),
+              r.contains("terms_at_the_output")
+                  ? fmt::format(", {} term{} reading the array it writes at the output",
+                                r["terms_at_the_output"].get<int>(),
+                                r["terms_at_the_output"].get<int>() == 1 ? "" : "s")
+                  : std::string());
         else
           out += fmt::format("       not retimable along {}: {}\n", along,
                              r["why_not"].get<std::string>());

@@ -56,18 +56,26 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
   const int sd = c_.grid.stream;
   Retiming rt = retime(c_.prog, c_.call, st, sd);
   if (!rt.ok) internal("a retimed schedule for a statement that cannot be retimed: " + rt.whyNot);
-  const int64_t lo = rt.parts.front().offset, hi = rt.parts.back().offset;
+  // The parts' offsets are relative to the output's plane, which is the iterator's plus the
+  // left-hand side's offset (`psi[j-1][i] = ...`: -1); lo and hi: relative to the iterator, the
+  // planes the sweep reads around the block's outputs' iterator values.
+  int64_t lhsPlane = 0;
+  for (const Subscript& s : st.lhs->subs)
+    if (!s.fixed() && s.iter == sd) lhsPlane = s.offset;
+  const int64_t lo = rt.parts.front().offset + lhsPlane, hi = rt.parts.back().offset + lhsPlane;
   const int copies = c_.grid.copies();
   accumulators = static_cast<int>(rt.accumulators) * copies;
   const std::string& k = c_.g.iters.at(static_cast<size_t>(sd));
-  // accs[u][m]: the output on plane k - hi + m (k: the plane streamed in) of the thread's point u.
+  // accs[u][m]: the output of the iterator's plane k - hi + m (k: the plane streamed in) of the
+  // thread's point u.
   std::vector<std::vector<std::string>> accs(static_cast<size_t>(copies));
   for (int u = 0; u < copies; ++u)
     for (int64_t m = 0; m < rt.accumulators; ++m)
       accs[static_cast<size_t>(u)].push_back(
           scope.take(copies == 1 ? fmt::format("acc_{}", m) : fmt::format("acc_{}_u{}", m, u)));
   const ScalarType at = planeReads(rt)->type;
-  // The output completed on plane k - hi, stored where it belongs to the block's planes.
+  // The output of the iterator's plane k - hi is complete: stored where it belongs to the
+  // block's planes.
   tessel::Stmt out = st;
   {
     auto lhs = std::make_shared<Expr>(*st.lhs);
@@ -89,18 +97,26 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
     staged_ = staged;
     std::vector<StmtPtr> c = {comment(fmt::format(
         "Plane {} adds its parts to the outputs on planes {}..{}; the one on {} is complete.", k,
-        planeText(k, -hi), planeText(k, -lo), planeText(k, -hi)))};
+        planeText(k, lhsPlane - hi), planeText(k, lhsPlane - lo), planeText(k, lhsPlane - hi)))};
     for (const RetimedPart& p : rt.parts) {
-      const std::string& acc = acc_.at(static_cast<size_t>(hi - p.offset));
+      const int64_t plane = p.offset + lhsPlane;  // relative to the iterator
+      const std::string& acc = acc_.at(static_cast<size_t>(hi - plane));
       ExprPtr v = x_.lower(p.sum);
       status = status || usesStatusHelper(v);
       StmtPtr add = assign(acc, binary(Op::Add, var(acc, at), v));
       // From global memory, a part reads the plane only for outputs of the region (whose reads
       // are in bounds); a staged plane is in shared memory either way.
-      c.push_back(staged ? add : ifThen(within(-p.offset), {add}));
+      c.push_back(staged ? add : ifThen(within(-plane), {add}));
     }
     tessel::Stmt done = out;
     done.rhs = var(acc_.front(), at);
+    // The terms that read the array the statement writes, at the completed output's point,
+    // from memory (never staged: another block's sweep writes the planes around its chunk).
+    staged_ = nullptr;
+    if (rt.atOutput) {
+      ExprPtr own = atOutputAt(rt, lhsPlane - hi);  // the output's plane
+      done.rhs = binary(Op::Add, done.rhs, own, own->loc);
+    }
     Assignment a = x_.assignment(done);
     status = status || usesStatusHelper(a.value) || usesStatusHelper(a.index);
     use_.arrays[st.lhs->array] = true;
@@ -114,8 +130,8 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
   std::vector<StmtPtr> kb = {comment(fmt::format(
       "Retimed (paper 000 III-B2, paper 004 Algorithm 2): {} accumulators per {}, the outputs "
       "on planes {}..{} of the plane streamed in.",
-      rt.accumulators, copies == 1 ? "thread" : "point of a thread", planeText(k, -hi),
-      planeText(k, -lo)))};
+      rt.accumulators, copies == 1 ? "thread" : "point of a thread", planeText(k, lhsPlane - hi),
+      planeText(k, lhsPlane - lo)))};
   for (const std::vector<std::string>& point : accs)
     for (const std::string& acc : point)
       kb.push_back(localDecl(valueType(at), acc, zeroOf(at), false));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analysis/accesses.h"
@@ -36,7 +37,14 @@ double retimedFlops(const Stmt& st, const Retiming& r) {
   if (!r.ok) return stmtFlops(st);
   Stmt parts = st;
   parts.rhs = planeReads(r);
-  return stmtFlops(parts) + static_cast<double>(r.parts.size());
+  double flops = stmtFlops(parts) + static_cast<double>(r.parts.size());
+  if (r.atOutput) {  // the terms evaluated at the output, and their addition to it
+    Stmt own = st;
+    own.op = AssignOp::Set;
+    own.rhs = r.atOutput;
+    flops += stmtFlops(own) + 1;
+  }
+  return flops;
 }
 
 }  // namespace
@@ -74,11 +82,24 @@ Traffic statementTraffic(const Program& prog, const GpuKernelInfo& k, const Stmt
   const bool streamed = k.streamIter >= 0;
   const double planes = streamed && k.chunk > 0 ? k.chunk : 0;
   Traffic t;
-  t.flops = t.usefulFlops =
-      k.retimed ? retimedFlops(st, retime(prog, call, st, k.streamIter)) : stmtFlops(st);
+  const std::optional<Retiming> rt =
+      k.retimed ? std::optional<Retiming>(retime(prog, call, st, k.streamIter)) : std::nullopt;
+  t.flops = t.usefulFlops = rt ? retimedFlops(st, *rt) : stmtFlops(st);
   t.fp64 = st.lhs->type == ScalarType::Double;
   std::set<ArrayId> inDram;                     // arrays whose compulsory read is counted
   double l1 = 0, l2 = 0, shared = 0, dram = 0;  // bytes per block (and plane)
+  if (rt && rt->ok && rt->atOutput) {
+    // The terms that read the array the statement writes, evaluated at the output from global
+    // memory: each distinct access once per point.
+    std::set<std::string> seen;
+    const std::vector<std::string> names = prog.iteratorNames();
+    visitExpr(rt->atOutput, [&](const ExprPtr& x) {
+      if (x->kind != ExprKind::ArrayRef || !seen.insert(toString(x, names)).second) return;
+      const double w = typeBytes(x->type);
+      l1 += n * w, l2 += n * w;
+      if (inDram.insert(x->array).second) dram += n * w;
+    });
+  }
   for (const StagePlan& p : staging.groups) {
     const double w = typeBytes(p.group.type);
     // A folded group (analysis/folding.h) loads its partner's elements with its own.

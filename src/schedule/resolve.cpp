@@ -149,6 +149,10 @@ class Planner {
               "internal: a retimed schedule for a statement that cannot be "
               "retimed: " +
               r.whyNot);
+        if (r.atOutput)
+          throw std::logic_error(
+              "internal: a fused streamed kernel retimes a statement that reads the array it "
+              "writes (the schedule's validation refuses it)");
         out.push_back({c, static_cast<int>(k), std::move(r)});
       }
     }

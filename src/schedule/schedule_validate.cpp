@@ -368,12 +368,17 @@ struct Checker {
         Retiming r = retime(prog, call, st, sd);
         std::string why = r.whyNot;
         SourceLoc at = r.where;
-        if (r.ok && !st.lhsIsScalar()) {
-          // A sweep that writes plane k after reading the planes beyond it would race with the
-          // blocks of the next chunk reading what it writes.
+        if (r.ok && r.atOutput && streamsTimeTiled(s, prog)) {
+          // A per-statement kernel evaluates the terms that read the array it writes at the
+          // output, from memory; a fused streamed kernel's stages accumulate from its rings
+          // only, and another stage or step may have changed that array by then.
           visitExpr(st.rhs, [&](const ExprPtr& x) {
             if (why.empty() && x->kind == ExprKind::ArrayRef && x->array == st.lhs->array) {
-              why = fmt::format("it reads '{}', the array it writes", x->name);
+              why = fmt::format(
+                  "it reads '{}', the array it writes, which only the per-statement kernels "
+                  "of stream and global-stream evaluate at the output; the fused streamed "
+                  "kernels (time_tile, fuse_statements) accumulate their stages from the rings",
+                  x->name);
               at = x->loc;
             }
           });

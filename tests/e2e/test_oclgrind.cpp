@@ -261,6 +261,17 @@ TEST(Oclgrind, FoldedKernelsHaveNoRaceOrOutOfBoundsAccess) {
   expectClean(data + "fold_partial.sten", "--schedule stream --time-tile 2 --fold" + tiny);
 }
 
+// Issue 12: a retimed statement that reads the array it writes (tests/e2e/test_retime.cpp): the
+// terms that read it are evaluated at the output from global memory, never staged, so no block
+// reads a plane a neighbouring chunk writes.
+TEST(Oclgrind, RetimedSelfReadingStatementHasNoRace) {
+  TESSEL_REQUIRE_OCLGRIND();
+  TESSEL_REQUIRE_OPENCL();
+  const std::string file = sourceDir() + "/tests/e2e/data/retime_self_read.sten";
+  expectClean(file, "--schedule stream --retime --chunk 3");
+  expectClean(file, "--schedule global-stream --retime --unroll i=2");
+}
+
 // Issue 12: a stream + time_tile kernel whose input ring the occupancy target moved to global
 // memory (tests/e2e/test_occupancy_demotion.cpp).
 TEST(Oclgrind, DemotedInputRingHasNoRaceOrOutOfBoundsAccess) {

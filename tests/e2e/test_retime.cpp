@@ -12,6 +12,7 @@
 #include "e2e/fused_kernel.h"
 #include "exec/cuda_resources.h"
 #include "support/command.h"
+#include "support/verify.h"
 #include "unit/gpu_test_util.h"
 
 using namespace tessel;
@@ -205,4 +206,40 @@ TEST(RetimeReport, TheRetimedKernelReassociatesInPlaneOrder) {
     // --retime's tolerance, 1e-10 relative to the result array's largest magnitude (here 1).
     EXPECT_EQ(compareArrays(got.arrays[1], ref.arrays[1], 1e-10, true).ok, !retime);
   }
+}
+
+// A statement that reads the array it writes (at its own point, `a[k][j][i] = 0.5*a[k][j][i] +
+// ...`): its other terms are retimed, those that read the written array evaluated at the output
+// from memory (never staged: a chunk's sweep reads the planes around it, which the neighbouring
+// chunks write). Verified on PoCL and the C++ target at awkward sizes, with small chunks, with
+// unrolling and prefetching; refused, with the access named, under the fused streamed kernels.
+// Found with scripts/random_programs.py (seed 43), which also found retimed outputs stored a
+// plane off where the left-hand side is not on the iterator's plane.
+TEST(Retime, SelfReadingStatementsAndOffsetLeftHandSidesVerify) {
+  TESSEL_REQUIRE_OPENCL();
+  const fs::path file = sourceDir() + "/tests/e2e/data/retime_self_read.sten";
+  for (const char* flags : {"--schedule stream --retime", "--schedule global-stream --retime",
+                            "--schedule stream --retime --chunk 3 --unroll i=2",
+                            "--schedule stream --retime --prefetch",
+                            "--schedule global-stream --retime --unroll j=2,cyclic"})
+    for (const char* backend : {"opencl", "cpp"}) expectRunVerifies(file.string(), backend, flags);
+  // Left-hand sides off the iterator's plane (`psi[j-1][i]`, `rho[j+1][i]`), one of them also
+  // reading the array it writes: stored on the output's plane.
+  const std::string offset = sourceDir() + "/tests/e2e/data/retime_lhs_offset.sten";
+  for (const char* flags : {"--schedule stream --retime", "--schedule global-stream --retime",
+                            "--schedule stream --retime --chunk 3 --unroll i=2"})
+    for (const char* backend : {"opencl", "cpp"}) expectRunVerifies(offset, backend, flags);
+  auto info = runCommand(tesselBinary() + " info " + file.string());
+  EXPECT_NE(info.output.find("retimable along k: 3 parts, 3 accumulators, distinct plane reads "
+                             "per point 5 -> 4, 2 terms reading the array it writes at the output"),
+            std::string::npos)
+      << info.output;
+  auto fused = runCommand(tesselBinary() + " check " + file.string() +
+                          " --schedule stream --time-tile 2 --retime");
+  EXPECT_EQ(fused.exitCode, 1) << fused.output;
+  EXPECT_NE(fused.output.find(
+                "retime_self_read.sten:10:20: error: --retime: statement 1 of stencil 'upd' "
+                "cannot be retimed along k: it reads 'a', the array it writes"),
+            std::string::npos)
+      << fused.output;
 }

@@ -183,5 +183,45 @@ TEST(Retiming, ATermOfTwoPlanesIsRefusedWithTheAccessNamed) {
   EXPECT_NE(describeRetiming(local.prog(), lr).find("not retimed: "), std::string::npos);
 }
 
+// A statement that reads the array it writes (at its own point, language.md 5.8): the terms that
+// read it are evaluated at the output, from memory, when the output is complete; the others are
+// retimed as usual. The parts and the terms at the output added back compute what it computes.
+TEST(Retiming, TermsReadingTheArrayWrittenAreEvaluatedAtTheOutput) {
+  const std::string rhs =
+      "0.5*a[k][j][i] + 0.25*(b[k-1][j][i] + b[k+1][j][i]) - 0.1*a[k][j][i]*c[k+1][j][i] "
+      "- b[k][j-1][i]";
+  const std::string text =
+      "parameter L=9, M=7, N=6;\niterator k, j, i;\ndouble a[L,M,N], b[L,M,N], c[L,M,N];\n"
+      "copyin a, b, c;\nstencil s (a, b, c) {\n  a[k][j][i] = " +
+      rhs + ";\n}\ns (a, b, c);\ncopyout a;\n";
+  test::Session s = test::load(text);
+  Retiming r = retime(s.prog(), s.prog().calls[0], s.prog().calls[0].stmts[0], 0);
+  ASSERT_TRUE(r.ok) << r.whyNot;
+  const auto names = s.prog().iteratorNames();
+  ASSERT_TRUE(r.atOutput);
+  EXPECT_EQ(r.atOutputTerms, 2);
+  EXPECT_EQ(toString(r.atOutput, names), "0.5 * a[k][j][i] - 0.1 * a[k][j][i] * c[k+1][j][i]");
+  ASSERT_EQ(r.parts.size(), 3u);  // b's planes k-1, k (the j-1 neighbour) and k+1
+  for (const RetimedPart& p : r.parts)
+    EXPECT_EQ(toString(p.sum, names).find("a["), std::string::npos) << toString(p.sum, names);
+  EXPECT_EQ(r.accumulators, 3);
+  EXPECT_NE(describeRetiming(s.prog(), r)
+                .find("at the output (2 terms reading the array it writes, from memory when the "
+                      "output is complete): 0.5 * a[k][j][i] - 0.1 * a[k][j][i] * c[k+1][j][i]"),
+            std::string::npos)
+      << describeRetiming(s.prog(), r);
+  expectRecombinedAgrees(text, rhs, 1e-12);
+  // Every term reads the array written: one empty part, the sweep's shape kept.
+  test::Session only = test::load(
+      "parameter L=9, M=7, N=6;\niterator k, j, i;\ndouble a[L,M,N];\ncopyin a;\n"
+      "stencil s (a) {\n  a[k][j][i] = 2.0 * a[k][j][i];\n}\ns (a);\ncopyout a;\n");
+  Retiming o = retime(only.prog(), only.prog().calls[0], only.prog().calls[0].stmts[0], 0);
+  ASSERT_TRUE(o.ok) << o.whyNot;
+  ASSERT_EQ(o.parts.size(), 1u);
+  EXPECT_EQ(o.parts[0].terms, 0);
+  EXPECT_EQ(o.atOutputTerms, 1);
+  EXPECT_EQ(toString(planeSum(o), only.prog().iteratorNames()), "0.0 + 2.0 * a[k][j][i]");
+}
+
 }  // namespace
 }  // namespace tessel
