@@ -24,10 +24,11 @@ std::optional<int64_t> planeOf(const Expr& ref, int sd) {
 
 /// What a term depends on along the streamed dimension.
 struct Reads {
-  std::map<int64_t, const Expr*> planes;  // offset -> the first access of that plane
-  const Expr* local = nullptr;            // a per-point local scalar
-  const Expr* iter = nullptr;             // the streamed iterator itself
-  bool free() const { return planes.empty() && !local && !iter; }
+  /// Offset -> the first access of that plane; a per-point local scalar is on the iterator's
+  /// plane (offset 0: its value at the point, which an earlier statement's kernel computed).
+  std::map<int64_t, const Expr*> planes;
+  const Expr* iter = nullptr;  // the streamed iterator itself
+  bool free() const { return planes.empty() && !iter; }
 };
 
 Reads readsOf(const ExprPtr& e, int sd) {
@@ -36,7 +37,7 @@ Reads readsOf(const ExprPtr& e, int sd) {
     if (x->kind == ExprKind::ArrayRef) {
       if (auto o = planeOf(*x, sd)) r.planes.emplace(*o, x.get());
     } else if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local) {
-      if (!r.local) r.local = x.get();
+      r.planes.emplace(0, x.get());
     } else if (x->kind == ExprKind::IterRef && x->index == sd) {
       if (!r.iter) r.iter = x.get();
     }
@@ -137,6 +138,13 @@ ExprPtr shifted(const ExprPtr& e, int sd, int64_t by) {
   return c;
 }
 
+/// An access as messages show it: `a[k-1][j][i]`, or `r` (a per-point local scalar).
+std::string accessText(const Expr& x, const std::vector<std::string>& names) {
+  const std::string text = toString(std::make_shared<Expr>(x), names);
+  return x.kind == ExprKind::ScalarRef ? fmt::format("`{}`, a per-point local scalar", text)
+                                       : fmt::format("`{}`", text);
+}
+
 /// A term as messages show it: its text, cut after 60 characters.
 std::string brief(const ExprPtr& e, const std::vector<std::string>& names) {
   std::string t = toString(e, names);
@@ -159,21 +167,19 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
   r.streamDim = streamDim;
   const std::vector<std::string> names = prog.iteratorNames();
   const std::string k = names.at(static_cast<size_t>(streamDim));
-  if (stmt.lhsIsScalar()) {
-    r.whyNot =
-        fmt::format("it writes the per-point local scalar '{}', not an array", stmt.lhs->name);
-    r.where = stmt.lhs->loc;
-    return r;
-  }
   const int64_t lhsPlane = planeOf(*stmt.lhs, streamDim).value_or(0);
+  r.writesLocalScalar = stmt.lhsIsScalar();
   auto add = [](ExprPtr sum, const ExprPtr& x, bool negative) {
     if (!sum) return negative ? unary(Op::Neg, x, x->loc) : x;
     return binary(negative ? Op::Sub : Op::Add, sum, x, x->loc);
   };
-  auto readsOwnArray = [&](const ExprPtr& e) {
+  auto readsOwnArray = [&](const ExprPtr& e) {  // the array or local scalar it writes
     bool own = false;
     visitExpr(e, [&](const ExprPtr& x) {
-      own = own || (x->kind == ExprKind::ArrayRef && x->array == stmt.lhs->array);
+      own = own || (stmt.lhsIsScalar()
+                        ? x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local &&
+                              x->index == stmt.lhs->index
+                        : x->kind == ExprKind::ArrayRef && x->array == stmt.lhs->array);
     });
     return own;
   };
@@ -184,14 +190,6 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
     const ExprPtr whole = t.expr();
     Reads reads = readsOf(whole, streamDim);
     const std::string term = brief(whole, names);
-    if (reads.local) {
-      r.whyNot = fmt::format(
-          "the term `{}` reads the per-point local scalar '{}', which another statement "
-          "computes from planes of its own: only terms that read arrays can be retimed",
-          term, reads.local->name);
-      r.where = reads.local->loc;
-      return r;
-    }
     if (reads.iter) {
       r.whyNot = fmt::format("the term `{}` uses the streamed iterator {} itself", term, k);
       r.where = reads.iter->loc;
@@ -207,10 +205,10 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
     if (reads.planes.size() > 1) {
       auto first = reads.planes.begin(), second = std::next(first);
       r.whyNot = fmt::format(
-          "the term `{}` reads planes {} (`{}`) and {} (`{}`) of the streamed dimension: it "
+          "the term `{}` reads planes {} ({}) and {} ({}) of the streamed dimension: it "
           "cannot be homogenised (every access of a term must read one plane)",
-          term, planeText(k, first->first), toString(std::make_shared<Expr>(*first->second), names),
-          planeText(k, second->first), toString(std::make_shared<Expr>(*second->second), names));
+          term, planeText(k, first->first), accessText(*first->second, names),
+          planeText(k, second->first), accessText(*second->second, names));
       r.where = second->second->loc;
       return r;
     }
@@ -303,9 +301,10 @@ std::string describeRetiming(const Program& prog, const Retiming& r) {
         toString(p.sum, names));
   if (r.atOutput)
     out += fmt::format(
-        "\n  at the output ({} term{} reading the array it writes, from memory when the output "
+        "\n  at the output ({} term{} reading the {} it writes, from memory when the output "
         "is complete): {}",
-        r.atOutputTerms, r.atOutputTerms == 1 ? "" : "s", toString(r.atOutput, names));
+        r.atOutputTerms, r.atOutputTerms == 1 ? "" : "s",
+        r.writesLocalScalar ? "local scalar" : "array", toString(r.atOutput, names));
   return out;
 }
 

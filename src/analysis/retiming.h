@@ -25,9 +25,13 @@
 // loads a plane another block of the sweep writes (the planes before and after a chunk, which a
 // chunk's sweep reads for its first and last outputs, are the neighbouring chunks' outputs).
 //
-// Where a term reads two planes (`c[k+1][j][i] * a[k-1][j][i]`), or reads a per-point local
-// scalar (computed by another statement, on its own planes), the statement cannot be retimed and
-// the result names the access and why.
+// A per-point local scalar is read on the iterator's plane (its value at the point, which an
+// earlier statement's kernel computed into its per-point buffer); a statement that writes one
+// is retimed like one that writes an array, into that buffer. (The fused streamed kernels keep
+// local scalars in registers: the schedule's validation refuses retiming such statements there.)
+//
+// Where a term reads two planes (`c[k+1][j][i] * a[k-1][j][i]`, `r * a[k+1][j][i]` with r a
+// local scalar), the statement cannot be retimed and the result names the accesses.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +61,7 @@ struct Retiming {
   /// evaluated from memory when the output is complete. Null when there are none.
   ExprPtr atOutput;
   int atOutputTerms = 0;
+  bool writesLocalScalar = false;  // the statement writes a per-point local scalar's buffer
   /// Accumulators a thread keeps: the span of the parts' offsets (2r + 1 for an order-r star).
   int64_t accumulators = 0;
   /// Distinct reads of the streamed arrays per output point: before, one per (array, offset in

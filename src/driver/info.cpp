@@ -145,7 +145,10 @@ json infoJson(const Program& prog, const std::optional<ParamValues>& params) {
           rj["accumulators"] = rt.accumulators;
           rj["distinct_plane_reads_before"] = rt.readsBefore;
           rj["distinct_plane_reads_after"] = rt.readsAfter;
-          if (rt.atOutput) rj["terms_at_the_output"] = rt.atOutputTerms;
+          if (rt.atOutput) {
+            rj["terms_at_the_output"] = rt.atOutputTerms;
+            rj["at_the_output_reads"] = st.lhsIsScalar() ? "local scalar" : "array";
+          }
         } else {
           rj["why_not"] = rt.whyNot;
         }
@@ -299,9 +302,10 @@ std::string infoText(const json& j) {
               r["distinct_plane_reads_before"].get<int>(),
               r["distinct_plane_reads_after"].get<int>(),
               r.contains("terms_at_the_output")
-                  ? fmt::format(", {} term{} reading the array it writes at the output",
+                  ? fmt::format(", {} term{} reading the {} it writes at the output",
                                 r["terms_at_the_output"].get<int>(),
-                                r["terms_at_the_output"].get<int>() == 1 ? "" : "s")
+                                r["terms_at_the_output"].get<int>() == 1 ? "" : "s",
+                                r["at_the_output_reads"].get<std::string>())
                   : std::string());
         else
           out += fmt::format("       not retimable along {}: {}\n", along,

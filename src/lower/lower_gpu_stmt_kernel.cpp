@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "analysis/retiming.h"
+#include "ir/loop_ir_walk.h"
 #include "lower/lower_gpu_staged.h"
 
 namespace tessel::gpu {
@@ -74,15 +75,17 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
       accs[static_cast<size_t>(u)].push_back(
           scope.take(copies == 1 ? fmt::format("acc_{}", m) : fmt::format("acc_{}_u{}", m, u)));
   const ScalarType at = planeReads(rt)->type;
-  // The output of the iterator's plane k - hi is complete: stored where it belongs to the
-  // block's planes.
-  tessel::Stmt out = st;
-  {
-    auto lhs = std::make_shared<Expr>(*st.lhs);
-    for (Subscript& s : lhs->subs)
-      if (!s.fixed() && s.iter == sd) s.offset -= hi;
-    out.lhs = lhs;  // its right-hand side: the point's first accumulator (compute)
-  }
+  // `e`, lowered at the plane streamed in, moved to the iterator's plane k + `shift` (the
+  // constants of the index sums it changes folded: `(k - 1) * M`, not `(k - 1 + 1) * M`).
+  auto movedTo = [&](const ExprPtr& e, int64_t shift) {
+    return lir::rewriteExpr(e, [&](const ExprPtr& x) -> ExprPtr {
+      if (x->kind == ExprKind::Var && x->name == k) return indexAddConst(x, shift);
+      if (x->kind == ExprKind::Binary && (x->op == Op::Add || x->op == Op::Sub) &&
+          !isFloating(x->type) && x->args[1]->kind == ExprKind::IntLit)
+        return indexAddConst(x->args[0], x->op == Op::Add ? x->args[1]->ival : -x->args[1]->ival);
+      return x;
+    });
+  };
   // The outputs a block (stream) or a thread (global-stream) computes: first..last.
   const ExprPtr first = var(staged ? staged->firstPlane() : lo_.at(static_cast<size_t>(sd)),
                             ScalarType::Int),
@@ -105,21 +108,30 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
       status = status || usesStatusHelper(v);
       StmtPtr add = assign(acc, binary(Op::Add, var(acc, at), v));
       // From global memory, a part reads the plane only for outputs of the region (whose reads
-      // are in bounds); a staged plane is in shared memory either way.
-      c.push_back(staged ? add : ifThen(within(-plane), {add}));
+      // are in bounds); a staged plane is in shared memory either way, but a local scalar's
+      // per-point buffer is read in place (it spans the call's box, not the planes around it).
+      bool local = false;
+      visitExpr(p.sum, [&](const ExprPtr& x) {
+        local = local || (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local);
+      });
+      c.push_back(staged && !local ? add : ifThen(within(-plane), {add}));
     }
-    tessel::Stmt done = out;
+    // The output of the iterator's plane k - hi is complete: the store, with the terms that
+    // read the array or local scalar the statement writes (from memory, never staged: the
+    // neighbouring chunks write the planes around a chunk), lowered at the iterator's plane and
+    // moved to k - hi. Stored where it belongs to the block's planes.
+    tessel::Stmt done = st;
     done.rhs = var(acc_.front(), at);
-    // The terms that read the array the statement writes, at the completed output's point,
-    // from memory (never staged: another block's sweep writes the planes around its chunk).
     staged_ = nullptr;
     if (rt.atOutput) {
-      ExprPtr own = atOutputAt(rt, lhsPlane - hi);  // the output's plane
+      ExprPtr own = atOutputAt(rt, lhsPlane);  // the statement's own subscripts
       done.rhs = binary(Op::Add, done.rhs, own, own->loc);
     }
     Assignment a = x_.assignment(done);
+    a.index = movedTo(a.index, -hi);
+    a.value = movedTo(a.value, -hi);
     status = status || usesStatusHelper(a.value) || usesStatusHelper(a.index);
-    use_.arrays[st.lhs->array] = true;
+    if (!st.lhsIsScalar()) use_.arrays[st.lhs->array] = true;
     c.push_back(ifThen(within(-hi), {store(a.buffer, a.index, a.value)}));
     c.push_back(comment("Rotate the accumulators: the next output starts from zero."));
     for (size_t m = 0; m + 1 < acc_.size(); ++m) c.push_back(assign(acc_[m], var(acc_[m + 1], at)));

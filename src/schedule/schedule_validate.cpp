@@ -368,7 +368,30 @@ struct Checker {
         Retiming r = retime(prog, call, st, sd);
         std::string why = r.whyNot;
         SourceLoc at = r.where;
-        if (r.ok && r.atOutput && streamsTimeTiled(s, prog)) {
+        if (r.ok && streamsTimeTiled(s, prog)) {
+          // The fused streamed kernels keep per-point local scalars in registers, stage by
+          // stage; their retimed stages accumulate arrays' planes only.
+          if (st.lhsIsScalar()) {
+            why = fmt::format(
+                "it writes the per-point local scalar '{}', which only the per-statement kernels "
+                "of stream and global-stream retime; the fused streamed kernels (time_tile, "
+                "fuse_statements) keep it in a register",
+                st.lhs->name);
+            at = st.lhs->loc;
+          }
+          visitExpr(st.rhs, [&](const ExprPtr& x) {
+            if (why.empty() && x->kind == ExprKind::ScalarRef &&
+                x->scalarKind == ScalarKind::Local) {
+              why = fmt::format(
+                  "it reads the per-point local scalar '{}', which only the per-statement "
+                  "kernels of stream and global-stream retime; the fused streamed kernels "
+                  "(time_tile, fuse_statements) keep it in a register",
+                  x->name);
+              at = x->loc;
+            }
+          });
+        }
+        if (r.ok && why.empty() && r.atOutput && streamsTimeTiled(s, prog)) {
           // A per-statement kernel evaluates the terms that read the array it writes at the
           // output, from memory; a fused streamed kernel's stages accumulate from its rings
           // only, and another stage or step may have changed that array by then.

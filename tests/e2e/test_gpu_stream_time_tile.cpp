@@ -114,7 +114,7 @@ TEST_P(StreamTimeTile, CudaCompilesWithoutWarningsAndRecordsResources) {
 // the reference within the reassociating tolerance, and their CUDA code compiles without a warning.
 TEST_P(StreamTimeTile, RetimedAndPrefetchedAgreeWithReferenceAndCompile) {
   TESSEL_REQUIRE_OPENCL();
-  if (!retimable(GetParam())) GTEST_SKIP() << "not retimable (tests/e2e/test_retime.cpp)";
+  if (!retimableFused(GetParam())) GTEST_SKIP() << "not retimable (tests/e2e/test_retime.cpp)";
   Parsed p = parseFile(benchmarkPath(GetParam()));
   ASSERT_TRUE(p.prog);
   for (const TestSetting* s : {&kSettings[1], &kSettings[2]}) {

@@ -205,6 +205,8 @@ TEST_P(OclgrindBenchmark, RegisterOptimisationsHaveNoRaceOrOutOfBoundsAccess) {
   if (retimable(GetParam())) {
     variants.push_back("--schedule stream --retime");
     variants.push_back("--schedule global-stream --retime");
+  }
+  if (retimableFused(GetParam())) {
     // Retimed stages of a stream + time_tile kernel: rings of one plane, chunks of 3 planes.
     variants.push_back("--schedule stream --time-tile 2 --retime --chunk 3");
     variants.push_back("--schedule stream --time-tile 3 --retime --prefetch");
@@ -263,13 +265,18 @@ TEST(Oclgrind, FoldedKernelsHaveNoRaceOrOutOfBoundsAccess) {
 
 // Issue 12: a retimed statement that reads the array it writes (tests/e2e/test_retime.cpp): the
 // terms that read it are evaluated at the output from global memory, never staged, so no block
-// reads a plane a neighbouring chunk writes.
+// reads a plane a neighbouring chunk writes; and retimed per-point local scalars, whose buffers
+// (over the call's box) are read only for the block's outputs.
 TEST(Oclgrind, RetimedSelfReadingStatementHasNoRace) {
   TESSEL_REQUIRE_OCLGRIND();
   TESSEL_REQUIRE_OPENCL();
   const std::string file = sourceDir() + "/tests/e2e/data/retime_self_read.sten";
   expectClean(file, "--schedule stream --retime --chunk 3");
   expectClean(file, "--schedule global-stream --retime --unroll i=2");
+  // Per-point local scalars, written and read by retimed kernels.
+  const std::string locals = sourceDir() + "/tests/e2e/data/retime_local_scalars.sten";
+  expectClean(locals, "--schedule stream --retime --chunk 3");
+  expectClean(locals, "--schedule global-stream --retime --unroll i=2");
 }
 
 // Issue 12: a stream + time_tile kernel whose input ring the occupancy target moved to global

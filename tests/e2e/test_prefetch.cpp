@@ -44,10 +44,10 @@ TEST_P(Prefetch, VerifiesOnPoclAndTheCppTargetAloneAndCombined) {
       {"--schedule stream --time-tile 2 --prefetch --chunk 3", "opencl"},
       {"--schedule stream --time-tile 3 --prefetch", "cpp"},
   };
-  if (retimable(GetParam())) {
+  if (retimable(GetParam()))
     variants.push_back({"--schedule stream --prefetch --retime --unroll i=2", "opencl"});
+  if (retimableFused(GetParam()))
     variants.push_back({"--schedule stream --time-tile 2 --prefetch --retime", "opencl"});
-  }
   for (const auto& [flags, backend] : variants) {
     std::string cmd = tesselBinary() + " run " + file.string() + " --backend " + backend +
                       " --verify " + flags + params;
