@@ -27,7 +27,9 @@ struct Reads {
   /// Offset -> the first access of that plane; a per-point local scalar is on the iterator's
   /// plane (offset 0: its value at the point, which an earlier statement's kernel computed).
   std::map<int64_t, const Expr*> planes;
-  const Expr* iter = nullptr;  // the streamed iterator itself
+  /// The streamed iterator itself: no plane, but not a plane-free factor either (a shifted term
+  /// moves it with its accesses).
+  const Expr* iter = nullptr;
   bool free() const { return planes.empty() && !iter; }
 };
 
@@ -123,9 +125,13 @@ void split(const ExprPtr& e, bool negative, int sd, std::vector<Term>& out) {
   out.push_back({e, negative, {}});
 }
 
-/// `e` with every access to dimension `sd` moved by `by` planes.
+/// `e` with every access to dimension `sd` moved by `by` planes, and the iterator of `sd` with
+/// them (`k` becomes `k + by`: a term evaluated while another plane is streamed in still sees
+/// its output's iterator).
 ExprPtr shifted(const ExprPtr& e, int sd, int64_t by) {
   if (by == 0) return e;
+  if (e->kind == ExprKind::IterRef && e->index == sd)
+    return binary(by > 0 ? Op::Add : Op::Sub, e, intLit(std::abs(by), e->loc), e->loc);
   if (e->kind == ExprKind::ArrayRef) {
     auto c = std::make_shared<Expr>(*e);
     for (Subscript& s : c->subs)
@@ -190,11 +196,6 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
     const ExprPtr whole = t.expr();
     Reads reads = readsOf(whole, streamDim);
     const std::string term = brief(whole, names);
-    if (reads.iter) {
-      r.whyNot = fmt::format("the term `{}` uses the streamed iterator {} itself", term, k);
-      r.where = reads.iter->loc;
-      return r;
-    }
     if (readsOwnArray(whole)) {
       // Read at the output's own point (language.md 5.8): evaluated there, from memory.
       const ExprPtr scaled = t.scaled(shifted(t.core, streamDim, -lhsPlane));

@@ -214,7 +214,7 @@ TEST(RetimeReport, TheRetimedKernelReassociatesInPlaneOrder) {
 // unrolling and prefetching; refused, with the access named, under the fused streamed kernels.
 // Found with scripts/random_programs.py (seed 43), which also found retimed outputs stored a
 // plane off where the left-hand side is not on the iterator's plane.
-TEST(Retime, SelfReadingStatementsLocalScalarsAndOffsetLeftHandSidesVerify) {
+TEST(Retime, SelfReadsLocalScalarsIteratorsAndOffsetLeftHandSidesVerify) {
   TESSEL_REQUIRE_OPENCL();
   const fs::path file = sourceDir() + "/tests/e2e/data/retime_self_read.sten";
   for (const char* flags : {"--schedule stream --retime", "--schedule global-stream --retime",
@@ -228,11 +228,20 @@ TEST(Retime, SelfReadingStatementsLocalScalarsAndOffsetLeftHandSidesVerify) {
   for (const char* flags : {"--schedule stream --retime", "--schedule global-stream --retime",
                             "--schedule stream --retime --chunk 3 --unroll i=2"})
     for (const char* backend : {"opencl", "cpp"}) expectRunVerifies(offset, backend, flags);
-  // Per-point local scalars: written into their buffers, read on the iterator's plane.
-  const std::string locals = sourceDir() + "/tests/e2e/data/retime_local_scalars.sten";
-  for (const char* flags : {"--schedule stream --retime", "--schedule global-stream --retime",
-                            "--schedule stream --retime --chunk 3 --unroll i=2"})
-    for (const char* backend : {"opencl", "cpp"}) expectRunVerifies(locals, backend, flags);
+  // Per-point local scalars: written into their buffers, read on the iterator's plane; terms
+  // that use the streamed iterator itself.
+  for (const char* data : {"retime_local_scalars.sten", "retime_iterator.sten"}) {
+    const std::string path = sourceDir() + "/tests/e2e/data/" + data;
+    for (const char* flags : {"--schedule stream --retime", "--schedule global-stream --retime",
+                              "--schedule stream --retime --chunk 3 --unroll i=2"})
+      for (const char* backend : {"opencl", "cpp"}) expectRunVerifies(path, backend, flags);
+  }
+  auto iterFused = runCommand(tesselBinary() + " check " + sourceDir() +
+                              "/tests/e2e/data/retime_iterator.sten --schedule stream "
+                              "--time-tile 2 --retime");
+  EXPECT_EQ(iterFused.exitCode, 1) << iterFused.output;
+  EXPECT_NE(iterFused.output.find("it uses the streamed iterator k itself"), std::string::npos)
+      << iterFused.output;
   auto lockedIn = runCommand(tesselBinary() + " check " + benchmarkPath("cheby").string() +
                              " --schedule stream --time-tile 2 --retime");
   EXPECT_EQ(lockedIn.exitCode, 1) << lockedIn.output;

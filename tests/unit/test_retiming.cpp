@@ -221,6 +221,26 @@ TEST(Retiming, LocalScalarsAreRetimedOnTheIteratorsPlane) {
   EXPECT_EQ(third.parts[1].offset, 1);
 }
 
+// A term that uses the streamed iterator moves it with its accesses: evaluated while plane k is
+// streamed in, `0.25*k*a[k-1][j][i]` belongs to the output on plane k+1 and sees its iterator
+// as k + 1. The parts added back compute what the statement computes.
+TEST(Retiming, TheStreamedIteratorMovesWithItsTerm) {
+  const std::string rhs = "0.001*k + 0.25*k*a[k-1][j][i] + 0.5*(k+j)*a[k+1][j][i]";
+  const std::string text =
+      "parameter L=9, M=7, N=6;\niterator k, j, i;\ndouble a[L,M,N], o[L,M,N];\ncopyin a;\n"
+      "stencil s (o, a) {\n  o[k][j][i] = " +
+      rhs + ";\n}\ns (o, a);\ncopyout o;\n";
+  test::Session s = test::load(text);
+  Retiming r = retime(s.prog(), s.prog().calls[0], s.prog().calls[0].stmts[0], 0);
+  ASSERT_TRUE(r.ok) << r.whyNot;
+  const auto names = s.prog().iteratorNames();
+  ASSERT_EQ(r.parts.size(), 3u);
+  EXPECT_EQ(toString(r.parts[0].sum, names), "0.25 * (k + 1) * a[k][j][i]");
+  EXPECT_EQ(toString(r.parts[1].sum, names), "0.001 * k");
+  EXPECT_EQ(toString(r.parts[2].sum, names), "0.5 * (k - 1 + j) * a[k][j][i]");
+  expectRecombinedAgrees(text, rhs, 1e-12);
+}
+
 // A statement that reads the array it writes (at its own point, language.md 5.8): the terms that
 // read it are evaluated at the output, from memory, when the output is complete; the others are
 // retimed as usual. The parts and the terms at the output added back compute what it computes.
