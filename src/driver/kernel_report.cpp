@@ -198,13 +198,12 @@ std::string appliedText(const KernelReport& r) {
                     "each stage reading one plane of its rings per step",
                     k.retimed));
   else if (k.retimed > 0)
-    parts.push_back(k.family == ScheduleFamily::Stream
-                        ? fmt::format("retimed: {} accumulators, one shared plane per array (a "
-                                      "rolled sweep, 2 barriers per plane)",
-                                      k.retimed)
-                        : fmt::format("retimed: {} accumulators, each plane's points read once "
-                                      "from global memory",
-                                      k.retimed));
+    parts.push_back(fmt::format(
+        "retimed: {} accumulator{}, {}", k.retimed, k.retimed == 1 ? "" : "s",
+        k.family != ScheduleFamily::Stream ? "each plane's points read once from global memory"
+        : k.sharedBytes > 0
+            ? "one shared plane per array (a rolled sweep, 2 barriers per plane)"
+            : "each thread's points of the plane in registers (nothing shared: no barrier)"));
   if (!k.deadStores.empty())
     parts.push_back("write-back left out for " + k.deadStores +
                     " (dead stores: no later kernel reads it, the program does not copy it out)");
