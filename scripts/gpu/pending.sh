@@ -28,10 +28,14 @@
 # 3. Statement fusion under `stream` (issue 13, docs/fusion.md "Statement fusion under
 #    `stream`"): predicted 2.6x over the stream kernels per statement for rhs4center and rhs4sg,
 #    measured only on PoCL; against `global` and `global --fuse-statements` on the GPU.
+# 4. Retiming of cheby (since 2026-11-28: its per-point local scalar `Ax` retimed into its
+#    buffer, the self-reading update evaluated at the output; docs/gpu.md section 14): predicted
+#    0.90x under stream; with and without --retime under stream and global-stream.
 # Before the call, here: build, strip into .gpu/ (gpu-device.md). Writes under $OUT: device.txt,
 # caps-awkward.csv, caps-awkward-progress.txt, caps.csv, caps-progress.txt, auto.csv,
 # auto-progress.txt, fusion-awkward.csv, fusion-awkward-progress.txt, fusion.csv,
-# fusion-progress.txt.
+# fusion-progress.txt, retime-awkward.csv, retime-awkward-progress.txt, retime.csv,
+# retime-progress.txt.
 set -u
 export LD_LIBRARY_PATH=$PWD/.gpu TESSEL_MACHINES=$PWD/machines XDG_CACHE_HOME=/tmp/tessel-cache
 T=.gpu/tessel
@@ -50,6 +54,10 @@ timeout 60 python3 scripts/bench.py --tessel $T --backend cuda --size awkward --
   --repeat 1 --skip-cpp --csv "$OUT/fusion-awkward.csv" --families "$FUSION" \
   --benchmarks rhs4center,rhs4sg,diffterm,hypterm,cosmo-hdiff,denoise \
   2> "$OUT/fusion-awkward-progress.txt" > /dev/null
+RETIME='stream,stream[--retime],global-stream,global-stream[--retime]'
+timeout 30 python3 scripts/bench.py --tessel $T --backend cuda --size awkward --jobs 4 \
+  --repeat 1 --skip-cpp --csv "$OUT/retime-awkward.csv" --families "$RETIME" \
+  --benchmarks cheby 2> "$OUT/retime-awkward-progress.txt" > /dev/null
 echo "awkward done at $(elapsed) s" >> "$OUT/device.txt"
 
 run_full() {  # run_full NAME FAMILIES CSV DEADLINE
@@ -71,4 +79,5 @@ echo "caps done at $(elapsed) s" >> "$OUT/device.txt"
 for b in $PROGRAMS; do run_full $b 'auto' auto 400; done
 echo "auto done at $(elapsed) s" >> "$OUT/device.txt"
 for b in rhs4center rhs4sg diffterm hypterm cosmo-hdiff denoise; do run_full $b "$FUSION" fusion 470; done
+run_full cheby "$RETIME" retime 500
 echo "all done at $(elapsed) s" >> "$OUT/device.txt"
