@@ -4,7 +4,8 @@
 // of fixed seeds per schedule, so that CI keeps what the long sweeps of the docs found
 // (README.md, "random programs"): seed 31's program 22, a fixed plane of an array read through
 // a ring, gave wrong results under stream --fuse-statements before it was mended, and seed 37's
-// program 2 (reads leaning to one side) on the C++ target. A program
+// program 2 (reads leaning to one side) on the C++ target, and seed 43's programs 2 and 9 under
+// --retime (left-hand sides off the iterator's plane, stored a plane off). A program
 // the schedule refuses is allowed (the options do not fit every program); a wrong result, a
 // crash or a time-out fails.
 #include <gtest/gtest.h>
@@ -52,5 +53,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Sweep{"34", 8, "--fusion-groups greedy --schedule stream"},
                       // Program 2: reads leaning to one side of a streamed fused kernel.
                       Sweep{"37", 4,
-                            "--backend cpp --schedule stream --time-tile 2 --fuse-statements"}),
+                            "--backend cpp --schedule stream --time-tile 2 --fuse-statements"},
+                      // Programs 2 and 9: retimed left-hand sides off the iterator's plane.
+                      Sweep{"43", 10, "--schedule stream --retime"}),
     [](const ::testing::TestParamInfo<Sweep>& i) { return std::string("seed") + i.param.seed; });
