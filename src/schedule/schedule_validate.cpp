@@ -20,8 +20,7 @@ namespace {
 /// (empty when they can), and where: the fused kernels keep per-point local scalars in
 /// registers, and their retimed stages accumulate from the rings only, where another stage or
 /// step may have changed the array a statement writes before its output is complete.
-std::string fusedRetimeRefusal(const Program& prog, const Stmt& st, const Retiming& r,
-                               SourceLoc& at) {
+std::string fusedRetimeRefusal(const Stmt& st, const Retiming& r, SourceLoc& at) {
   const std::string only =
       "which only the per-statement kernels of stream and global-stream retime; the fused "
       "streamed kernels (time_tile, fuse_statements) keep it in a register";
@@ -34,11 +33,6 @@ std::string fusedRetimeRefusal(const Program& prog, const Stmt& st, const Retimi
     if (!why.empty()) return;
     if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local)
       why = fmt::format("it reads the per-point local scalar '{}', {}", x->name, only);
-    else if (x->kind == ExprKind::IterRef && x->index == r.streamDim)
-      why = fmt::format(
-          "it uses the streamed iterator {} itself, which only the per-statement kernels of "
-          "stream and global-stream move with a retimed term's plane",
-          prog.iterators.at(static_cast<size_t>(r.streamDim)).name);
     else if (r.atOutput && x->kind == ExprKind::ArrayRef && x->array == st.lhs->array)
       why = fmt::format(
           "it reads '{}', the array it writes, which only the per-statement kernels of stream "
@@ -403,7 +397,7 @@ struct Checker {
         Retiming r = retime(prog, call, st, sd);
         std::string why = r.whyNot;
         SourceLoc at = r.where;
-        if (r.ok && streamsTimeTiled(s, prog)) why = fusedRetimeRefusal(prog, st, r, at);
+        if (r.ok && streamsTimeTiled(s, prog)) why = fusedRetimeRefusal(st, r, at);
         if (why.empty()) continue;
         diags.report(
             DiagId::bad_schedule, at.valid() ? at : st.loc,

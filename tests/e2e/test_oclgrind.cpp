@@ -265,8 +265,9 @@ TEST(Oclgrind, FoldedKernelsHaveNoRaceOrOutOfBoundsAccess) {
 
 // Issue 12: a retimed statement that reads the array it writes (tests/e2e/test_retime.cpp): the
 // terms that read it are evaluated at the output from global memory, never staged, so no block
-// reads a plane a neighbouring chunk writes; and retimed per-point local scalars, whose buffers
-// (over the call's box) are read only for the block's outputs.
+// reads a plane a neighbouring chunk writes; retimed per-point local scalars, whose buffers
+// (over the call's box) are read only for the block's outputs; and the streamed iterator in
+// retimed terms.
 TEST(Oclgrind, RetimedSelfReadingStatementHasNoRace) {
   TESSEL_REQUIRE_OCLGRIND();
   TESSEL_REQUIRE_OPENCL();
@@ -277,6 +278,10 @@ TEST(Oclgrind, RetimedSelfReadingStatementHasNoRace) {
   const std::string locals = sourceDir() + "/tests/e2e/data/retime_local_scalars.sten";
   expectClean(locals, "--schedule stream --retime --chunk 3");
   expectClean(locals, "--schedule global-stream --retime --unroll i=2");
+  // The streamed iterator in retimed terms, per statement and in fused stages.
+  const std::string iter = sourceDir() + "/tests/e2e/data/retime_iterator.sten";
+  expectClean(iter, "--schedule stream --retime --chunk 3");
+  expectClean(iter, "--schedule stream --time-tile 2 --retime --chunk 3");
 }
 
 // Issue 12: a stream + time_tile kernel whose input ring the occupancy target moved to global
