@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Random programs through `tessel split`: the written program must compute what its input does.
+"""Random programs through `tessel split` (and `deep-tune -o`): the written program must compute
+what its input does.
 
 For each random program of a seed (scripts/random_programs.py's generator) and each mode, runs
 
@@ -8,7 +9,8 @@ For each random program of a seed (scripts/random_programs.py's generator) and e
   tessel check DIR/PROG-MODE.sten
   tessel run DIR/PROG-MODE.sten --backend reference --output B
 
-and compares every array of A with B's (the copyout arrays, or every array written): the same
+(mode `deep-tune`: `tessel deep-tune PROG -o DIR`, the run's calls composed into time tiles
+as the model chooses) and compares every array of A with B's (the copyout arrays, or every array written): the same
 random inputs (seeded by array name), the same reference interpreter, so the arrays must be
 equal (a relative difference of 1e-12 is tolerated, for a regrouping that reassociates).
 Each (program, mode) is classified: same, refused (split exits 1 with a reason: a program the
@@ -93,7 +95,8 @@ def check_one(tessel, prog, modes, work):
         return [("-", "crash" if rc not in (1, 2) else "run-failed", last_line(text))]
     for mode in modes:
         d = os.path.join(work, mode)
-        rc, text = run([tessel, "split", prog, "--mode", mode, "-o", d])
+        rc, text = run([tessel, "deep-tune", prog, "-o", d] if mode == "deep-tune" else
+                       [tessel, "split", prog, "--mode", mode, "-o", d])
         if rc == 1:
             out.append((mode, "refused", last_line(text)))
             continue
@@ -124,7 +127,8 @@ def main(argv=None):
     ap.add_argument("--seed", default="1", help="seed (any string; default 1)")
     ap.add_argument("--count", type=int, default=100, help="number of programs (default 100)")
     ap.add_argument("--modes", default=",".join(MODES),
-                    help="split modes, separated by commas (default: " + ",".join(MODES) + ")")
+                    help="split modes, separated by commas (default: " + ",".join(MODES) +
+                    "), and deep-tune")
     ap.add_argument("--tessel", default=None, help="tessel binary (default: $TESSEL, build/tessel)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel 'tessel check' runs of the generator")
     args = ap.parse_args(argv)

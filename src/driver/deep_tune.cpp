@@ -203,9 +203,12 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
       out["stopped"] = fmt::format("--max-fuse {}", opts.maxFuse);
   }
   if (f.empty()) {
-    diags.report(DiagId::bad_schedule, {},
-                 "deep-tune: no version could be predicted: " + out["stopped"].get<std::string>(),
-                 "check the schedule flags with tessel check");
+    const std::string why = out["stopped"].get<std::string>();
+    diags.report(DiagId::bad_schedule, {}, "deep-tune: no version could be predicted: " + why,
+                 why.find("computes nothing") != std::string::npos
+                     ? "every statement's region is empty at these parameter values (tessel info "
+                       "shows the regions): give larger ones with --param"
+                     : "check the schedule flags with tessel check");
     return std::nullopt;
   }
   FusionComposition best = optimalComposition(f, steps);

@@ -2,6 +2,7 @@
 // and writes.
 #include "transforms/insert_barriers.h"
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -144,9 +145,16 @@ class Placer {
   /// also between iterations). One that does not is taken whole, so that a barrier before it
   /// stays outside its scope (on a CPU, pass work-item-loops keeps per thread only the values
   /// that live across a barrier, and runs a loop without one as a single phase).
+  /// Computed once per statement (memoised): each level of nesting asks it of its children, and
+  /// placing a parent enters them again, so without the memo the work doubled with every level
+  /// (a deep-tuned program's kernels took minutes: random programs, seed 49).
   bool needsInside(const StmtPtr& s) const {
+    auto known = needs_.find(s.get());
+    if (known != needs_.end()) return known->second;
     Accesses none;
-    return enter(s, none) != s;
+    const bool needs = enter(s, none) != s;
+    needs_.emplace(s.get(), needs);
+    return needs;
   }
 
   Accesses accessesOf(const StmtPtr& s) const {
@@ -167,6 +175,7 @@ class Placer {
 
   const VaryingValues& vary_;
   std::set<std::string> shared_;
+  mutable std::map<const Stmt*, bool> needs_;  // needsInside's answers, by statement
 };
 
 }  // namespace

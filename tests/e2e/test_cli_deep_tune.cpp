@@ -329,3 +329,26 @@ TEST(CliDeepTune, Refusals) {
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_NE(r.output.find("vulkan not in {cuda,opencl,cpp}"), std::string::npos) << r.output;
 }
+
+// A run whose statements compute nothing at the parameter values (every region empty: found by
+// random programs, seed 48): refused with a hint about the parameters, not the schedule.
+TEST(CliDeepTune, ARunThatComputesNothingAsksForLargerParameters) {
+  const fs::path dir = freshTempDir("deep-tune", "empty");
+  const fs::path file = dir / "empty.sten";
+  std::ofstream(file) << "parameter M=7, N=4;\n"
+                         "iterator j, i;\n"
+                         "double u[M,N], w[M,N];\n"
+                         "copyin w;\n"
+                         "stencil s (u, w) {\n"
+                         "  u[j][i] = w[j][i+3] + w[j][i-3];\n"
+                         "}\n"
+                         "s (u, w);\n"
+                         "copyout u;\n";
+  auto r = runCommand(tesselBinary() + " deep-tune " + file.string());
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("the run computes nothing at these parameter values"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("give larger ones with --param"), std::string::npos) << r.output;
+  auto larger = runCommand(tesselBinary() + " deep-tune " + file.string() + " --param N=16");
+  EXPECT_EQ(larger.exitCode, 0) << larger.output;
+}
