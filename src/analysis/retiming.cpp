@@ -38,7 +38,7 @@ Reads readsOf(const ExprPtr& e, int sd) {
   visitExpr(e, [&](const ExprPtr& x) {
     if (x->kind == ExprKind::ArrayRef) {
       if (auto o = planeOf(*x, sd)) r.planes.emplace(*o, x.get());
-    } else if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local) {
+    } else if (isLocalScalarRef(*x)) {
       r.planes.emplace(0, x.get());
     } else if (x->kind == ExprKind::IterRef && x->index == sd) {
       if (!r.iter) r.iter = x.get();
@@ -174,6 +174,7 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
   const std::vector<std::string> names = prog.iteratorNames();
   const std::string k = names.at(static_cast<size_t>(streamDim));
   const int64_t lhsPlane = planeOf(*stmt.lhs, streamDim).value_or(0);
+  r.lhsPlane = lhsPlane;
   r.writesLocalScalar = stmt.lhsIsScalar();
   auto add = [](ExprPtr sum, const ExprPtr& x, bool negative) {
     if (!sum) return negative ? unary(Op::Neg, x, x->loc) : x;
@@ -182,10 +183,9 @@ Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int
   auto readsOwnArray = [&](const ExprPtr& e) {  // the array or local scalar it writes
     bool own = false;
     visitExpr(e, [&](const ExprPtr& x) {
-      own = own || (stmt.lhsIsScalar()
-                        ? x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local &&
-                              x->index == stmt.lhs->index
-                        : x->kind == ExprKind::ArrayRef && x->array == stmt.lhs->array);
+      own = own ||
+            (stmt.lhsIsScalar() ? isLocalScalarRef(*x) && x->index == stmt.lhs->index
+                                : x->kind == ExprKind::ArrayRef && x->array == stmt.lhs->array);
     });
     return own;
   };

@@ -55,6 +55,9 @@ struct Retiming {
   std::string whyNot;  // when !ok: the access and why, as a sentence
   SourceLoc where;     // when !ok: the access that prevents it
   int streamDim = -1;
+  /// The plane the statement writes, relative to its iterator (`psi[j-1][i] = ...`: -1); the
+  /// parts' offsets are relative to it.
+  int64_t lhsPlane = 0;
   std::vector<RetimedPart> parts;  // by increasing offset; at least one
   /// The terms that read the array the statement writes, added in their source order, relative
   /// to the output's plane (the statement's own subscripts with the output on plane k + 0):

@@ -93,8 +93,7 @@ void BodyBuilder::reportUnusedLocals(std::set<const ast::VarDecl*>& unused) {
     mark(st.rhs);
     visitExpr(st.rhs, [&](const ExprPtr& x) {
       if (x->kind == ExprKind::ArrayRef && x->array.local) readArrays.insert(x->array.index);
-      if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local)
-        readScalars.insert(x->index);
+      if (isLocalScalarRef(*x)) readScalars.insert(x->index);
     });
   }
   for (int k = static_cast<int>(out.inits.size()) - 1; k >= 0; --k) {

@@ -103,6 +103,11 @@ int mathFunctionArity(const std::string& fn);
 /// Every math function the language knows (for suggestions and documentation).
 const std::vector<std::string>& mathFunctionNames();
 
+/// Whether `e` reads a per-point local scalar (ScalarKind::Local).
+inline bool isLocalScalarRef(const Expr& e) {
+  return e.kind == ExprKind::ScalarRef && e.scalarKind == ScalarKind::Local;
+}
+
 /// Calls f on e and every sub-expression (pre-order).
 template <typename F>
 void visitExpr(const ExprPtr& e, F&& f) {

@@ -60,9 +60,7 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
   // The parts' offsets are relative to the output's plane, which is the iterator's plus the
   // left-hand side's offset (`psi[j-1][i] = ...`: -1); lo and hi: relative to the iterator, the
   // planes the sweep reads around the block's outputs' iterator values.
-  int64_t lhsPlane = 0;
-  for (const Subscript& s : st.lhs->subs)
-    if (!s.fixed() && s.iter == sd) lhsPlane = s.offset;
+  const int64_t lhsPlane = rt.lhsPlane;
   const int64_t lo = rt.parts.front().offset + lhsPlane, hi = rt.parts.back().offset + lhsPlane;
   const int copies = c_.grid.copies();
   accumulators = static_cast<int>(rt.accumulators) * copies;
@@ -111,9 +109,7 @@ std::vector<StmtPtr> StmtKernel::retimedBody(const tessel::Stmt& st, StagedKerne
       // are in bounds); a staged plane is in shared memory either way, but a local scalar's
       // per-point buffer is read in place (it spans the call's box, not the planes around it).
       bool local = false;
-      visitExpr(p.sum, [&](const ExprPtr& x) {
-        local = local || (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local);
-      });
+      visitExpr(p.sum, [&](const ExprPtr& x) { local = local || isLocalScalarRef(*x); });
       c.push_back(staged && !local ? add : ifThen(within(-plane), {add}));
     }
     // The output of the iterator's plane k - hi is complete: the store, with the terms that
@@ -339,8 +335,7 @@ Function StmtKernel::buildFused(const std::vector<size_t>& ks,
   std::set<int> readScalars;
   for (size_t k : ks)
     visitExpr(call.stmts[k].rhs, [&](const ExprPtr& x) {
-      if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local)
-        readScalars.insert(x->index);
+      if (isLocalScalarRef(*x)) readScalars.insert(x->index);
     });
   auto unread = [&](const tessel::Stmt& st) {
     return st.lhsIsScalar() && !registers.at(static_cast<size_t>(st.lhs->index)).empty() &&

@@ -31,7 +31,7 @@ std::string fusedRetimeRefusal(const Stmt& st, const Retiming& r, SourceLoc& at)
   std::string why;
   visitExpr(st.rhs, [&](const ExprPtr& x) {
     if (!why.empty()) return;
-    if (x->kind == ExprKind::ScalarRef && x->scalarKind == ScalarKind::Local)
+    if (isLocalScalarRef(*x))
       why = fmt::format("it reads the per-point local scalar '{}', {}", x->name, only);
     else if (r.atOutput && x->kind == ExprKind::ArrayRef && x->array == st.lhs->array)
       why = fmt::format(
