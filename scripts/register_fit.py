@@ -15,6 +15,10 @@ a test checks it).
 
     python3 scripts/register_fit.py --collect --tessel build/tessel \\
         -o docs/data/2026-11-27-ptxas-sm90-registers.csv
+    python3 scripts/register_fit.py --collect --tessel build/tessel \
+        --variant "--schedule stream --retime" \
+        -o docs/data/2026-11-27-ptxas-sm90-registers.csv \
+        docs/data/2026-11-27-ptxas-sm90-registers.csv
     python3 scripts/register_fit.py --tessel build/tessel \\
         docs/data/2026-11-27-ptxas-sm90-registers.csv
 """
@@ -71,8 +75,19 @@ def info(tessel, bench, flags, ptxas):
 
 
 def collect(args):
-    jobs = [(b, v) for b in benchmarks() for v in VARIANTS]
+    variants = args.variant or VARIANTS
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        sys.exit(f"not a variant of the fit: {unknown[0]!r} (one of: {', '.join(VARIANTS)})")
+    jobs = [(b, v) for b in benchmarks() for v in variants]
     rows = []
+    if args.variant:
+        # Only these variants compiled again: the output's other rows come from the CSV given.
+        if not args.csv:
+            sys.exit("--collect --variant V needs the CSV whose other rows to keep")
+        with open(args.csv, newline="") as f:
+            rows = [[r["benchmark"], r["flags"], r["kernel"], int(r["registers"]),
+                     int(r["spill_bytes"])] for r in csv.DictReader(f) if r["flags"] not in variants]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futures = {pool.submit(info, args.tessel, b, v, True): (b, v) for b, v in jobs}
         for n, f in enumerate(concurrent.futures.as_completed(futures), 1):
@@ -203,6 +218,9 @@ def main():
     p.add_argument("-o", "--output", help="--collect: the CSV to write")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--worst", type=int, default=10, help="rows of largest errors shown")
+    p.add_argument("--variant", action="append",
+                   help="--collect: compile only this variant (repeatable) and keep the other "
+                        "rows of the CSV given, e.g. after a change to one family's kernels")
     args = p.parse_args()
     if args.collect:
         if not args.output:

@@ -80,10 +80,11 @@ const char* scheduleHelp(const std::string& flag) {
     return "fused kernels (overlapped, stream + time_tile): drop (the default) leaves out the "
            "write-back of arrays no later kernel reads; keep writes every array back";
   if (flag == "--spare-plane")
-    return "stream + time_tile: on (the default) gives each input ring a spare plane, so that the "
-           "next plane loads while the current ones are read (T barriers per plane instead of "
-           "T + 1); off saves that plane of shared memory. The default turns off by itself where "
-           "the spare plane would not fit the machine";
+    return "stream + time_tile, and stream --retime: on (the default) gives each input ring a "
+           "spare plane, so that the next plane loads while the current ones are read (T "
+           "barriers per plane instead of T + 1; retimed: 1 instead of 2); off saves that plane "
+           "of shared memory. The default turns off by itself where the spare plane would not "
+           "fit the machine";
   if (flag == "--index-bits")
     return "width of the kernels' index arithmetic: auto (the default: 32 bits where the sizes "
            "of a run allow it, else a 64-bit copy of the kernel runs), 32 or 64";

@@ -1,6 +1,6 @@
 #!/bin/bash
 # What the next lent GPU should measure (../shared/docs/gpu-device.md), written 2026-11-27,
-# updated 2026-11-28, and NOT YET RUN: a plan, not a record (the dated session-*.sh scripts are
+# updated 2026-11-29, and NOT YET RUN: a plan, not a record (the dated session-*.sh scripts are
 # the records).
 #
 # Since 2026-11-28 `tessel run --backend cuda` takes the model's register cap by default
@@ -28,9 +28,13 @@
 # 3. Statement fusion under `stream` (issue 13, docs/fusion.md "Statement fusion under
 #    `stream`"): predicted 2.6x over the stream kernels per statement for rhs4center and rhs4sg,
 #    measured only on PoCL; against `global` and `global --fuse-statements` on the GPU.
-# 4. Retiming of cheby (since 2026-11-28: its per-point local scalar `Ax` retimed into its
-#    buffer, the self-reading update evaluated at the output; docs/gpu.md section 14): predicted
-#    0.90x under stream; with and without --retime under stream and global-stream.
+# 4. Retiming (docs/gpu.md section 14). Since 2026-11-29 a retimed stream kernel's plane is a ring
+#    of two slots, one barrier per plane instead of two (`--spare-plane off` gives the old
+#    kernel): the H100 of 2026-11-26 measured the two-barrier kernels at 0.49x (j2d9pt) and
+#    0.72x (j2d5pt) of plain stream, 1.41x for j3d27pt. Measured here: stream, stream --retime
+#    with and without the spare plane, for j2d9pt, j2d5pt, j3d27pt and cheby (since 2026-11-28
+#    its per-point local scalar `Ax` retimed into its buffer, predicted 0.90x), and cheby's
+#    global-stream with and without --retime.
 # Before the call, here: build, strip into .gpu/ (gpu-device.md). Writes under $OUT: device.txt,
 # caps-awkward.csv, caps-awkward-progress.txt, caps.csv, caps-progress.txt, auto.csv,
 # auto-progress.txt, fusion-awkward.csv, fusion-awkward-progress.txt, fusion.csv,
@@ -54,10 +58,10 @@ timeout 60 python3 scripts/bench.py --tessel $T --backend cuda --size awkward --
   --repeat 1 --skip-cpp --csv "$OUT/fusion-awkward.csv" --families "$FUSION" \
   --benchmarks rhs4center,rhs4sg,diffterm,hypterm,cosmo-hdiff,denoise \
   2> "$OUT/fusion-awkward-progress.txt" > /dev/null
-RETIME='stream,stream[--retime],global-stream,global-stream[--retime]'
-timeout 30 python3 scripts/bench.py --tessel $T --backend cuda --size awkward --jobs 4 \
+RETIME='stream,stream[--retime],stream[--retime --spare-plane off],global-stream,global-stream[--retime]'
+timeout 40 python3 scripts/bench.py --tessel $T --backend cuda --size awkward --jobs 8 \
   --repeat 1 --skip-cpp --csv "$OUT/retime-awkward.csv" --families "$RETIME" \
-  --benchmarks cheby 2> "$OUT/retime-awkward-progress.txt" > /dev/null
+  --benchmarks cheby,j2d9pt,j2d5pt,j3d27pt 2> "$OUT/retime-awkward-progress.txt" > /dev/null
 echo "awkward done at $(elapsed) s" >> "$OUT/device.txt"
 
 run_full() {  # run_full NAME FAMILIES CSV DEADLINE
@@ -79,5 +83,5 @@ echo "caps done at $(elapsed) s" >> "$OUT/device.txt"
 for b in $PROGRAMS; do run_full $b 'auto' auto 400; done
 echo "auto done at $(elapsed) s" >> "$OUT/device.txt"
 for b in rhs4center rhs4sg diffterm hypterm cosmo-hdiff denoise; do run_full $b "$FUSION" fusion 470; done
-run_full cheby "$RETIME" retime 500
+for b in j2d9pt j2d5pt j3d27pt cheby; do run_full $b "$RETIME" retime 500; done
 echo "all done at $(elapsed) s" >> "$OUT/device.txt"

@@ -86,11 +86,17 @@ struct StagePlan {
   /// Planes: the slots of the shared ring, one more than its planes (0 without shared planes):
   /// the leading plane goes to the slot no thread reads any more, so a plane needs one barrier
   /// (loaded, then read), not a second one before its load (STENCILGEN's double buffering).
-  /// The sweep is unrolled by the slots, so each access names its slot's array.
+  /// The sweep is unrolled by the slots, so each access names its slot's array (or, with
+  /// rolledRing, the slot is chosen per plane at run time).
   int64_t ringSlots() const { return sharedPlanes() > 0 ? sharedPlanes() + spareSlots : 0; }
-  /// The ring's slots beyond its planes: 1, or 0 for a sweep kept rolled (a retimed statement's
-  /// one plane: a barrier before each load instead; PoCL 3.1 miscompiles its unrolled sweep).
+  /// The ring's slots beyond its planes: 1, or 0 (`--spare-plane off` for a retimed statement's
+  /// plane: one slot, a barrier before each load as well as after it).
   int64_t spareSlots = 1;
+  /// The ring is one shared array of ringSlots() planes and the sweep stays rolled: plane k + o
+  /// is in slot (k - the sweep's first plane + o - sharedLo) mod ringSlots(), computed per plane
+  /// (a retimed statement's plane: PoCL 3.1 miscompiles the unrolled sweep with a slot per array,
+  /// docs/gpu.md section 10). With a spare slot, still one barrier per plane.
+  bool rolledRing = false;
   /// Folding: the array folded into this group's and the operator (every element staged, or
   /// read, is `group.array op partner` at the same index); none without.
   std::optional<ArrayId> foldPartner;

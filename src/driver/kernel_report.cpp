@@ -201,6 +201,9 @@ std::string appliedText(const KernelReport& r) {
     parts.push_back(fmt::format(
         "retimed: {} accumulator{}, {}", k.retimed, k.retimed == 1 ? "" : "s",
         k.family != ScheduleFamily::Stream ? "each plane's points read once from global memory"
+        : k.sharedBytes > 0 && k.sparePlane
+            ? "one shared plane per array in a ring of two slots (a rolled sweep, 1 barrier per "
+              "plane)"
         : k.sharedBytes > 0
             ? "one shared plane per array (a rolled sweep, 2 barriers per plane)"
             : "each thread's points of the plane in registers (nothing shared: no barrier)"));

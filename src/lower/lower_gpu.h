@@ -99,8 +99,9 @@ struct GpuKernelInfo {
   /// Fused kernels: the arrays a stage writes whose write-back is left out (no later kernel
   /// reads them and the program does not copy them out: analysis/dead_stores.h), "out, v"; "".
   std::string deadStores;
-  /// Streamed fused kernels: the input rings keep a spare plane (Schedule::sparePlane), so the
-  /// next plane loads while the current one is read (no barrier between).
+  /// Streamed fused kernels, and retimed stream kernels: the input rings keep a spare plane
+  /// (Schedule::sparePlane), so the next plane loads while the current one is read (no barrier
+  /// between).
   bool sparePlane = false;
   /// Pass contract-fma turned some a*b+c of it into fma(a, b, c) (`--fma`).
   bool fma = false;

@@ -43,7 +43,10 @@ StagedNames nameStaging(const StmtStaging& staging, const GlobalNames& g, const 
   }
   for (auto& p : staging.groups) {
     StagedNames::Group gn;
-    if (p.kind == StageKind::Planes) {
+    if (p.kind == StageKind::Planes && p.rolledRing && p.ringSlots() > 0) {
+      gn.slots.push_back(scope.take("s_" + p.group.name));  // one array, the slot per plane
+      gn.slotBase = scope.take("slot_" + p.group.name);
+    } else if (p.kind == StageKind::Planes) {
       for (int64_t q = 0; q < p.ringSlots(); ++q)
         gn.slots.push_back(scope.take(fmt::format("s_{}_{}", p.group.name, q)));
     } else if (p.sharedElements() > 0) {
@@ -166,7 +169,14 @@ ExprPtr StagedKernel::read(const Expr& ref) const {
   int64_t o = offs[p.streamPos];
   if (!p.planeInShared[o - p.group.lo[p.streamPos]])
     return var(nm.regs.at(copy_).at(o - p.regLo), ref.type);
-  // The plane's slot in this copy of the sweep (lower_gpu_staged_stream.cpp).
+  // The plane's slot: chosen per plane in a rolled ring, else in this copy of the sweep
+  // (lower_gpu_staged_stream.cpp).
+  if (p.rolledRing) {
+    if (o != p.sharedHi || p.sharedPlanes() != 1)
+      internal("a rolled ring of more than the plane streamed in");
+    return load(nm.slots.at(0), indexAdd(var(nm.slotBase, ScalarType::Int), tileIndex(c_, p, offs)),
+                ref.type);
+  }
   return load(nm.slots.at(ringSlot(p, phase_, o)), tileIndex(c_, p, offs), ref.type);
 }
 
@@ -175,7 +185,8 @@ void StagedKernel::declare(Function& f) const {
     const StagePlan& p = c_.staging.groups[i];
     if (p.kind == StageKind::Planes) {
       for (const std::string& slot : c_.names.groups[i].slots)
-        f.shared.push_back(sharedArray(ctypeOf(p.group.type), slot, p.tileElements()));
+        f.shared.push_back(sharedArray(ctypeOf(p.group.type), slot,
+                                       p.rolledRing ? p.sharedElements() : p.tileElements()));
     } else if (p.sharedElements() > 0) {
       f.shared.push_back(
           sharedArray(ctypeOf(p.group.type), c_.names.groups[i].shared, p.sharedElements()));

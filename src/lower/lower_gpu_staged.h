@@ -22,6 +22,9 @@ struct StagedNames {
   struct Group {
     std::string shared;              // the shared array of a tile
     std::vector<std::string> slots;  // stream: the shared array of each slot of the ring
+    /// stream, a rolled ring (StagePlan::rolledRing): the array's one name is slots[0], and this
+    /// variable, declared per plane, is where the plane streamed in starts in it
+    std::string slotBase;
     /// stream: planes regLo..regHi, per unrolled copy (GridShape::copies) of the thread's point
     std::vector<std::vector<std::string>> regs;
     /// stream with prefetch: the registers the leading shared plane is loaded into one plane

@@ -66,10 +66,22 @@ int64_t ringSlot(const StagePlan& p, int phase, int64_t offset) {
   return (phase + offset - p.sharedLo) % slots;
 }
 
+ExprPtr rolledSlotBase(const StagedContext& c, const StagePlan& p, const ExprPtr& plane) {
+  const int64_t slots = p.ringSlots();
+  if (slots < 1 || !p.rolledRing)
+    throw std::logic_error("internal error: a rolled ring's slot of a group without one");
+  if (slots == 1) return intLit(0);
+  // Planes from the sweep's first (first + sweepLo + sharedLo, in slot 0): never negative.
+  ExprPtr start = indexAddConst(var(c.names.first, ScalarType::Int), c.sweepLo + p.sharedLo);
+  ExprPtr slot = binary(Op::Mod, indexSub(plane, start), intLit(slots));
+  return indexMul(slot, intLit(p.tileElements()));
+}
+
 int sweepCopies(const StmtStaging& staging) {
   int64_t copies = 1;
   for (const StagePlan& p : staging.groups)
-    if (p.kind == StageKind::Planes && p.ringSlots() > 0) copies = std::lcm(copies, p.ringSlots());
+    if (p.kind == StageKind::Planes && p.ringSlots() > 0 && !p.rolledRing)
+      copies = std::lcm(copies, p.ringSlots());
   return static_cast<int>(copies);
 }
 

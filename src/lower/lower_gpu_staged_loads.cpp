@@ -183,7 +183,8 @@ std::pair<std::vector<StmtPtr>, ExprPtr> slot(const StagedContext& c, const Stag
 }  // namespace
 
 std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
-                              const std::string& shared, const std::vector<StmtPtr>& ownStores) {
+                              const std::string& shared, const std::vector<StmtPtr>& ownStores,
+                              const ExprPtr& base) {
   const StagePlan& p = c.staging.groups[gi];
   const StageGroup& grp = p.group;
   const StagedNames& nm = c.names;
@@ -196,8 +197,8 @@ std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& 
     out.insert(out.end(), ownStores.begin(), ownStores.end());
     if (ExprPtr halo = inHalo(c, p, t.coords)) cond = binary(Op::And, cond, halo);
   }
-  body.push_back(
-      ifThen(cond, {store(shared, t.elem, groupValue(c, p, globalIndex(c, p, t.coords)))}));
+  body.push_back(ifThen(cond, {store(shared, base ? indexAdd(base, t.elem) : t.elem,
+                                     groupValue(c, p, globalIndex(c, p, t.coords)))}));
   if (t.loops.empty()) {
     out.push_back(cooperativeLoop(nm.elem, var(nm.tid, ScalarType::Int),
                                   intLit(p.tileElements() - 1), intLit(c.threads), body));
@@ -243,7 +244,7 @@ std::vector<StmtPtr> fetchTile(const StagedContext& c, size_t gi, const ExprPtr&
 
 std::vector<StmtPtr> storeFetched(const StagedContext& c, size_t gi, const ExprPtr& plane,
                                   const std::string& shared, const std::vector<std::string>& regs,
-                                  const std::vector<StmtPtr>& ownStores) {
+                                  const std::vector<StmtPtr>& ownStores, const ExprPtr& base) {
   const StagePlan& p = c.staging.groups[gi];
   TileElement t = tileElement(c, gi, plane);
   std::vector<StmtPtr> out = ownStores;
@@ -253,17 +254,18 @@ std::vector<StmtPtr> storeFetched(const StagedContext& c, size_t gi, const ExprP
     ExprPtr cond = binary(Op::And, exists, t.inArray);
     if (!ownStores.empty())
       if (ExprPtr halo = inHalo(c, p, t.coords)) cond = binary(Op::And, cond, halo);
-    b.push_back(ifThen(cond, {store(shared, t.elem, var(regs[m], p.group.type))}));
+    b.push_back(ifThen(
+        cond, {store(shared, base ? indexAdd(base, t.elem) : t.elem, var(regs[m], p.group.type))}));
     out.push_back(block(std::move(b)));
   }
   return out;
 }
 
 StmtPtr ownStore(const StagedContext& c, size_t gi, const std::string& shared,
-                 const std::string& reg) {
+                 const std::string& reg, const ExprPtr& base) {
   const StagePlan& p = c.staging.groups[gi];
-  return store(shared, tileIndex(c, p, std::vector<int64_t>(p.group.iters.size(), 0)),
-               var(reg, p.group.type));
+  ExprPtr at = tileIndex(c, p, std::vector<int64_t>(p.group.iters.size(), 0));
+  return store(shared, base ? indexAdd(base, at) : at, var(reg, p.group.type));
 }
 
 ExprPtr groupValue(const StagedContext& c, const StagePlan& p, const ExprPtr& index) {

@@ -28,6 +28,9 @@ ExprPtr inArray(const StagedContext& c, const StagePlan& p, const std::vector<Ex
 /// copy's plane: planes take the slots in turn from the block's first plane, whose window's
 /// first plane (k + sharedLo) is in slot 0, so (phase + offset - sharedLo) mod the slots.
 int64_t ringSlot(const StagePlan& p, int phase, int64_t offset);
+/// A rolled ring (StagePlan::rolledRing): the index in its one shared array of the first
+/// element of plane `plane`'s slot.
+ExprPtr rolledSlotBase(const StagedContext& c, const StagePlan& p, const ExprPtr& plane);
 /// The copies of the stream sweep's body per round: the least common multiple of the rings'
 /// slots (1 without shared planes).
 int sweepCopies(const StmtStaging& staging);
@@ -39,11 +42,13 @@ ExprPtr flatThreadId(const GridShape& grid);
 // ---- Cooperative loads ---------------------------------------------------------------------
 
 /// Cooperative load of group gi's tile (or of plane `plane`) into shared array `shared` (the
-/// tile's, or a ring slot's). With `ownStores` (each thread storing its own points of that plane
-/// from its registers: ownStore), the loop loads only the halo around the block's points.
+/// tile's, or a ring slot's; `base`: where in it the tile starts, a rolled ring's slot, null
+/// for 0). With `ownStores` (each thread storing its own points of that plane from its
+/// registers: ownStore), the loop loads only the halo around the block's points.
 std::vector<lir::StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
                                    const std::string& shared,
-                                   const std::vector<lir::StmtPtr>& ownStores = {});
+                                   const std::vector<lir::StmtPtr>& ownStores = {},
+                                   const ExprPtr& base = nullptr);
 /// Prefetching (paper 000 III-A4): the elements of group gi's plane tile each thread loads, as
 /// registers of their own (the iterations of loadTile's loops a thread makes at most).
 int64_t prefetchSlots(const StagedContext& c, size_t gi);
@@ -52,16 +57,17 @@ int64_t prefetchSlots(const StagedContext& c, size_t gi);
 /// the halo around the block's points (their own registers hold the rest: storeFetched).
 std::vector<lir::StmtPtr> fetchTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
                                     const std::vector<std::string>& regs, bool haloOnly);
-/// Stores the prefetch registers `regs` (plane `plane`, fetchTile) into shared array `shared`;
-/// with `ownStores` (as loadTile), the registers store only the halo.
+/// Stores the prefetch registers `regs` (plane `plane`, fetchTile) into shared array `shared`
+/// (from `base`, as loadTile); with `ownStores` (as loadTile), the registers store only the halo.
 std::vector<lir::StmtPtr> storeFetched(const StagedContext& c, size_t gi, const ExprPtr& plane,
                                        const std::string& shared,
                                        const std::vector<std::string>& regs,
-                                       const std::vector<lir::StmtPtr>& ownStores = {});
+                                       const std::vector<lir::StmtPtr>& ownStores = {},
+                                       const ExprPtr& base = nullptr);
 /// The store of register `reg` (group gi's plane at the current point) into shared array
-/// `shared` at that point.
+/// `shared` (from `base`, as loadTile) at that point.
 lir::StmtPtr ownStore(const StagedContext& c, size_t gi, const std::string& shared,
-                      const std::string& reg);
+                      const std::string& reg, const ExprPtr& base = nullptr);
 /// The thread's point of unrolled copy `copy`: the iterator variables of the grid's
 /// dimensions, from the block's first point (t0).
 std::vector<lir::StmtPtr> declarePoint(const StagedContext& c, int copy);

@@ -141,12 +141,17 @@ void StreamSweep::ring(size_t gi) {
   before_.push_back(comment(fmt::format(
       "'{}': plane{} {}{} in shared memory, {}{}.", name, p.sharedPlanes() == 1 ? "" : "s",
       planeText(it, p.sharedLo), p.sharedPlanes() == 1 ? "" : ".." + planeText(it, p.sharedHi),
-      p.spareSlots > 0 ? fmt::format("a ring of {} slots (one more than the planes: a plane "
-                                     "loads into the slot no thread reads any more)",
-                                     p.ringSlots())
-                       : fmt::format("{} slot{} (the sweep kept rolled: a barrier before each "
-                                     "plane's load)",
-                                     p.ringSlots(), p.ringSlots() == 1 ? "" : "s"),
+      p.spareSlots > 0 && p.rolledRing
+          ? fmt::format("a ring of {} slots in one array (one more than the planes: a plane "
+                        "loads into the slot no thread reads any more; the sweep kept rolled, "
+                        "the slot chosen per plane)",
+                        p.ringSlots())
+      : p.spareSlots > 0 ? fmt::format("a ring of {} slots (one more than the planes: a plane "
+                                       "loads into the slot no thread reads any more)",
+                                       p.ringSlots())
+                         : fmt::format("{} slot{} (the sweep kept rolled: a barrier before each "
+                                       "plane's load)",
+                                       p.ringSlots(), p.ringSlots() == 1 ? "" : "s"),
       p.sharedPlanes() > 1
           ? fmt::format("; the first {} loaded before the sweep", p.sharedPlanes() - 1)
           : "")));
@@ -154,7 +159,9 @@ void StreamSweep::ring(size_t gi) {
   std::vector<StmtPtr> window;
   for (int64_t q = 0; q + 1 < p.sharedPlanes(); ++q) {
     ExprPtr plane = indexAddConst(first, p.sharedLo + q);
-    for (auto& x : loadTile(c_, gi, plane, nm.slots.at(ringSlot(p, 0, p.sharedLo + q))))
+    for (auto& x : p.rolledRing
+                       ? loadTile(c_, gi, plane, nm.slots.at(0), {}, intLit(q * p.tileElements()))
+                       : loadTile(c_, gi, plane, nm.slots.at(ringSlot(p, 0, p.sharedLo + q))))
       window.push_back(x);
   }
   if (!window.empty()) before_.push_back(phaseBlock(std::move(window)));
@@ -172,7 +179,7 @@ void StreamSweep::ring(size_t gi) {
 
 std::vector<StmtPtr> StreamSweep::plane(int phase) const {
   ExprPtr cur = iterVar(c_, c_.grid.stream);
-  std::vector<StmtPtr> shift;
+  std::vector<StmtPtr> shift, slotDecls;
   // Each point's leading register planes (every group's), before the shared planes that may
   // take the thread's own points from them.
   std::vector<StmtPtr> lead = perPoint([&](int u) {
@@ -197,22 +204,33 @@ std::vector<StmtPtr> StreamSweep::plane(int phase) const {
     // The leading shared plane: where the shift registers hold it (they were loaded just
     // before), each thread stores its own points and the loop loads only the halo. The own
     // points and the halo are disjoint: one phase.
-    const std::string& slot = nm.slots.at(ringSlot(p, phase, p.sharedHi));
+    // A rolled ring's slot is chosen per plane (its base in the one array); with a spare slot
+    // the load is fresh: it writes the slot no thread reads any more, so no barrier before it.
+    const ExprPtr leading = indexAddConst(cur, p.sharedHi);
+    const std::string& slot =
+        p.rolledRing ? nm.slots.at(0) : nm.slots.at(ringSlot(p, phase, p.sharedHi));
+    ExprPtr base;
+    if (p.rolledRing) {
+      slotDecls.push_back(localDecl(CType::Int64, nm.slotBase, rolledSlotBase(c_, p, leading)));
+      base = var(nm.slotBase, ScalarType::Int);
+    }
+    auto loads = [&](std::vector<StmtPtr> b) {
+      return p.rolledRing && p.spareSlots > 0 ? freshBlock(std::move(b)) : phaseBlock(std::move(b));
+    };
     std::vector<StmtPtr> own;
     if (p.ownFromRegisters)
       own = perPoint([&](int u) {
         return std::vector<StmtPtr>{ownStore(
             c_, gi, slot,
-            nm.regs[static_cast<size_t>(u)].at(static_cast<size_t>(p.sharedHi - p.regLo)))};
+            nm.regs[static_cast<size_t>(u)].at(static_cast<size_t>(p.sharedHi - p.regLo)), base)};
       });
     if (nm.prefetch.empty()) {
-      lead.push_back(phaseBlock(loadTile(c_, gi, indexAddConst(cur, p.sharedHi), slot, own)));
+      lead.push_back(loads(loadTile(c_, gi, leading, slot, own, base)));
       continue;
     }
     // Prefetched: the plane is in registers since the plane before; store it, then load the
     // next one (global loads only: they complete while this plane is computed).
-    lead.push_back(
-        phaseBlock(storeFetched(c_, gi, indexAddConst(cur, p.sharedHi), slot, nm.prefetch, own)));
+    lead.push_back(loads(storeFetched(c_, gi, leading, slot, nm.prefetch, own, base)));
     ExprPtr last = indexAddConst(var(c_.names.last, ScalarType::Int), c_.sweepHi);
     lead.push_back(ifThen(
         binary(Op::Lt, cur, last),
@@ -220,7 +238,11 @@ std::vector<StmtPtr> StreamSweep::plane(int phase) const {
   }
   // Barriers: pass insert-barriers (between the leading plane's loads and the compute, which
   // reads them).
-  std::vector<StmtPtr> b = lead;
+  std::vector<StmtPtr> b;
+  if (!slotDecls.empty())
+    b.push_back(comment("The slot of the rolled ring the plane streamed in goes to."));
+  b.insert(b.end(), slotDecls.begin(), slotDecls.end());
+  b.insert(b.end(), lead.begin(), lead.end());
   for (auto& x : perPoint([&](int u) {
          return std::vector<StmtPtr>{ifThen(regionGuard(c_), computeAt_(phase, u))};
        }))

@@ -555,13 +555,17 @@ StmtStaging stageStatement(const Program& prog, const CallInst& call, const Stmt
   StmtStaging s;
   bool retimed = false;
   if (g.retime && g.stream >= 0) {
-    // Retimed: the kernel reads only the plane streamed in (analysis/retiming.h), kept rolled.
+    // Retimed: the kernel reads only the plane streamed in (analysis/retiming.h), in a ring of
+    // two slots (one with `--spare-plane off`) that the rolled sweep picks per plane.
     Retiming r = retime(prog, call, st, g.stream);
     if (r.ok) {
       Stmt planes = st;
       planes.rhs = planeReads(r);
       s = planStaging(prog, call, planes, tile, g.stream, g.staged());
-      for (StagePlan& p : s.groups) p.spareSlots = 0;
+      for (StagePlan& p : s.groups) {
+        p.rolledRing = true;
+        p.spareSlots = g.sparePlane ? 1 : 0;
+      }
       retimed = true;
     }
   }

@@ -216,8 +216,9 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
   } else if (flag == "--spare-plane") {
     if (value != "on" && value != "off")
       return bad(fmt::format("'{}' is neither on nor off", value),
-                 "--spare-plane on (the default) gives each input ring of stream + time_tile a "
-                 "spare plane, one barrier per plane fewer; off saves its shared memory");
+                 "--spare-plane on (the default) gives each input ring of stream + time_tile, and "
+                 "the plane of a retimed stream kernel, a spare plane, one barrier per plane "
+                 "fewer; off saves its shared memory");
     opts.sparePlane = value == "on";
   } else if (flag == "--index-bits") {
     if (value != "auto" && value != "32" && value != "64")
@@ -469,7 +470,8 @@ std::string toString(const Schedule& s, bool origins) {
     add("unroll " + unrollText(s.unroll.value, ", "), s.unroll.origin);
   if (s.timeTile.value != 1) add(fmt::format("time_tile {}", s.timeTile.value), s.timeTile.origin);
   if (s.keepDeadStores.value) add("dead_stores keep", s.keepDeadStores.origin);
-  if (!s.sparePlane.value && s.family.value == ScheduleFamily::Stream && s.timeTile.value > 1)
+  if (!s.sparePlane.value && s.family.value == ScheduleFamily::Stream &&
+      (s.timeTile.value > 1 || s.retime.value))
     add("spare_plane off", s.sparePlane.origin);
   if (s.fma.value) add("fma", s.fma.origin);
   if (s.maxRegisters.value != 0)

@@ -109,7 +109,8 @@ struct Schedule {
   Setting<bool> keepDeadStores;
   /// stream + time_tile: each input ring keeps a spare plane, the slot its next plane loads into
   /// while the current planes are read, so that no barrier stands before the load (T barriers
-  /// per plane and step instead of T + 1; a plane more of shared memory per input). Default on;
+  /// per plane and step instead of T + 1; a plane more of shared memory per input). The same for
+  /// the plane of a retimed `stream` kernel (1 barrier per plane instead of 2). Default on;
   /// off from `--spare-plane off`, or by fitSchedules where the spare plane would not fit the
   /// machine's shared memory.
   Setting<bool> sparePlane{true, {}};
@@ -275,6 +276,9 @@ void dropFileClausesNotApplied(Schedule& s, const Program& prog);
 /// stream + time_tile: the stream family with a streamed iterator and time_tile T >= 2 fuses T
 /// steps into streamed kernels (analysis/stream_fusion.h); T = 1 is the plain stream family.
 bool streamsTimeTiled(const Schedule& s, const Program& prog);
+/// Whether Schedule::sparePlane applies to `s`: stream + time_tile's input rings, and the
+/// retimed `stream` kernels' ring of one plane (a slot more, one barrier per plane fewer).
+bool usesSparePlanes(const Schedule& s, const Program& prog);
 
 /// Refuses overlapped (and stream + time_tile) schedules whose fused kernels cannot run: a
 /// block that leaves no tile after the halo of T fused steps, or shared memory beyond the

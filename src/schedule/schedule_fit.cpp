@@ -126,9 +126,10 @@ void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const M
     const std::string who = prog.stencils.at(static_cast<size_t>(s.stencil)).name;
     const std::string family = familyName(s.family.value);
 
-    // 0. stream + time_tile's spare planes (Schedule::sparePlane, on by default) where they are
-    //    what does not fit: the rings without them, one barrier more per plane.
-    if (streamsTimeTiled(s, prog) && s.sparePlane.value &&
+    // 0. The spare planes of stream + time_tile and of retimed stream kernels
+    //    (Schedule::sparePlane, on by default) where they are what does not fit: the rings
+    //    without them, one barrier more per plane.
+    if (usesSparePlanes(s, prog) && s.sparePlane.value &&
         s.sparePlane.origin.kind == Origin::Kind::Default) {
       s.sparePlane.value = false;
       if (fits(schedules, i, prog, m, refuseStreamedExcess)) {

@@ -13,6 +13,11 @@ bool streamsTimeTiled(const Schedule& s, const Program& prog) {
   return gridOf(s, prog).fusedStreamDim() >= 0;
 }
 
+bool usesSparePlanes(const Schedule& s, const Program& prog) {
+  return streamsTimeTiled(s, prog) ||
+         (s.family.value == ScheduleFamily::Stream && s.retime.value && streamDim(s, prog) >= 0);
+}
+
 bool validateFusion(const std::vector<Schedule>& schedules, const Program& prog,
                     const MachineDesc& m, DiagnosticEngine& diags, bool refuseStreamedExcess,
                     int onlyStencil) {

@@ -221,10 +221,14 @@ TEST_P(OclgrindBenchmark, RegisterOptimisationsHaveNoRaceOrOutOfBoundsAccess) {
 TEST(Oclgrind, RetimedKernelsHaveNoRaceOrOutOfBoundsAccess) {
   TESSEL_REQUIRE_OCLGRIND();
   TESSEL_REQUIRE_OPENCL();
-  // Retimed and unrolled: accumulators per point of a thread.
+  // Retimed and unrolled: accumulators per point of a thread. The plane's ring of two slots
+  // (the load into the spare slot with no barrier before it) and, with --spare-plane off, of one.
   for (const char* b : {"j3d27pt", "gaussian"}) {
     SCOPED_TRACE(b);
     fs::path file = benchmarkPath(b);
+    expectClean(file.string(), "--schedule stream --retime --chunk 3" + tinyParams(file));
+    expectClean(file.string(),
+                "--schedule stream --retime --spare-plane off --chunk 3" + tinyParams(file));
     expectClean(file.string(), "--schedule stream --retime --unroll i=2" + tinyParams(file));
     expectClean(file.string(),
                 "--schedule global-stream --retime --unroll i=2,cyclic" + tinyParams(file));

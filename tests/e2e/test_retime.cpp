@@ -127,6 +127,41 @@ TEST(RetimeReport, FewerSharedLoadsAndRegisters) {
   }
 }
 
+// The retimed stream kernel's plane is a ring of two slots in one shared array, the slot chosen
+// per plane in the rolled sweep: the plane streamed in loads into the slot no thread reads any
+// more, so a plane passes one barrier (after its load), not two (before it as well), for one
+// plane more of shared memory. `--spare-plane off` gives the one-slot kernel. Both verify on PoCL
+// and the C++ target at awkward sizes (a 2-D and a 3-D stencil, chunks of 3 planes; the next
+// test) and are clean under Oclgrind (test_oclgrind).
+TEST(RetimeReport, OneBarrierPerPlaneWithTheSparePlane) {
+  for (const char* bench : {"j2d9pt", "j3d27pt"}) {
+    SCOPED_TRACE(bench);
+    nlohmann::json spare = firstKernel(bench, "--retime --no-ptxas"),
+                   off = firstKernel(bench, "--retime --spare-plane off --no-ptxas");
+    EXPECT_EQ(spare["barriers_per_plane"].get<int>(), 1) << spare.dump();
+    EXPECT_EQ(off["barriers_per_plane"].get<int>(), 2) << off.dump();
+    EXPECT_EQ(spare["shared_bytes"].get<int>(), 2 * off["shared_bytes"].get<int>());
+    EXPECT_NE(spare["applied"].get<std::string>().find("a ring of two slots (a rolled sweep, 1 "
+                                                       "barrier per plane)"),
+              std::string::npos)
+        << spare.dump();
+    EXPECT_NE(off["applied"].get<std::string>().find("2 barriers per plane"), std::string::npos)
+        << off.dump();
+  }
+}
+
+TEST(Retime, TheRingOfTwoSlotsAndTheOneSlotPlaneVerify) {
+  TESSEL_REQUIRE_OPENCL();
+  for (const char* bench : {"j2d9pt", "j3d27pt"}) {
+    const fs::path file = benchmarkPath(bench);
+    for (const char* spareFlag : {"", " --spare-plane off"})
+      for (const char* backend : {"opencl", "cpp"})
+        expectRunVerifies(
+            file.string(), backend,
+            std::string("--schedule stream --retime --chunk 3") + spareFlag + params(file));
+  }
+}
+
 // Retiming under stream + time_tile (3.5-D blocking): each fused stage accumulates its parts
 // from the newest plane of its rings. Every benchmark agrees with the reference on PoCL (time
 // tiles 2 and 3, chunks of 3 planes: blocks whose prologue starts in another chunk) and on the
