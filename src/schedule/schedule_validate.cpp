@@ -170,7 +170,10 @@ struct Checker {
                         settingName(o, clause), familyName(s.family.value),
                         prog.stencils[s.stencil].name, k.sharedBytes, k.threads, k.stmt + 1, k.call,
                         k.staged, m.sharedPerBlockMax(), machine()),
-            "use a smaller block or unroll, or --schedule global");
+            s.family.value == ScheduleFamily::Stream && s.retime.value && s.sparePlane.value
+                ? "use a smaller block or unroll, --spare-plane off (the retimed plane's second "
+                  "slot left out: one barrier more per plane), or --schedule global"
+                : "use a smaller block or unroll, or --schedule global");
       return;  // one error per schedule is enough
     }
   }

@@ -148,6 +148,27 @@ TEST(RetimeReport, OneBarrierPerPlaneWithTheSparePlane) {
     EXPECT_NE(off["applied"].get<std::string>().find("2 barriers per plane"), std::string::npos)
         << off.dump();
   }
+  // Where the second slot is what does not fit (a 130x130 plane: 135,200 B, two of them beyond
+  // the H100's 232,448 B per block), the default leaves it out by itself and says so; asked for
+  // explicitly, it is refused.
+  const std::string big = tesselBinary() + " info --kernels --no-ptxas " +
+                          benchmarkPath("j3d27pt").string() +
+                          " --schedule stream --retime --block 32,16 --unroll i=4,j=8";
+  auto fallback = runCommand(big);
+  EXPECT_EQ(fallback.exitCode, 0) << fallback.output;
+  EXPECT_NE(fallback.output.find("needs 270400 bytes of shared memory"), std::string::npos)
+      << fallback.output;
+  EXPECT_NE(fallback.output.find("the input rings keep none (one barrier more per plane)"),
+            std::string::npos)
+      << fallback.output;
+  EXPECT_NE(fallback.output.find("barriers   2 per plane"), std::string::npos) << fallback.output;
+  auto refused = runCommand(big + " --spare-plane on");
+  EXPECT_EQ(refused.exitCode, 1) << refused.output;
+  EXPECT_NE(refused.output.find("more than the 232448 bytes per block"), std::string::npos)
+      << refused.output;
+  EXPECT_NE(refused.output.find("hint: use a smaller block or unroll, --spare-plane off"),
+            std::string::npos)
+      << refused.output;
 }
 
 TEST(Retime, TheRingOfTwoSlotsAndTheOneSlotPlaneVerify) {
