@@ -312,7 +312,30 @@ std::optional<Groupings> optionGroupings(const Program& prog, const std::string&
     if (semi == std::string::npos) break;
     at = semi + 1;
   }
-  return splitGroupings(prog, "groups", specs, machineName, {}, {}, diags);
+  std::string error;
+  auto g = parseGroupings(prog, specs, error);
+  if (g) return g;
+  // A word that is none of the choices (`--fusion-groups all`) is named as such, not parsed as
+  // groups of statement numbers.
+  const bool word = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+    return std::isalpha(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  });
+  if (word) {
+    const std::vector<std::string> choices = {
+        "none", "trivial-fission", "maxfuse", "recompute-fission", "greedy", "modesto", "auto"};
+    const auto close = closestName(value, choices);
+    diags.report(DiagId::bad_schedule, {},
+                 fmt::format("--fusion-groups {}: not a fusion choice{}", value,
+                             close ? fmt::format(" (did you mean '{}'?)", *close) : ""),
+                 "one of none, trivial-fission, maxfuse, recompute-fission, greedy, modesto and "
+                 "auto, or groups of statement numbers such as '0:0|1-3' (tessel info numbers "
+                 "them; calls separated by ';')");
+    return std::nullopt;
+  }
+  diags.report(DiagId::bad_schedule, {}, "--fusion-groups " + error,
+               "for example --fusion-groups '0:0|1-3' (statement numbers as tessel info shows "
+               "them; calls separated by ';')");
+  return std::nullopt;
 }
 
 std::optional<Program> fusionVariant(const Program& prog, const std::string& value,

@@ -176,7 +176,10 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
                    "e.g. --unroll j=2,i=1 (optionally ,blocked or ,cyclic)");
       u.factors.emplace_back(std::string(p.substr(0, eq)), *n);
     }
-    if (blocked && cyclic) return bad("'blocked' and 'cyclic' contradict each other");
+    if (blocked && cyclic)
+      return bad("'blocked' and 'cyclic' contradict each other",
+                 "blocked gives a thread consecutive points, cyclic points a block apart: "
+                 "give one, e.g. --unroll i=2,cyclic");
     if (u.factors.empty()) return bad("expected ITERATOR=FACTOR pairs", "e.g. --unroll j=2,i=1");
     if (cyclic) u.distribution = UnrollDistribution::Cyclic;
     opts.unroll = u;
@@ -332,7 +335,9 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
     diags.report(DiagId::bad_schedule, {},
                  fmt::format("--stream {} and --full-stream {} contradict each other: a stencil "
                              "streams along one iterator",
-                             *opts.stream, *opts.fullStream));
+                             *opts.stream, *opts.fullStream),
+                 "give one of them: --stream ITER sweeps chunks of planes concurrently "
+                 "(--chunk), --full-stream ITER every plane in one block");
   } else if (opts.stream || opts.fullStream) {
     bool full = opts.fullStream.has_value();
     std::string it = full ? *opts.fullStream : *opts.stream;

@@ -80,10 +80,12 @@ struct Checker {
     return fmt::format("'{}' is not an iterator of this program (its iterators: {})", name,
                        iteratorList());
   }
-  std::string didYouMean(const std::string& name) const {
+  /// The hint for a name that is not an iterator: the closest one, else `example`, what to
+  /// write instead.
+  std::string didYouMean(const std::string& name, const std::string& example) const {
     if (auto best = closestName(name, prog.iteratorNames()))
       return fmt::format("did you mean '{}'?", *best);
-    return {};
+    return "name one of this program's iterators, e.g. " + example;
   }
 
   // A streaming schedule streams one iterator that exists and is not the unit-stride one.
@@ -130,7 +132,8 @@ struct Checker {
     int d = iteratorIndex(st.iterator);
     if (d < 0) {
       error(s.stream->origin, fmt::format("{}: {}", what, notAnIterator(st.iterator)),
-            didYouMean(st.iterator));
+            didYouMean(st.iterator,
+                       (st.full ? "--full-stream " : "--stream ") + prog.iterators.front().name));
     } else if (d == prog.dims() - 1) {
       error(s.stream->origin,
             fmt::format("{}: '{}' is the unit-stride (last) iterator and cannot be streamed: the "
@@ -236,7 +239,8 @@ struct Checker {
     for (auto& [name, factor] : u.factors) {
       std::string what = settingName(s.unroll.origin, fmt::format("unroll {}={}", name, factor));
       if (iteratorIndex(name) < 0)
-        error(s.unroll.origin, fmt::format("{}: {}", what, notAnIterator(name)), didYouMean(name));
+        error(s.unroll.origin, fmt::format("{}: {}", what, notAnIterator(name)),
+              didYouMean(name, "--unroll " + prog.iterators.back().name + "=2"));
       else if (!seen.insert(name).second)
         error(s.unroll.origin, fmt::format("{}: '{}' is given more than once", what, name));
       if (factor < 1)

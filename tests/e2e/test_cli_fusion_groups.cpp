@@ -313,7 +313,10 @@ TEST(CliFusionGroups, Errors) {
   const std::vector<std::pair<std::string, std::string>> refused = {
       {" --fusion-groups '0||1'", "each group is statement numbers or ranges"},
       {" --fusion-groups '2:0|1-3'", "the program has calls 0..0"},
-      {" --fusion-groups modesto --machine nosuch", "nosuch"}};
+      {" --fusion-groups modesto --machine nosuch", "nosuch"},
+      // A word that is no choice is named as such, with the closest choice.
+      {" --fusion-groups all", "--fusion-groups all: not a fusion choice"},
+      {" --fusion-groups gredy", "not a fusion choice (did you mean 'greedy'?)"}};
   for (const auto& [flags, message] : refused) {
     auto r = runCommand(tesselBinary() + " run " + hdiff + " --backend cpp" + flags);
     EXPECT_EQ(r.exitCode, 1) << flags << "\n" << r.output;
@@ -326,7 +329,8 @@ TEST(CliFusionGroups, Errors) {
                  " --backend cpp --verify --fusion-groups '0,3|1,2'" + smallParams("cosmo-hdiff"));
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_TRUE(has(r.output,
-                  "--groups '0,3|1,2': the group [s0,s3] is not convex: the path #0 hdiff s0 "
+                  "--fusion-groups '0,3|1,2': the group [s0,s3] is not convex: the path #0 hdiff "
+                  "s0 "
                   "(lap) -> #0 hdiff s2 (flj) -> #0 hdiff s3 (out) leaves it and comes back"))
       << r.output;
 }

@@ -528,6 +528,15 @@ TEST(Schedule, ContradictoryOptionsAreErrors) {
   EXPECT_NE(allText(r.diags).find("--stream k and --full-stream j contradict each other"),
             std::string::npos)
       << allText(r.diags);
+  EXPECT_NE(allText(r.diags).find("hint: give one of them: --stream ITER sweeps chunks"),
+            std::string::npos)
+      << allText(r.diags);
+  // An iterator that does not exist and resembles none: the hint says what to write.
+  auto u = check(*c.prog, options({{"--unroll", "q=2"}}));
+  EXPECT_FALSE(u.valid);
+  EXPECT_NE(allText(u.diags).find("hint: name one of this program's iterators, e.g. --unroll i=2"),
+            std::string::npos)
+      << allText(u.diags);
   auto g = check(*c.prog, options({{"--schedule", "global"}, {"--stream", "k"}}));
   EXPECT_FALSE(g.valid);
   EXPECT_NE(allText(g.diags).find("--stream k needs a streaming schedule"), std::string::npos)
