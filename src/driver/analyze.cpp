@@ -306,10 +306,11 @@ nlohmann::json compareSchedules(const Program& prog,
 }
 
 std::string ModelChoice::line() const {
+  const size_t ranked = tried - refused - extrapolated;
   return fmt::format(
-      "note: {}: the model ranks '{}' first of {} schedules on {} (predicted {:.4g} "
+      "note: {}: the model ranks '{}' first of {} schedule{} on {} (predicted {:.4g} "
       "GStencil/s, {} roofline: a prediction, docs/model.md)",
-      byDefault ? "no schedule named" : "--schedule auto", schedule, tried - refused - extrapolated,
+      byDefault ? "no schedule named" : "--schedule auto", schedule, ranked, ranked == 1 ? "" : "s",
       machine, gstencilsPerSecond, calibrated ? "a calibrated" : "an uncalibrated");
 }
 
@@ -339,6 +340,7 @@ std::optional<ModelChoice> chooseSchedule(const Program& prog,
   std::optional<ModelChoice> best;
   ModelChoice tally;
   const bool fusable = fusedCandidates(prog, flags);
+  std::string firstRefusal;  // why the first candidate refused was refused
   for (const Candidate& cand : candidates()) {
     if (cand.fuse && !fusable) continue;
     if (tileGiven && !cand.tile.empty()) continue;  // the user's time tile is kept
@@ -351,6 +353,9 @@ std::optional<ModelChoice> chooseSchedule(const Program& prog,
       auto p = predictUnder(prog, f, *values, false, diags, nullptr, &why);
       if (!p) {
         ++tally.refused;
+        if (firstRefusal.empty() && !why.empty())
+          firstRefusal = fmt::format("; the first, '{}{}': {}", cand.family,
+                                     block.empty() ? "" : " --block " + block, why);
         continue;
       }
       if ((*p)["extrapolated"].get<bool>()) {  // no calibration for its fused steps
@@ -378,9 +383,10 @@ std::optional<ModelChoice> chooseSchedule(const Program& prog,
     diags.report(
         DiagId::bad_schedule, {},
         fmt::format("--schedule auto: of the {} schedules tried, the validation refused {} and "
-                    "{} fuse steps the machine's calibration did not measure",
-                    tally.tried, tally.refused, tally.extrapolated),
-        "name a schedule (--schedule global, ...) to see why");
+                    "{} fuse steps the machine's calibration did not measure{}",
+                    tally.tried, tally.refused, tally.extrapolated, firstRefusal),
+        "the options given may fit no family: name one (--schedule stream, ...) to see its "
+        "reason");
     return std::nullopt;
   }
   best->tried = tally.tried;

@@ -797,3 +797,21 @@ TEST(CliAnalyze, FusedStatementsCostTheUnionOfTheirTraffic) {
   EXPECT_EQ(denoise["kernels"][1]["name"], "call1_rician_s0_s2");
   EXPECT_DOUBLE_EQ(dram(denoise["kernels"][1]), 32.0);
 }
+
+TEST(CliAnalyze, AutoSaysWhyWhenNoScheduleFits) {
+  // Options that fit no family (a 2-D program streamed along its unit-stride iterator): the
+  // refusal names the first candidate's reason, not only the counts.
+  auto r = runCommand(tesselBinary() + " emit " + sourceDir() +
+                      "/benchmarks/j2d5pt.sten --target opencl -o " +
+                      (std::filesystem::temp_directory_path() / "tessel-auto-none").string() +
+                      " --schedule auto --stream i");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("--schedule auto: of the 36 schedules tried, the validation refused 36"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("; the first, 'global': --stream i needs a streaming schedule"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("hint: the options given may fit no family"), std::string::npos)
+      << r.output;
+}
