@@ -210,7 +210,8 @@ std::string appliedText(const KernelReport& r) {
   if (!k.deadStores.empty())
     parts.push_back("write-back left out for " + k.deadStores +
                     " (dead stores: no later kernel reads it, the program does not copy it out)");
-  if (k.sparePlane)
+  // (A retimed per-statement kernel's ring of two slots is said with its retiming, above.)
+  if (k.sparePlane && (k.retimed == 0 || !k.fusedCalls.empty()))
     parts.push_back("a spare plane per input ring (the next plane loads while this one is read)");
   if (k.fma) parts.push_back("contracted multiply-adds (--fma: one rounding for a*b+c)");
   if (k.maxRegisters > 0)
