@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "ir/loop_ir_varying.h"
 #include "ir/loop_ir_walk.h"
 
 namespace tessel::transforms {
@@ -129,6 +130,34 @@ class PhaseScan {
   }
 };
 
+/// Whether `s` opens a phase as a constant the same for every thread of the block (a const
+/// declaration whose value and name are uniform: `const int64_t slot_in = (k - first) % 2 * 340`).
+bool uniformConst(const StmtPtr& s, const VaryingValues& vary) {
+  return s->kind == StmtKind::LocalDecl && s->isConst && s->value && !vary.varying(s->value) &&
+         !vary.varying(var(s->name, ScalarType::Int));
+}
+
+/// The variables declared by the uniform constants that open a phase (uniformConst, comments
+/// between them): each is computed once per block before the phase's thread loops, a scalar
+/// instead of one element per thread.
+void uniformOpeners(const std::vector<StmtPtr>& list, const VaryingValues& vary,
+                    std::set<std::string>& out) {
+  bool opening = true;  // at the start of a phase
+  for (const StmtPtr& s : list) {
+    if (hasBarrier(s)) {
+      uniformOpeners(s->body, vary, out);
+      uniformOpeners(s->orElse, vary, out);
+      opening = true;
+      continue;
+    }
+    if (!opening || s->kind == StmtKind::Comment) continue;
+    if (uniformConst(s, vary))
+      out.insert(s->name);
+    else
+      opening = false;
+  }
+}
+
 /// The statements of one phase, as run by one thread: intrinsics replaced, the variables that
 /// live across barriers read and written at the thread's element.
 class PhaseRewriter : public StmtMutator {
@@ -159,8 +188,13 @@ class PhaseRewriter : public StmtMutator {
 
 class Translator {
  public:
-  Translator(std::string kernel, std::map<std::string, CType> priv)
-      : kernel_(std::move(kernel)), priv_(std::move(priv)), rewrite_(priv_) {}
+  /// `hoisted`: the uniform constants that open a phase (uniformOpeners), computed once before
+  /// its thread loops.
+  Translator(std::string kernel, std::map<std::string, CType> priv, std::set<std::string> hoisted)
+      : kernel_(std::move(kernel)),
+        priv_(std::move(priv)),
+        hoisted_(std::move(hoisted)),
+        rewrite_(priv_) {}
 
   const std::map<std::string, CType>& privatized() const { return priv_; }
 
@@ -207,6 +241,7 @@ class Translator {
  private:
   std::string kernel_;
   std::map<std::string, CType> priv_;
+  std::set<std::string> hoisted_;
   PhaseRewriter rewrite_;
 
   /// The bounds or condition of a statement every thread runs alike: the same for every
@@ -222,8 +257,29 @@ class Translator {
     });
   }
 
-  /// One phase: the loops over the block's threads (z, y, x) around its statements.
-  std::vector<StmtPtr> threadLoops(const std::vector<StmtPtr>& run) {
+  /// One phase: the uniform constants that open it, once, then the loops over the block's
+  /// threads (z, y, x) around its other statements.
+  std::vector<StmtPtr> threadLoops(const std::vector<StmtPtr>& phase) {
+    std::vector<StmtPtr> once;
+    size_t at = 0;
+    for (; at < phase.size(); ++at) {
+      const StmtPtr& s = phase[at];
+      if (s->kind == StmtKind::LocalDecl && hoisted_.count(s->name))
+        once.push_back(localDecl(s->type, s->name, uniform(s->value), true));
+      else if (s->kind == StmtKind::Comment)
+        once.push_back(s);
+      else
+        break;
+    }
+    if (once.empty()) return threadNest(phase);
+    std::vector<StmtPtr> out = once;
+    for (auto& x : threadNest({phase.begin() + static_cast<std::ptrdiff_t>(at), phase.end()}))
+      out.push_back(x);
+    return out;
+  }
+
+  /// The loops over the block's threads (z, y, x) around the statements of a phase.
+  std::vector<StmtPtr> threadNest(const std::vector<StmtPtr>& run) {
     if (run.empty()) return {};
     bool code = false;
     for (auto& s : run) code = code || s->kind != StmtKind::Comment;
@@ -258,7 +314,15 @@ Function workItemLoops(const Function& k) {
   if (k.linkage != Linkage::Kernel) return k;
   PhaseScan scan(k.name);
   scan.scan(k.body->body);
-  Translator t(k.name, scan.privatized());
+  // A uniform constant that opens a phase and lives across a barrier is computed once per block
+  // (a scalar, not one element per thread): a retimed kernel's ring slot, a block's origin.
+  const VaryingValues vary(k.body);
+  std::set<std::string> openers, hoisted;
+  uniformOpeners(k.body->body, vary, openers);
+  std::map<std::string, CType> priv = scan.privatized();
+  for (const std::string& name : openers)
+    if (priv.erase(name)) hoisted.insert(name);
+  Translator t(k.name, std::move(priv), std::move(hoisted));
   std::vector<StmtPtr> inner = t.list(k.body->body);
 
   std::vector<StmtPtr> blockBody;
