@@ -8,13 +8,16 @@ wrote a test for.
         another exit status, or an internal error.
   run   `tessel run --verify` on the C++ target or OpenCL (PoCL) at small awkward sizes: each
         verifies, or is refused (exit 1 without a verification) with an error; never a wrong
-        result, a crash or an internal error.
+        result, a crash or an internal error. With --oclgrind, OpenCL under Oclgrind
+        (--data-races, the opt-in local memory of the default machine): also no data race and
+        no out-of-bounds access (the reports read as random_programs.py reads them).
 
 Exit status 1 if any combination is bad (or timed out), else 0. A summary counts each outcome
 and the most common refusals (what the combinations ran into).
 
     python3 scripts/random_flags.py --mode emit --seed 1 --count 300
     python3 scripts/random_flags.py --mode run --seed 1 --count 150 --backends cpp,opencl
+    python3 scripts/random_flags.py --mode run --seed 1 --count 60 --oclgrind
 """
 import argparse
 import collections
@@ -27,6 +30,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import random_programs  # noqa: E402  (its reading of Oclgrind's reports)
 
 
 def benchmarks():
@@ -120,7 +125,13 @@ def classify_emit(rc, out):
     return "ok"
 
 
-def classify_run(rc, out):
+def classify_run(rc, out, oclgrind_log=None):
+    if oclgrind_log is not None:
+        kind, _, _ = random_programs.summarise_oclgrind(oclgrind_log, out)
+        if kind == "report":
+            return "racy/oob"
+        if kind == "fatal":
+            return "bad"
     if "internal error" in out.lower() or "terminate called" in out or rc not in (0, 1):
         return "bad"
     if rc == 0:
@@ -142,6 +153,8 @@ def main():
     ap.add_argument("--backends", default="cpp,opencl", help="run mode: backends drawn from")
     ap.add_argument("--timeout", type=int, default=600, help="seconds per command")
     ap.add_argument("--quiet", action="store_true", help="only the summary and the bad ones")
+    ap.add_argument("--oclgrind", action="store_true",
+                    help="run mode: OpenCL under Oclgrind (data races, out-of-bounds accesses)")
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
@@ -152,8 +165,14 @@ def main():
         bench = rng.choice(names)
         flags = random_flags(rng, run)
         if run:
-            backend = rng.choice(args.backends.split(","))
-            cmd = [args.tessel, "run", os.path.join(ROOT, "benchmarks", bench + ".sten"),
+            backend = "opencl" if args.oclgrind else rng.choice(args.backends.split(","))
+            if args.oclgrind:
+                # The opt-in local memory the default machine (H100) validates blocks against.
+                cmd = ["oclgrind", "--data-races", "--local-mem-size", "232448", "--log",
+                       "{dir}/oclgrind.log"]
+            else:
+                cmd = []
+            cmd += [args.tessel, "run", os.path.join(ROOT, "benchmarks", bench + ".sten"),
                    "--backend", backend, "--verify"] + flags + awkward_params(rng, bench)
         else:
             kind = rng.choice(["opencl", "cuda", "cpp", "info", "analyze", "compare"])
@@ -162,13 +181,19 @@ def main():
 
     def one(cmd):
         with tempfile.TemporaryDirectory() as d:
-            cmd = [d if x == "{dir}" else x for x in cmd]
+            cmd = [x.replace("{dir}", d) for x in cmd]
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
             except subprocess.TimeoutExpired:
                 return "timeout", cmd, ""
             out = r.stdout + r.stderr
-            kind = classify_run(r.returncode, out) if run else classify_emit(r.returncode, out)
+            log = None
+            if run and args.oclgrind:
+                path = os.path.join(d, "oclgrind.log")
+                log = open(path, errors="replace").read() if os.path.exists(path) else ""
+                out += "\n" + log[-2000:]
+            kind = (classify_run(r.returncode, r.stdout + r.stderr, log) if run else
+                    classify_emit(r.returncode, out))
             return kind, cmd, out
 
     counts = collections.Counter()
@@ -180,14 +205,14 @@ def main():
             shown = " ".join(x if re.fullmatch(r"[\w=,./:+-]+", x) else repr(x) for x in cmd)
             if kind.startswith("refused"):
                 reasons[re.sub(r"^.*?error: ", "", first_error(out))[:110]] += 1
-            if kind in ("bad", "wrong", "timeout", "refused-without-hint"):
+            if kind in ("bad", "wrong", "racy/oob", "timeout", "refused-without-hint"):
                 failed = True
                 print(f"[{n}/{len(jobs)}] {kind.upper()}: {shown}\n{out[-2500:]}\n-----",
                       flush=True)
             elif not args.quiet:
                 print(f"[{n}/{len(jobs)}] {kind}: {shown}", flush=True)
     print(f"summary: {len(jobs)} combinations (seed {args.seed}, mode {args.mode})")
-    for kind in (["passed", "refused", "wrong", "bad", "timeout"] if run else
+    for kind in (["passed", "refused", "wrong", "racy/oob", "bad", "timeout"] if run else
                  ["ok", "refused", "refused-without-hint", "bad", "timeout"]):
         print(f"  {kind:<21}{counts[kind]:>4}")
     if reasons:
