@@ -68,8 +68,10 @@ int64_t ringSlot(const StagePlan& p, int phase, int64_t offset) {
 
 ExprPtr rolledSlotBase(const StagedContext& c, const StagePlan& p, const ExprPtr& plane) {
   const int64_t slots = p.ringSlots();
-  if (slots < 1 || !p.rolledRing)
-    throw std::logic_error("internal error: a rolled ring's slot of a group without one");
+  if (slots < 1 || !p.rolledRing || p.sharedPlanes() != 1)
+    throw std::logic_error(
+        "internal error: a rolled ring's slot of a group without one (a "
+        "rolled ring holds the plane streamed in only)");
   if (slots == 1) return intLit(0);
   // Planes from the sweep's first (first + sweepLo + sharedLo, in slot 0): never negative.
   ExprPtr start = indexAddConst(var(c.names.first, ScalarType::Int), c.sweepLo + p.sharedLo);

@@ -83,6 +83,11 @@ bool needsFlatIndex(const StagedContext& c) {
 
 namespace {
 
+/// `index` in a shared array from `base` (a rolled ring's slot; null: from 0).
+ExprPtr fromBase(const ExprPtr& base, const ExprPtr& index) {
+  return base ? indexAdd(base, index) : index;
+}
+
 /// A tile element as the load loops reach it: the statements declaring its coordinates (from the
 /// loops' variables: nm.elem in the flat loop, nm.along per dimension), its coordinates per
 /// subscript, its index in the tile, and whether it lies in the array.
@@ -197,7 +202,7 @@ std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& 
     out.insert(out.end(), ownStores.begin(), ownStores.end());
     if (ExprPtr halo = inHalo(c, p, t.coords)) cond = binary(Op::And, cond, halo);
   }
-  body.push_back(ifThen(cond, {store(shared, base ? indexAdd(base, t.elem) : t.elem,
+  body.push_back(ifThen(cond, {store(shared, fromBase(base, t.elem),
                                      groupValue(c, p, globalIndex(c, p, t.coords)))}));
   if (t.loops.empty()) {
     out.push_back(cooperativeLoop(nm.elem, var(nm.tid, ScalarType::Int),
@@ -254,8 +259,7 @@ std::vector<StmtPtr> storeFetched(const StagedContext& c, size_t gi, const ExprP
     ExprPtr cond = binary(Op::And, exists, t.inArray);
     if (!ownStores.empty())
       if (ExprPtr halo = inHalo(c, p, t.coords)) cond = binary(Op::And, cond, halo);
-    b.push_back(ifThen(
-        cond, {store(shared, base ? indexAdd(base, t.elem) : t.elem, var(regs[m], p.group.type))}));
+    b.push_back(ifThen(cond, {store(shared, fromBase(base, t.elem), var(regs[m], p.group.type))}));
     out.push_back(block(std::move(b)));
   }
   return out;
@@ -264,8 +268,9 @@ std::vector<StmtPtr> storeFetched(const StagedContext& c, size_t gi, const ExprP
 StmtPtr ownStore(const StagedContext& c, size_t gi, const std::string& shared,
                  const std::string& reg, const ExprPtr& base) {
   const StagePlan& p = c.staging.groups[gi];
-  ExprPtr at = tileIndex(c, p, std::vector<int64_t>(p.group.iters.size(), 0));
-  return store(shared, base ? indexAdd(base, at) : at, var(reg, p.group.type));
+  return store(shared,
+               fromBase(base, tileIndex(c, p, std::vector<int64_t>(p.group.iters.size(), 0))),
+               var(reg, p.group.type));
 }
 
 ExprPtr groupValue(const StagedContext& c, const StagePlan& p, const ExprPtr& index) {

@@ -159,9 +159,8 @@ void StreamSweep::ring(size_t gi) {
   std::vector<StmtPtr> window;
   for (int64_t q = 0; q + 1 < p.sharedPlanes(); ++q) {
     ExprPtr plane = indexAddConst(first, p.sharedLo + q);
-    for (auto& x : p.rolledRing
-                       ? loadTile(c_, gi, plane, nm.slots.at(0), {}, intLit(q * p.tileElements()))
-                       : loadTile(c_, gi, plane, nm.slots.at(ringSlot(p, 0, p.sharedLo + q))))
+    // (A rolled ring holds only the plane streamed in: no window before the sweep.)
+    for (auto& x : loadTile(c_, gi, plane, nm.slots.at(ringSlot(p, 0, p.sharedLo + q))))
       window.push_back(x);
   }
   if (!window.empty()) before_.push_back(phaseBlock(std::move(window)));

@@ -21,30 +21,31 @@ int countOf(const std::string& out, const std::string& kind) {
   return std::stoi(out.substr(out.find_first_not_of(' ', at + 3 + kind.size())));
 }
 
+/// The script's output for `args`, having checked that it ran `summary` and exited 0.
+std::string sweep(const std::string& args, const std::string& summary) {
+  const std::string cmd = "python3 " + sourceDir() + "/scripts/random_flags.py --tessel " +
+                          tesselBinary() + " " + args + " --jobs 2 --quiet";
+  auto r = runCommand(cmd);
+  EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
+  EXPECT_NE(r.output.find(summary), std::string::npos) << r.output;
+  return r.output;
+}
+
 }  // namespace
 
 TEST(RandomFlags, EveryCombinationEmitsOrIsRefusedWithAHint) {
-  const std::string cmd = "python3 " + sourceDir() + "/scripts/random_flags.py --tessel " +
-                          tesselBinary() + " --mode emit --seed 5 --count 60 --jobs 2 --quiet";
-  auto r = runCommand(cmd);
-  EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
-  EXPECT_NE(r.output.find("summary: 60 combinations (seed 5, mode emit)"), std::string::npos)
-      << r.output;
-  EXPECT_EQ(countOf(r.output, "bad"), 0) << r.output;
-  EXPECT_EQ(countOf(r.output, "refused-without-hint"), 0) << r.output;
-  EXPECT_GE(countOf(r.output, "ok"), 15) << r.output;
+  const std::string out =
+      sweep("--mode emit --seed 5 --count 60", "summary: 60 combinations (seed 5, mode emit)");
+  EXPECT_EQ(countOf(out, "bad"), 0) << out;
+  EXPECT_EQ(countOf(out, "refused-without-hint"), 0) << out;
+  EXPECT_GE(countOf(out, "ok"), 15) << out;
 }
 
 TEST(RandomFlags, EveryAcceptedCombinationVerifies) {
   TESSEL_REQUIRE_OPENCL();
-  const std::string cmd = "python3 " + sourceDir() + "/scripts/random_flags.py --tessel " +
-                          tesselBinary() +
-                          " --mode run --seed 3 --count 30 --jobs 2 --quiet --backends cpp,opencl";
-  auto r = runCommand(cmd);
-  EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
-  EXPECT_NE(r.output.find("summary: 30 combinations (seed 3, mode run)"), std::string::npos)
-      << r.output;
-  EXPECT_EQ(countOf(r.output, "wrong"), 0) << r.output;
-  EXPECT_EQ(countOf(r.output, "bad"), 0) << r.output;
-  EXPECT_GE(countOf(r.output, "passed"), 10) << r.output;
+  const std::string out = sweep("--mode run --seed 3 --count 30 --backends cpp,opencl",
+                                "summary: 30 combinations (seed 3, mode run)");
+  EXPECT_EQ(countOf(out, "wrong"), 0) << out;
+  EXPECT_EQ(countOf(out, "bad"), 0) << out;
+  EXPECT_GE(countOf(out, "passed"), 10) << out;
 }
