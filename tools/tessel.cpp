@@ -515,6 +515,7 @@ int main(int argc, char** argv) {
         if (choice->schedule) {
           choice->schedule->byDefault = scheduleValues["--schedule"] != "auto";
           scheduleValues = choice->schedule->flags;
+          scheduleValues["--schedule-chosen-by"] = choice->schedule->asked();
           std::cerr << choice->schedule->line() << "\n";
         }
       }
@@ -546,6 +547,7 @@ int main(int argc, char** argv) {
       auto choice = modelChoice(diags);
       if (!choice) return finish(diags, kExitUserError);
       scheduleValues = choice->flags;
+      scheduleValues["--schedule-chosen-by"] = choice->asked();
       std::cerr << choice->line() << "\n";
     } else if (gpuCommand && !scheduleNamed(prog, scheduleValues)) {
       // No family named for a GPU: the model's choice (docs/model.md, "The model's choice"). If
@@ -554,6 +556,7 @@ int main(int argc, char** argv) {
       if (auto choice = modelChoice(quiet)) {
         choice->byDefault = true;
         scheduleValues = choice->flags;
+        scheduleValues["--schedule-chosen-by"] = choice->asked();
         std::cerr << choice->line() << "\n";
       }
     }

@@ -275,6 +275,7 @@ nlohmann::json compareSchedules(const Program& prog,
   for (const Candidate& cand : candidates()) {
     if (cand.fuse && !fusable) continue;
     std::map<std::string, std::string> flags = given;
+    flags.erase("--schedule-chosen-by");  // each row names its family itself
     flags["--time-tile"] = "";
     cand.apply(flags);
     std::string why;
@@ -305,13 +306,17 @@ nlohmann::json compareSchedules(const Program& prog,
   return ranking;
 }
 
+std::string ModelChoice::asked() const {
+  return byDefault ? "no schedule named" : "--schedule auto";
+}
+
 std::string ModelChoice::line() const {
   const size_t ranked = tried - refused - extrapolated;
   return fmt::format(
       "note: {}: the model ranks '{}' first of {} schedule{} on {} (predicted {:.4g} "
       "GStencil/s, {} roofline: a prediction, docs/model.md)",
-      byDefault ? "no schedule named" : "--schedule auto", schedule, ranked, ranked == 1 ? "" : "s",
-      machine, gstencilsPerSecond, calibrated ? "a calibrated" : "an uncalibrated");
+      asked(), schedule, ranked, ranked == 1 ? "" : "s", machine, gstencilsPerSecond,
+      calibrated ? "a calibrated" : "an uncalibrated");
 }
 
 bool scheduleNamed(const Program& prog, const std::map<std::string, std::string>& flags) {
@@ -332,6 +337,7 @@ std::optional<ModelChoice> chooseSchedule(const Program& prog,
   auto values = bindParams(prog, params, diags);
   if (!values) return std::nullopt;
   flags.erase("--schedule");
+  flags.erase("--schedule-chosen-by");  // the driver's mark of an earlier choice
   // Blocks to try where the user gave none: the family's default, and three shapes of 256
   // threads (the validation refuses those a family or program cannot take).
   std::vector<std::string> blocks = {""};

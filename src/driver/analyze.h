@@ -71,6 +71,9 @@ struct ModelChoice {
   size_t extrapolated = 0;        // left out: fused steps the calibration did not measure
   /// The one line that says what was chosen.
   std::string line() const;
+  /// What asked for the choice: "--schedule auto" or "no schedule named" (the value of the
+  /// driver's --schedule-chosen-by, which makes the family's origin the model's).
+  std::string asked() const;
 };
 
 /// Whether the schedule flags `flags` or the program's `#pragma` clauses name a family

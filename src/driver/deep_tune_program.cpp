@@ -61,7 +61,9 @@ size_t repeatingRun(const std::vector<int>& steps, size_t first, size_t length, 
 std::string runFlags(const std::map<std::string, std::string>& flags) {
   std::string out;
   for (const auto& [f, v] : flags) {
-    if (v.empty() || f == "--time-tile" || f == "--stream" || f == "--full-stream") continue;
+    if (v.empty() || f == "--time-tile" || f == "--stream" || f == "--full-stream" ||
+        f == "--schedule-chosen-by")
+      continue;
     if (f == "--schedule" && v != "overlapped") continue;  // the pragmas say stream
     out += v == "on" ? " " + f : fmt::format(" {} {}", f, v);
   }

@@ -19,6 +19,8 @@ std::string describe(const Origin& o) {
       return fmt::format("{}:{}:{}", o.loc.file->name(), o.loc.line(), o.loc.col());
     case Origin::Kind::CommandLine:
       return fmt::format("command line ({})", o.flag);
+    case Origin::Kind::Model:
+      return fmt::format("the performance model's choice ({})", o.flag);
   }
   return "?";
 }
@@ -207,6 +209,8 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
     opts.fuseStatements = value == "on";
   } else if (flag == "--fusion-groups") {
     opts.fusionGroups = std::string(value);
+  } else if (flag == "--schedule-chosen-by") {
+    opts.familyChosenBy = std::string(value);
   } else if (flag == "--perspective") {
     if (value != "output" && value != "input" && value != "mixed")
       return bad(fmt::format("'{}' is not output, input or mixed", value),
@@ -347,7 +351,9 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
   }
   if (opts.family) {
     s.family = {*opts.family,
-                Origin::commandLine(fmt::format("--schedule {}", familyName(*opts.family)))};
+                opts.familyChosenBy
+                    ? Origin::model(*opts.familyChosenBy)
+                    : Origin::commandLine(fmt::format("--schedule {}", familyName(*opts.family)))};
     if (!streams(*opts.family) && cliStream)
       diags.report(
           DiagId::bad_schedule, {},
@@ -512,6 +518,8 @@ std::string settingName(const Origin& o, const std::string& clause) {
   switch (o.kind) {
     case Origin::Kind::CommandLine:
       return o.flag;
+    case Origin::Kind::Model:
+      return "the model's '" + clause + "'";
     case Origin::Kind::File:
       return "'" + clause + "'";
     case Origin::Kind::Default:

@@ -46,16 +46,23 @@ namespace tessel {
 /// Where a setting came from: a default, a clause in the program file (`#pragma`, `#assign`, a
 /// placement list), or a command-line option.
 struct Origin {
-  enum class Kind { Default, File, CommandLine };
+  /// Model: the performance model chose the setting (`--schedule auto`, or no schedule named
+  /// for a GPU); it overrides the file as the command line does.
+  enum class Kind { Default, File, CommandLine, Model };
   Kind kind = Kind::Default;
   SourceLoc loc;     // File: the clause (or the stencil, for placements)
-  std::string flag;  // CommandLine: the option as given, e.g. "--block 64,32"
+  std::string flag;  // CommandLine: the option as given, e.g. "--block 64,32"; Model: what asked
+                     // for the choice ("--schedule auto", "no schedule named")
 
   static Origin defaulted() { return {}; }
   static Origin file(SourceLoc loc) { return {Kind::File, loc, {}}; }
   static Origin commandLine(std::string flag) { return {Kind::CommandLine, {}, std::move(flag)}; }
+  static Origin model(std::string asked) { return {Kind::Model, {}, std::move(asked)}; }
+  /// Set outside the program's file (command line or model): it overrides the file's clauses.
+  bool outsideFile() const { return kind == Kind::CommandLine || kind == Kind::Model; }
 };
-/// "default", "heat.sten:13:9", "command line (--block 64,32)".
+/// "default", "heat.sten:13:9", "command line (--block 64,32)", "the performance model's choice
+/// (--schedule auto)".
 std::string describe(const Origin& o);
 /// How a message names a setting: the option as given ("--block 64,32"), the clause in quotes
 /// ("'block (64, 32)'"), or "the default CLAUSE".
@@ -178,6 +185,9 @@ struct ScheduleOptions {
   /// any choice but `none` has each call's statements share a kernel where the family can
   /// (global, stream), as --fuse-statements does, unless that is given.
   std::optional<std::string> fusionGroups;
+  /// --schedule-chosen-by (set by the driver when the performance model chose --schedule, not a
+  /// flag of its own): what asked for the choice, "--schedule auto" or "no schedule named".
+  std::optional<std::string> familyChosenBy;
   std::optional<Perspective> perspective;  // --perspective output|input|mixed
   std::optional<int> indexBits;            // --index-bits auto|32|64 (auto: 0)
   std::optional<bool> fma;                 // --fma

@@ -33,12 +33,16 @@ bool fuseStatementsApplies(const Schedule& s) {
 }
 
 void dropFileClausesNotApplied(Schedule& s, const Program& prog) {
-  if (s.family.origin.kind != Origin::Kind::CommandLine) return;
+  if (!s.family.origin.outsideFile()) return;
   const std::string& who = prog.stencils.at(static_cast<size_t>(s.stencil)).name;
   auto drop = [&](const std::string& clause, const Origin& o, const char* families) {
-    s.adjustments.push_back(fmt::format(
-        "stencil '{}': {} ({}) is left out: it applies to {}, and {} chose '{}'", who, clause,
-        describe(o), families, s.family.origin.flag, familyName(s.family.value)));
+    s.adjustments.push_back(
+        fmt::format("stencil '{}': {} ({}) is left out: it applies to {}, and {} chose '{}'", who,
+                    clause, describe(o), families,
+                    s.family.origin.kind == Origin::Kind::Model
+                        ? fmt::format("the performance model ({})", s.family.origin.flag)
+                        : s.family.origin.flag,
+                    familyName(s.family.value)));
   };
   auto fromFile = [](const Origin& o) { return o.kind == Origin::Kind::File; };
   if (s.prefetch.value && fromFile(s.prefetch.origin) && !prefetchApplies(s, prog)) {

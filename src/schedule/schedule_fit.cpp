@@ -142,9 +142,9 @@ void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const M
       s.sparePlane.value = true;
     }
 
-    // 1. A pragma's block or unroll under a family chosen on the command line: the family's
-    //    defaults instead.
-    if (s.family.origin.kind == Origin::Kind::CommandLine) {
+    // 1. A pragma's block or unroll under a family chosen on the command line (or by the
+    //    model): the family's defaults instead.
+    if (s.family.origin.outsideFile()) {
       std::vector<std::string> dropped;
       if (s.block.origin.kind == Origin::Kind::File) {
         dropped.push_back(
@@ -157,9 +157,13 @@ void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const M
       }
       if (!dropped.empty())
         s.adjustments.push_back(fmt::format(
-            "stencil '{}': {} does not fit the '{}' family given on the command line ({}); the "
-            "family's defaults are used instead",
-            who, fmt::join(dropped, " and "), family, why));
+            "stencil '{}': {} does not fit the '{}' family {} ({}); the family's defaults are "
+            "used instead",
+            who, fmt::join(dropped, " and "), family,
+            s.family.origin.kind == Origin::Kind::Model
+                ? fmt::format("the performance model chose ({})", s.family.origin.flag)
+                : std::string("given on the command line"),
+            why));
       if (fits(schedules, i, prog, m, refuseStreamedExcess, &why)) continue;
     }
     if (s.block.origin.kind != Origin::Kind::Default) continue;  // explicit: validate() refuses

@@ -115,7 +115,7 @@ struct Checker {
                         "one iterator and spreads the threads over the others); this program "
                         "has one iterator, '{}'",
                         settingName(o, clause), familyName(f), iteratorList()),
-            o.kind == Origin::Kind::CommandLine
+            o.outsideFile()
                 ? "use --schedule global (one thread per point) or --schedule shared"
                 : "remove the stream clause: the 'global' schedule runs one thread per point");
       return;

@@ -87,6 +87,14 @@ TEST(CliSchedule, AFamilyOnTheCommandLineLeavesOutThePragmasClausesItDoesNotAppl
   EXPECT_EQ(stream.exitCode, 0) << stream.output;
   EXPECT_FALSE(contains(stream.output, "stencil 's': prefetch")) << stream.output;
   EXPECT_TRUE(contains(stream.output, "stencil 't': perspective input")) << stream.output;
+  // --schedule auto: the model chooses, and a clause left out says the model chose.
+  auto chosen = runCommand(tesselBinary() + " emit " + file +
+                           " --target opencl --schedule auto -o " + (dir / "chosen").string());
+  EXPECT_EQ(chosen.exitCode, 0) << chosen.output;
+  EXPECT_TRUE(contains(chosen.output, "note: --schedule auto: the model ranks")) << chosen.output;
+  EXPECT_FALSE(contains(chosen.output, " chose '") &&
+               !contains(chosen.output, "and the performance model (--schedule auto) chose '"))
+      << chosen.output;
   // The runs verify on the C++ target (the GPU kernels on the CPU) under each family.
   for (const char* family : {"shared", "global", "stream"})
     expectRunVerifies(file, "cpp", std::string("--schedule ") + family);

@@ -121,6 +121,25 @@ TEST(ScheduleFit, APragmaBlockForAnotherFamilyGivesWayWithANote) {
   EXPECT_EQ(st.notes(), "");
 }
 
+// The same under a family the performance model chose: the note says the model chose it.
+TEST(ScheduleFit, APragmaBlockGivesWayToTheModelsFamilyWithANoteSayingSo) {
+  auto c = compileText(order2("#pragma stream k block (32, 16)"));
+  ASSERT_TRUE(c.prog) << c.diagText();
+  auto b = build(*c.prog, options({{"--schedule", "overlapped"},
+                                   {"--time-tile", "2"},
+                                   {"--schedule-chosen-by", "--schedule auto"}}));
+  ASSERT_TRUE(b.schedules) << b.text();
+  const Schedule& s = (*b.schedules)[0];
+  EXPECT_EQ(s.family.origin.kind, Origin::Kind::Model);
+  EXPECT_EQ(describe(s.family.origin), "the performance model's choice (--schedule auto)");
+  EXPECT_EQ(s.block.origin.kind, Origin::Kind::Default);
+  EXPECT_NE(b.notes().find("'block (32, 16)' (test.sten:5:18) does not fit the 'overlapped' "
+                           "family the performance model chose (--schedule auto)"),
+            std::string::npos)
+      << b.notes();
+  EXPECT_EQ(b.notes().find("command line"), std::string::npos) << b.notes();
+}
+
 // An impossible block given explicitly for the family in use stays an error.
 TEST(ScheduleFit, AnExplicitBlockIsNeverChanged) {
   auto c = compileText(order2(""));
