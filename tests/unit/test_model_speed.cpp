@@ -5,11 +5,14 @@
 // choice tries (analyze.cpp's candidates: global with and without statement fusion,
 // global-stream, shared, stream, overlapped T = 1..3, stream + time_tile T = 2, 3) at the
 // benchmark's default sizes: per variant the median of 5 predictions after a warm-up. The test
-// prints the figures, fails above 50 ms, and docs/model.md quotes the slowest.
+// prints the figures, fails above 50 ms of the thread's CPU time (what the tuner's calls cost;
+// the wall time, printed beside it, also counts what else runs on the machine, as the tests run
+// in parallel), and docs/model.md quotes the slowest.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -22,6 +25,13 @@
 namespace fs = std::filesystem;
 
 namespace {
+
+/// The calling thread's CPU time in milliseconds.
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) * 1e-6;
+}
 
 struct Variant {
   const char* family;
@@ -52,7 +62,7 @@ TEST(ModelSpeed, PredictingOneVariantTakesUnder50ms) {
     ASSERT_TRUE(lp.program) << f;
     auto values = tessel::bindParams(*lp.program, {}, diags);
     ASSERT_TRUE(values) << f;
-    double worst = 0;
+    double worst = 0, worstWall = 0;
     std::string worstName;
     for (const Variant& v : kVariants) {
       std::map<std::string, std::string> flags = {{"--schedule", v.family}};
@@ -61,28 +71,35 @@ TEST(ModelSpeed, PredictingOneVariantTakesUnder50ms) {
       const std::string name = std::string(v.family) +
                                (*v.tile ? std::string(" T=") + v.tile : "") +
                                (v.fuse ? " fused" : "");
-      std::vector<double> ms;
+      std::vector<double> cpu, wall;
       bool refused = false;
       for (int run = 0; run < 6 && !refused; ++run) {
         std::string why;
+        const double cpu0 = threadCpuMs();
         const auto start = std::chrono::steady_clock::now();
         auto p = tessel::predictUnder(*lp.program, flags, *values, false, diags, nullptr, &why);
         const auto stop = std::chrono::steady_clock::now();
+        const double cpu1 = threadCpuMs();
         refused = !p;  // the validation refuses it (e.g. a family the program cannot take)
-        if (run > 0) ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+        if (run == 0) continue;  // the warm-up
+        cpu.push_back(cpu1 - cpu0);
+        wall.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
       }
       if (refused) continue;
       ++predicted;
-      std::sort(ms.begin(), ms.end());
-      const double median = ms[ms.size() / 2];
-      EXPECT_LT(median, 50.0) << f.stem() << " " << name;
+      std::sort(cpu.begin(), cpu.end());
+      std::sort(wall.begin(), wall.end());
+      const double median = cpu[cpu.size() / 2];
+      EXPECT_LT(median, 50.0) << f.stem() << " " << name << " (CPU time; wall "
+                              << wall[wall.size() / 2] << " ms)";
       if (median > worst) {
         worst = median;
+        worstWall = wall[wall.size() / 2];
         worstName = name;
       }
     }
-    std::printf("%-22s %7.2f ms per prediction at most (%s; median of 5)\n", f.stem().c_str(),
-                worst, worstName.c_str());
+    std::printf("%-22s %7.2f ms CPU per prediction at most (%s; median of 5; wall %.2f ms)\n",
+                f.stem().c_str(), worst, worstName.c_str(), worstWall);
     if (worst > slowest) {
       slowest = worst;
       slowestName = f.stem().string() + " " + worstName;
@@ -90,7 +107,7 @@ TEST(ModelSpeed, PredictingOneVariantTakesUnder50ms) {
   }
   // Most variants are predicted: a refusal of everything would make this test pass vacuously.
   EXPECT_GE(predicted, files.size() * 6);
-  std::printf("%zu variants predicted; slowest: %.2f ms (%s)\n", predicted, slowest,
+  std::printf("%zu variants predicted; slowest: %.2f ms of CPU time (%s)\n", predicted, slowest,
               slowestName.c_str());
   RecordProperty("slowest_ms", std::to_string(slowest));
 }
