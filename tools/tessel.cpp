@@ -258,6 +258,12 @@ int main(int argc, char** argv) {
       ->add_option("--measure-top", ao.measureTop,
                    "with --measure: how many rows of the ranking to run (default 5)")
       ->check(CLI::PositiveNumber);
+  analyze->add_flag(
+      "--defaults-effect", ao.defaultsEffect,
+      "also predict the program with each kernel change Tessel applies by default turned off in "
+      "turn (32-bit indices: --index-bits 64; dead stores left out: --dead-stores keep; a spare "
+      "plane per input ring: --spare-plane off), where a kernel applies it and no flag sets it: "
+      "one prediction more each (with ptxas, one nvcc run more each)");
   analyze->add_flag("--json", analyzeJson, "print JSON instead of text");
   analyze->add_flag("--no-ptxas", analyzeNoPtxas, "do not run nvcc for registers");
   std::string analyzePlot;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "driver/default_effects.h"
 #include "driver/fusion_choices.h"
 #include "driver/kernel_report.h"
 #include "driver/params.h"
@@ -41,6 +42,9 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                       {"fused_calls", r.info.fusedCalls.size()},
                       {"shared_bytes", r.sharedBytes},
                       {"applied", appliedText(r)},
+                      {"index_bits", r.info.indexBits},
+                      {"dead_stores", r.info.deadStores},
+                      {"spare_plane", r.info.sparePlane},
                       {"wave_efficiency", p.waveEfficiency},
                       {"levels", levels},
                       {"hints", p.hints}};
@@ -249,6 +253,9 @@ std::optional<nlohmann::json> analyzeProgram(const Program& prog, const AnalyzeO
   for (size_t p = 0; p < prog.params.size(); ++p) values[prog.params[p].name] = (*params)[p];
   (*out)["parameters"] = values;
   addEffect(prog, opts.scheduleFlags, *params, opts.ptxas, diags, *out);
+  if (opts.defaultsEffect)
+    (*out)["defaults_effect"] =
+        defaultEffects(prog, opts.scheduleFlags, *params, opts.ptxas, diags, *out);
   if (opts.compare) (*out)["compare"] = compareSchedules(prog, opts.scheduleFlags, *params, diags);
   if (opts.fusionChoices) {
     nlohmann::json& choices = (*out)["fusion_choices"] =
@@ -428,6 +435,7 @@ std::string analyzeText(const nlohmann::json& a) {
                      "per run without)\n",
                      e["speedup"].get<double>(), without, e["seconds_without"].get<double>() * 1e3);
   }
+  if (a.contains("defaults_effect")) out += defaultEffectsText(a["defaults_effect"]);
   for (const auto& k : a["kernels"]) {
     out += fmt::format("  {}  {}, block {}x{}x{}\n", k["name"].get<std::string>(),
                        k["family"].get<std::string>(), k["block"][0].get<int>(),

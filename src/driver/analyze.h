@@ -20,6 +20,8 @@ struct AnalyzeOptions {
   std::map<std::string, int64_t> params;             // --param NAME=VALUE
   bool ptxas = true;                                 // registers from nvcc when present
   bool compare = false;
+  /// Also predict the program with each of issue 11's defaults turned off (default_effects.h).
+  bool defaultsEffect = false;
   /// Also rank the program's fission and fusion variants under every schedule --compare tries
   /// (driver/fusion_choices.h).
   bool fusionChoices = false;

@@ -757,6 +757,51 @@ TEST(CliAnalyze, PredictedEffectOfTheOptimisationsGiven) {
   EXPECT_EQ(compared, 5);  // every statement's kernel
 }
 
+// --defaults-effect: issue 11's defaults, each turned off in turn, predicted again. j3d7pt under
+// stream + time_tile 2 applies all three (its fused kernel leaves out the write-back of `out`
+// and keeps a spare plane per input ring; every kernel has 32-bit indices); each entry's time is
+// the prediction under the flag that turns it off. A default the command line sets is not
+// listed, nor one no kernel applies (global: no ring, no dead store).
+TEST(CliAnalyze, PredictedEffectOfEachDefault) {
+  auto analyze = [&](const std::string& flags) {
+    auto r = runCommand(tesselBinary() + " analyze --json --no-ptxas " + j3d7pt() + " " + flags);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    return nlohmann::json::parse(r.output);
+  };
+  const std::string tiled = "--schedule stream --time-tile 2";
+  const nlohmann::json a = analyze(tiled + " --defaults-effect");
+  EXPECT_FALSE(analyze(tiled).contains("defaults_effect"));  // only when asked for
+  ASSERT_TRUE(a.contains("defaults_effect")) << a.dump();
+  std::map<std::string, const nlohmann::json*> byFlag;
+  for (const auto& e : a["defaults_effect"]) byFlag[e["flag"].get<std::string>()] = &e;
+  ASSERT_EQ(byFlag.size(), 3u) << a["defaults_effect"].dump();
+  for (const auto& [flag, e] : byFlag) {
+    SCOPED_TRACE(flag);
+    const nlohmann::json off = analyze(tiled + " " + flag);
+    EXPECT_DOUBLE_EQ((*e)["seconds_without"].get<double>(), off["seconds"].get<double>());
+    EXPECT_NEAR((*e)["speedup"].get<double>(),
+                off["seconds"].get<double>() / a["seconds"].get<double>(), 1e-12);
+    // Each is predicted to help here (more registers, more traffic, one barrier more per plane).
+    EXPECT_GT((*e)["speedup"].get<double>(), 1.0);
+  }
+  EXPECT_EQ((*byFlag["--dead-stores keep"])["kernels"], nlohmann::json({"fused0_p0_j3d7pt"}));
+  EXPECT_EQ((*byFlag["--index-bits 64"])["kernels"].size(), 3u);
+  // Set on the command line: not listed; applied nowhere: not listed.
+  const nlohmann::json set = analyze(tiled + " --dead-stores keep --defaults-effect");
+  for (const auto& e : set["defaults_effect"]) EXPECT_NE(e["flag"], "--dead-stores keep");
+  const nlohmann::json global = analyze("--schedule global --defaults-effect");
+  ASSERT_EQ(global["defaults_effect"].size(), 1u) << global.dump();
+  EXPECT_EQ(global["defaults_effect"][0]["flag"], "--index-bits 64");
+  // The text: one line per default under a heading.
+  auto t = analyzeNoPtxas(j3d7pt() + " " + tiled + " --defaults-effect");
+  EXPECT_NE(t.output.find("defaults (issue 11's kernel changes, each turned off in turn"),
+            std::string::npos)
+      << t.output;
+  EXPECT_NE(t.output.find("per run with --spare-plane off; in fused0_p0_j3d7pt)"),
+            std::string::npos)
+      << t.output;
+}
+
 // Statement fusion under `global` (--fuse-statements): a fused kernel costs the union of its
 // statements' traffic, not the sum. rhs4center's one kernel reads u0, u1, u2, mu and la from
 // DRAM once each and stores uacc0..uacc2 once each: (5 + 3) x 8 = 64 B per point, its 15 local
