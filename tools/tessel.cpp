@@ -530,6 +530,10 @@ int main(int argc, char** argv) {
                            diags, passLog, notes);
       if (!regrouped) return finish(diags, kExitUserError);
       for (const std::string& n : notes) std::cerr << "tessel: fusion groups: " << n << "\n";
+      // `--machine host` named the CPU for MODESTO's grouping; the C++ backend's own code takes
+      // no machine (its GPU kernels on the CPU, and any GPU command, still refuse it below).
+      if (machine == "host" && cppCommand && !scheduleNamed(*lp.program, scheduleValues))
+        scheduleValues.erase("--machine");
       // Each group one kernel where the family fuses statements on request (global, stream).
       if (value != "none") scheduleValues["--fusion-groups"] = value;
       ro.reference = &*lp.program;

@@ -15,6 +15,7 @@
 #include "analysis/fission.h"
 #include "driver/params.h"
 #include "ir/print_program.h"
+#include "model/host.h"
 #include "modesto/from_program.h"
 #include "modesto/grouping.h"
 #include "modesto/hierarchy.h"
@@ -102,6 +103,16 @@ Groupings recomputeFissionGroupings(const Program& prog) {
 
 Groupings modestoGroupings(const Program& prog, const MachineDesc& machine,
                            const ModestoGroupingOptions& opt) {
+  return modestoGroupings(
+      prog,
+      [&](std::vector<int64_t> tile, int valueBytes) {
+        return modesto::gpuTwoLevel(machine, std::move(tile), valueBytes);
+      },
+      opt);
+}
+
+Groupings modestoGroupings(const Program& prog, const HierarchyFor& hierarchy,
+                           const ModestoGroupingOptions& opt) {
   Groupings g;
   const size_t dims = static_cast<size_t>(prog.dims());
   std::vector<int64_t> tile = opt.tile;
@@ -134,7 +145,7 @@ Groupings modestoGroupings(const Program& prog, const MachineDesc& machine,
     try {
       std::optional<modesto::Evaluation> best;
       ParamValues small = *params;
-      modesto::Hierarchy h = modesto::gpuTwoLevel(machine, tile, valueBytes);
+      modesto::Hierarchy h = hierarchy(tile, valueBytes);
       if (opt.capacity > 0) h.levels[1].capacity = opt.capacity;
       std::optional<modesto::StencilProgram> p;
       for (int64_t margin :
@@ -167,9 +178,10 @@ Groupings modestoGroupings(const Program& prog, const MachineDesc& machine,
       for (const modesto::Group& child : root.children)
         groups.push_back(child.stencils());  // stencil i is statement i (fromCall)
       g.notes.push_back(fmt::format(
-          "call {} ({}): MODESTO's cheapest grouping {} ({:.3g} s predicted on a {} tile of "
-          "{} values' capacity, over a domain of at most {} points per iterator)",
-          c, call.name, best->variant, best->seconds, fmt::join(tile, "x"), h.levels[1].capacity,
+          "call {} ({}): MODESTO's cheapest grouping {} ({:.3g} s predicted on a {} tile in {} "
+          "of {} values' capacity, over a domain of at most {} points per iterator)",
+          c, call.name, best->variant, best->seconds, fmt::join(tile, "x"), h.levels[1].memory,
+          h.levels[1].capacity,
           fmt::join(std::vector<int64_t>(small.begin(), small.begin() + static_cast<long>(dims)),
                     "x")));
       g.groups.push_back(std::move(groups));
@@ -288,6 +300,16 @@ std::optional<Groupings> splitGroupings(const Program& prog, const std::string& 
     return std::nullopt;
   }
   if (mode == "recompute-fission") return recomputeFissionGroupings(prog);
+  if (mode == "modesto" && machineName == "host") {
+    // This machine's CPU, measured at first use (model/host.h): DRAM and one core's L2.
+    const HostMachine host = hostMachine();
+    return modestoGroupings(
+        prog,
+        [&](std::vector<int64_t> tile, int valueBytes) {
+          return modesto::cpuTwoLevel(host, std::move(tile), valueBytes);
+        },
+        modesto);
+  }
   auto machine = loadMachine(machineName, diags);
   if (!machine) return std::nullopt;
   if (mode == "modesto") return modestoGroupings(prog, *machine, modesto);

@@ -12,6 +12,7 @@
 #include "analysis/greedy_fusion.h"
 #include "analysis/regroup.h"
 #include "model/machine.h"
+#include "modesto/hierarchy.h"
 #include "support/diagnostics.h"
 #include "support/pass_log.h"
 
@@ -55,11 +56,19 @@ struct ModestoGroupingOptions {
   std::function<void(const std::string&)> progress;
 };
 
-/// MODESTO's cheapest feasible grouping of every call on `machine`'s two-level hierarchy
-/// (modesto::gpuTwoLevel), evaluated on a domain of a few tiles (each extent at most 2 tiles
-/// plus 8 points: the counting engine enumerates points; plus 4 r more where the call's
-/// statements have no point on that). A call that is not a MODESTO program, that no grouping
-/// fits or whose statements have no point on the domain stays whole, with a note.
+/// The two-level hierarchy MODESTO groups for, given the level-2 tile and the bytes per value:
+/// a GPU's (modesto::gpuTwoLevel: DRAM and a block's shared memory) or the host CPU's
+/// (modesto::cpuTwoLevel: DRAM and one core's L2, measured).
+using HierarchyFor = std::function<modesto::Hierarchy(std::vector<int64_t> tile, int valueBytes)>;
+
+/// MODESTO's cheapest feasible grouping of every call on the two-level hierarchy `hierarchy`
+/// makes, evaluated on a domain of a few tiles (each extent at most 2 tiles plus 8 points: the
+/// counting engine enumerates points; plus 4 r more where the call's statements have no point on
+/// that). A call that is not a MODESTO program, that no grouping fits or whose statements have
+/// no point on the domain stays whole, with a note.
+Groupings modestoGroupings(const Program& prog, const HierarchyFor& hierarchy,
+                           const ModestoGroupingOptions& opt);
+/// The same on `machine`'s GPU hierarchy.
 Groupings modestoGroupings(const Program& prog, const MachineDesc& machine,
                            const ModestoGroupingOptions& opt);
 

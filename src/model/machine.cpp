@@ -350,8 +350,9 @@ std::optional<MachineDesc> loadMachine(const std::string& nameOrPath, Diagnostic
       diags.report(DiagId::bad_machine, {},
                    "'host' is this machine's CPU (measured; `tessel machines` lists it): the GPU "
                    "performance model cannot predict GPU kernels on it",
-                   "name a GPU (`tessel machines` lists them); the hierarchical model "
-                   "(src/modesto, cpuTwoLevel) takes the host as a CPU hierarchy");
+                   "name a GPU (`tessel machines` lists them); MODESTO's grouping takes the "
+                   "host as a CPU hierarchy (DRAM and L2): --fusion-groups modesto --machine host "
+                   "for the C++ backend, or tessel split --mode modesto --machine host");
       return std::nullopt;
     }
     if (file.empty()) {

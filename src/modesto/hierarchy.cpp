@@ -46,17 +46,18 @@ Hierarchy gpuTwoLevel(const MachineDesc& m, std::vector<int64_t> block, int valu
   return h;
 }
 
-Hierarchy cpuTwoLevel(const HostMachine& host, std::vector<int64_t> tile) {
+Hierarchy cpuTwoLevel(const HostMachine& host, std::vector<int64_t> tile, int valueBytes) {
+  const double bytes = valueBytes;
   Hierarchy h;
   Level whole;
   whole.memory = "DRAM";
   whole.tile.assign(tile.size(), 0);
-  whole.vertical = host.dramCopyBandwidth / 8;
+  whole.vertical = host.dramCopyBandwidth / bytes;
   Level cache;
   cache.memory = "L2";
   cache.tile = std::move(tile);
-  cache.vertical = host.l2CopyBandwidth / 8;
-  cache.capacity = static_cast<double>(host.l2Bytes > 0 ? host.l2Bytes : 256 << 10) / 8;
+  cache.vertical = host.l2CopyBandwidth / bytes;
+  cache.capacity = static_cast<double>(host.l2Bytes > 0 ? host.l2Bytes : 256 << 10) / bytes;
   h.levels = {whole, cache};
   h.compute = host.fp64FlopRate;
   return h;

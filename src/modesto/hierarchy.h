@@ -52,7 +52,8 @@ Hierarchy gpuTwoLevel(const MachineDesc& m, std::vector<int64_t> block, int valu
 /// The two-level CPU hierarchy of paper 002's Table 1 on the measured host (model/host.h): level 1
 /// the whole domain in DRAM at the measured DRAM copy bandwidth, level 2 a `tile` in one core's
 /// L2 at the measured L2 copy bandwidth (all cores), capacity the L2 (256 KiB where the system
-/// does not say), both on the fly; C the measured FP64 multiply-add rate. Values are 8 bytes.
-Hierarchy cpuTwoLevel(const HostMachine& host, std::vector<int64_t> tile);
+/// does not say), both on the fly; C the measured FP64 multiply-add rate. Values are `valueBytes`
+/// bytes (8: double).
+Hierarchy cpuTwoLevel(const HostMachine& host, std::vector<int64_t> tile, int valueBytes = 8);
 
 }  // namespace tessel::modesto

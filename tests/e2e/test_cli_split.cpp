@@ -262,3 +262,30 @@ TEST(CliSplit, Errors) {
   EXPECT_NE(unwritable.output.find("tessel: error: cannot write"), std::string::npos)
       << unwritable.output;
 }
+
+// The host CPU as MODESTO's machine (`--machine host`: DRAM and one core's L2 as measured at
+// first use, model/host.h): `split --mode modesto` writes a program that checks and computes the
+// same; `run --backend cpp --fusion-groups modesto` regroups for it and verifies; a GPU backend
+// refuses the host with a hint that names what takes it.
+TEST(CliSplit, ModestoGroupsForTheHostCpu) {
+  const auto dir = freshTempDir("cli-split", "modesto-host");
+  const std::string file = benchmarkPath("cosmo-hdiff");
+  expectSameResults(file, "modesto", dir, smallParams("cosmo-hdiff"), " --machine host");
+  auto s = runCommand(tesselBinary() + " split " + file + " --mode modesto --machine host -o " +
+                      (dir / "again").string());
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+  EXPECT_NE(s.output.find("MODESTO's cheapest grouping"), std::string::npos) << s.output;
+  EXPECT_NE(s.output.find(" tile in L2 of "), std::string::npos) << s.output;
+  auto run = runCommand(tesselBinary() + " run " + file +
+                        " --backend cpp --fusion-groups modesto --machine host --verify" +
+                        smallParams("cosmo-hdiff"));
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("verification PASSED"), std::string::npos) << run.output;
+  auto gpu = runCommand(tesselBinary() + " run " + file +
+                        " --backend opencl --fusion-groups modesto --machine host" +
+                        smallParams("cosmo-hdiff"));
+  EXPECT_EQ(gpu.exitCode, 1) << gpu.output;
+  EXPECT_NE(gpu.output.find("--fusion-groups modesto --machine host for the C++ backend"),
+            std::string::npos)
+      << gpu.output;
+}
