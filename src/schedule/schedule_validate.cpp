@@ -314,24 +314,60 @@ struct Checker {
     }
     const auto halo = perspectiveHalo(s, prog);
     const GridShape g = gridOf(s, prog);
+    // The iterators along which the block leaves no output point inside the halo, reported in
+    // one error with a block that would leave two per iterator (where one within the machine's
+    // threads per block does).
+    std::vector<std::string> short_, names;
+    const std::vector<int64_t> block(g.block.begin(), g.block.begin() + g.iters.size());
+    std::vector<int64_t> suggested = block, least = block;
     for (size_t gd = 0; gd < g.iters.size(); ++gd) {
-      if (halo[0][gd] + halo[1][gd] == 0) continue;
+      const int64_t h = halo[0][gd] + halo[1][gd];
+      least[gd] = h > 0 ? h + 2 : 1;  // two output points along it, or one thread
+      if (h == 0) continue;
       const std::string& it = prog.iterators[static_cast<size_t>(g.iters[gd])].name;
-      if (g.unroll[gd] > 1)
+      if (g.unroll[gd] > 1) {
         error(s.perspective->origin,
               fmt::format("{}: a thread loads one element along '{}', so it computes one point: "
                           "unroll {}={} does not combine with it",
                           what, it, it, g.unroll[gd]),
               "leave unroll out along that iterator, or use --perspective output");
-      else if (g.tile(gd) < 1)
-        error(s.perspective->origin,
-              fmt::format("{}: a block of {} thread{} along '{}' leaves no output point "
-                          "inside the stencil's halo of {} + {}",
-                          what, g.block[gd], g.block[gd] == 1 ? "" : "s", it, halo[0][gd],
-                          halo[1][gd]),
-              fmt::format("give a block above {} along '{}' (--block)", halo[0][gd] + halo[1][gd],
-                          it));
+      } else if (g.tile(gd) < 1) {
+        short_.push_back(fmt::format("{} thread{} along '{}' against a halo of {} + {}",
+                                     g.block[gd], g.block[gd] == 1 ? "" : "s", it, halo[0][gd],
+                                     halo[1][gd]));
+        names.push_back("'" + it + "'");
+        suggested[gd] = least[gd];
+      }
     }
+    if (short_.empty()) return;
+    auto product = [](const std::vector<int64_t>& b) {
+      int64_t t = 1;
+      for (int64_t e : b) t *= e;
+      return t;
+    };
+    if (product(suggested) > m.limits.maxThreadsPerBlock) suggested = least;
+    const int64_t threads = product(suggested);
+    const std::string hint =
+        threads <= m.limits.maxThreadsPerBlock
+            ? fmt::format(
+                  "give a block above the halo along {} (--block): e.g. --block {} ({} "
+                  "threads, {} of them computing an output point)",
+                  fmt::join(names, " and "), fmt::join(suggested, ","), threads,
+                  [&] {
+                    int64_t outputs = 1;
+                    for (size_t gd = 0; gd < suggested.size(); ++gd)
+                      outputs *= suggested[gd] - halo[0][gd] - halo[1][gd];
+                    return outputs;
+                  }())
+            : fmt::format(
+                  "no block of at most {} threads ({}) leaves an output point inside "
+                  "this halo: use --perspective mixed (input along x only) or output",
+                  m.limits.maxThreadsPerBlock, machine());
+    error(s.perspective->origin,
+          fmt::format("{}: a block of {} threads leaves no output point inside the stencil's "
+                      "halo: {}",
+                      what, fmt::join(block, "x"), fmt::join(short_, "; ")),
+          hint);
   }
 
   // Folding stages a combination instead of its arrays: the staged families' per-statement

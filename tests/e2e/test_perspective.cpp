@@ -7,6 +7,7 @@
 // Oclgrind: test_oclgrind.cpp.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/command.h"
@@ -72,12 +73,49 @@ TEST(Perspective, RefusedWhereItCannotApply) {
   auto narrow = runCommand(tesselBinary() + " check " + hypterm +
                            " --schedule shared --perspective input --block 8,4,4");
   EXPECT_EQ(narrow.exitCode, 1) << narrow.output;
-  EXPECT_NE(narrow.output.find("a block of 8 threads along 'i' leaves no output point inside the "
-                               "stencil's halo of 4 + 4"),
+  EXPECT_NE(narrow.output.find("a block of 8x4x4 threads leaves no output point inside the "
+                               "stencil's halo: 8 threads along 'i' against a halo of 4 + 4"),
             std::string::npos)
       << narrow.output;
-  EXPECT_NE(narrow.output.find("hint: give a block above 8 along 'i'"), std::string::npos)
+  EXPECT_NE(narrow.output.find("hint: give a block above the halo along 'i' (--block): e.g. "
+                               "--block 10,4,4 (160 threads, 32 of them computing an output "
+                               "point)"),
+            std::string::npos)
       << narrow.output;
+  // diffterm's default block falls short along two iterators, and no power-of-two block fits
+  // its halo of 4 + 4 along all three: one error names both, the hint a block that fits.
+  auto wide = runCommand(tesselBinary() + " check " + benchmarkPath("diffterm").string() +
+                         " --schedule shared --perspective input");
+  EXPECT_EQ(wide.exitCode, 1) << wide.output;
+  EXPECT_NE(wide.output.find("4 threads along 'j' against a halo of 4 + 4; 4 threads along 'k' "
+                             "against a halo of 4 + 4"),
+            std::string::npos)
+      << wide.output;
+  EXPECT_NE(wide.output.find("e.g. --block 10,10,10 (1000 threads, 8 of them computing"),
+            std::string::npos)
+      << wide.output;
+  // A halo of 6 + 6 along each of three iterators: 14 x 14 x 14 threads exceed the machine's
+  // 1024 per block, so no block fits; the hint says so and names the other perspectives.
+  const auto dir = freshTempDir("perspective", "no-block");
+  const std::string deep = (dir / "deep.sten").string();
+  std::ofstream(deep) << "parameter L=40, M=40, N=40;\n"
+                         "iterator k, j, i;\n"
+                         "double a[L, M, N], b[L, M, N];\n"
+                         "copyin a;\n"
+                         "stencil s (B, A) {\n"
+                         "  B[k][j][i] = A[k-6][j][i] + A[k+6][j][i] + A[k][j-6][i] + "
+                         "A[k][j+6][i] + A[k][j][i-6] + A[k][j][i+6];\n"
+                         "}\n"
+                         "s (b, a);\n"
+                         "copyout b;\n";
+  auto none = runCommand(tesselBinary() + " check " + deep +
+                         " --schedule shared --perspective input --block 8,8,8");
+  EXPECT_EQ(none.exitCode, 1) << none.output;
+  EXPECT_NE(none.output.find("hint: no block of at most 1024 threads"), std::string::npos)
+      << none.output;
+  EXPECT_NE(none.output.find("use --perspective mixed (input along x only) or output"),
+            std::string::npos)
+      << none.output;
   auto stream =
       runCommand(tesselBinary() + " check " + hypterm + " --schedule stream --perspective mixed");
   EXPECT_EQ(stream.exitCode, 1) << stream.output;
