@@ -62,6 +62,8 @@ std::string describe(const Program& prog, const ResolvedSchedule& r) {
                          k + 1, r.staging[c][k].sharedBytes, fmt::join(plans, "; "));
     }
   for (const std::string& n : r.notes) out += "note: " + n + "\n";
+  // What fitting and occupancy demotion changed in the schedules (the notes `info` prints).
+  for (const std::string& n : r.scheduleNotes) out += "adjusted: " + n + "\n";
   return out;
 }
 

@@ -58,7 +58,7 @@ std::string readFile(const fs::path& p) {
 
 struct Case {
   std::string name;       // the golden directory
-  std::string benchmark;  // benchmarks/<name>.sten
+  std::string benchmark;  // benchmarks/<name>.sten, or a path from the source tree ("tests/...")
   std::map<std::string, std::string> flags;
   bool kernels = true;  // through lower() for the CPU target; false: lowerLoops (global on cpp)
 };
@@ -68,7 +68,10 @@ void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 /// Runs the pipeline on `c` with --print-ir-after-all into a string.
 std::string pipelineOutput(const Case& c) {
   DiagnosticEngine diags;
-  LoadedProgram lp = loadProgram(sourceDir() + "/benchmarks/" + c.benchmark + ".sten", diags);
+  const std::string file = c.benchmark.find('/') != std::string::npos
+                               ? sourceDir() + "/" + c.benchmark
+                               : sourceDir() + "/benchmarks/" + c.benchmark + ".sten";
+  LoadedProgram lp = loadProgram(file, diags);
   EXPECT_TRUE(lp.program.has_value());
   const Program& prog = *lp.program;
   std::map<std::string, std::string> flags;
@@ -182,7 +185,14 @@ INSTANTIATE_TEST_SUITE_P(
         // Issue 12: the input perspective (a thread per input element).
         Case{"j3d7pt-shared-input",
              "j3d7pt",
-             {{"--schedule", "shared"}, {"--block", "18,6,4"}, {"--perspective", "input"}}}),
+             {{"--schedule", "shared"}, {"--block", "18,6,4"}, {"--perspective", "input"}}},
+        // Issue 12: the mixed perspective (input along x only: the halo's columns idle).
+        Case{"j3d7pt-shared-mixed",
+             "j3d7pt",
+             {{"--schedule", "shared"}, {"--block", "18,4,4"}, {"--perspective", "mixed"}}},
+        // Issue 12: occupancy demotion (`occupancy 1.0`: c's input ring of a stream +
+        // time_tile kernel moves to global memory on the H100; resolve-schedule says so).
+        Case{"occupancy-fused-demotion", "tests/e2e/data/occupancy_fused.sten", {}}),
     [](const ::testing::TestParamInfo<Case>& i) {
       std::string n = i.param.name;
       std::replace(n.begin(), n.end(), '-', '_');
