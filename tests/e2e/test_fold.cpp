@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/command.h"
+#include "support/ptxas.h"
 #include "support/verify.h"
 #include "unit/gpu_test_util.h"
 
@@ -67,6 +68,16 @@ TEST_P(FoldEveryBenchmark, SharedAndStreamVerifyOnPocl) {
     else
       EXPECT_EQ(r.output.find("stencil '" + folding + "': fold"), std::string::npos) << r.output;
   }
+}
+
+// The folded kernels compile with nvcc and none spills (shared and stream; a benchmark with
+// nothing to fold compiles as without the option).
+TEST_P(FoldEveryBenchmark, CudaKernelsCompileWithoutSpills) {
+  TESSEL_REQUIRE_NVCC();
+  const std::string file = benchmarkPath(GetParam()).string();
+  expectKernelsCompileWithoutSpills(file, "--schedule shared --fold");
+  if (GetParam() != "jacobi1d-boundary")  // nothing to stream in 1-D
+    expectKernelsCompileWithoutSpills(file, "--schedule stream --fold");
 }
 
 TESSEL_INSTANTIATE_BENCHMARK_SWEEP(FoldEveryBenchmark);

@@ -12,6 +12,7 @@
 
 #include "support/command.h"
 #include "support/files.h"
+#include "support/ptxas.h"
 #include "unit/gpu_test_util.h"
 
 using namespace tessel;
@@ -41,6 +42,17 @@ TEST_P(PerspectiveBenchmark, InputAndMixedVerifyOnPoclAndTheCppTarget) {
     EXPECT_EQ(r.exitCode, 0) << cmd << "\n" << r.output;
     EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << cmd << "\n" << r.output;
   }
+}
+
+// The input and mixed perspectives' kernels compile with nvcc and none spills (diffterm's input
+// perspective with the block its halo needs, as above).
+TEST_P(PerspectiveBenchmark, CudaKernelsCompileWithoutSpills) {
+  TESSEL_REQUIRE_NVCC();
+  const std::string file = benchmarkPath(GetParam()).string();
+  expectKernelsCompileWithoutSpills(file,
+                                    std::string("--schedule shared --perspective input") +
+                                        (GetParam() == "diffterm" ? " --block 10,10,10" : ""));
+  expectKernelsCompileWithoutSpills(file, "--schedule shared --perspective mixed");
 }
 
 TESSEL_INSTANTIATE_BENCHMARK_SWEEP(PerspectiveBenchmark);
