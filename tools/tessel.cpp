@@ -33,6 +33,7 @@
 #include "driver/roofline_svg.h"
 #include "driver/run.h"
 #include "driver/split.h"
+#include "driver/tune.h"
 #include "lower/lower.h"
 #include "runtime/errors.h"
 #include "schedule/resolve.h"
@@ -302,6 +303,33 @@ int main(int argc, char** argv) {
   deep->add_flag("--verify", dto.verify,
                  "with --measure: check every version against the reference interpreter");
 
+  // tune
+  auto* tune = app.add_subcommand(
+      "tune",
+      "Autotune: run the model's first variants (fusion choices x schedules, ranked as analyze "
+      "--fusion-choices ranks them) on a backend, each verified, and remember the measurements "
+      "in the tuning database (SQLite), so that a later tune reuses them and run --tuned runs "
+      "the fastest");
+  tune->add_option("FILE", file, "stencil program (.sten)")->required();
+  TuneOptions tuneOpts;
+  tuneOpts.backend = "opencl";
+  std::vector<std::string> tuneParams;
+  std::string tuneDb;
+  bool tuneJson = false;
+  tune->add_option("--backend", tuneOpts.backend, "where to measure (default opencl)")
+      ->check(CLI::IsMember({"cuda", "opencl", "cpp"}));
+  tune->add_option("--top", tuneOpts.top, "variants measured: the model's first N (default 5)")
+      ->check(CLI::PositiveNumber);
+  tune->add_option("--repeat", tuneOpts.repeat, "timed runs per variant, median (default 3)")
+      ->check(CLI::PositiveNumber);
+  tune->add_option("--param", tuneParams, "NAME=VALUE parameter value (default: defaults)");
+  tune->add_option("--db", tuneDb,
+                   "the tuning database (default: $TESSEL_TUNING_DB, else "
+                   "$XDG_CACHE_HOME/tessel/tuning.db or ~/.cache/tessel/tuning.db)");
+  tune->add_flag("--remeasure", tuneOpts.remeasure,
+                 "measure every variant again, replacing what the database has");
+  tune->add_flag("--json", tuneJson, "print JSON instead of text");
+
   // split
   auto* split = app.add_subcommand(
       "split",
@@ -400,10 +428,16 @@ int main(int argc, char** argv) {
                 "print the report as JSON (program, parameters, backend, time_s, min_time_s, "
                 "gstencils_per_s, gflops_per_s, verification, ...)");
   run->add_option("--work-dir", bo.workDir, "where generated code is written (default: a cache)");
+  bool runTuned = false;
+  std::string runTunedDb;
+  run->add_flag("--tuned", runTuned,
+                "run the fastest variant tessel tune measured for this program, parameters and "
+                "backend on this host (its fusion choice and schedule flags)");
+  run->add_option("--tuning-db", runTunedDb, "with --tuned: the tuning database (as tune --db)");
 
   // Schedule flags (language.md section 8; the command line overrides the file's #pragma).
   std::map<std::string, std::string> scheduleValues;
-  for (CLI::App* sub : {check, info, emit, run, res, analyze, deep})
+  for (CLI::App* sub : {check, info, emit, run, res, analyze, deep, tune})
     for (const std::string& flag : scheduleFlags()) {
       if (flag == "--fma" || flag == "--retime" || flag == "--prefetch" || flag == "--fold" ||
           flag == "--fuse-statements") {  // a flag: on when given
@@ -487,6 +521,49 @@ int main(int argc, char** argv) {
                                                     : info->parsed()    ? infoParams
                                                     : check->parsed()   ? checkParams
                                                                         : noParams;
+    if (tune->parsed()) {
+      if (!parsePairs(tuneParams, "--param", tuneOpts.params, i64, diags))
+        return finish(diags, kExitUserError);
+      tuneOpts.db = tuneDb.empty() ? defaultTuningDbPath() : std::filesystem::path(tuneDb);
+      tuneOpts.programFile = file;
+      tuneOpts.progress = [](const std::string& m) { std::cerr << "tune: " << m << "\n"; };
+      auto t = tuneProgram(*lp.program, scheduleValues, tuneOpts, diags);
+      if (!t) return finish(diags, kExitUserError);
+      diags.print(std::cerr);
+      std::cout << (tuneJson ? t->dump(2) + "\n" : tuneText(*t));
+      return kExitOk;
+    }
+    if (run->parsed() && !runTuned && !runTunedDb.empty()) {
+      std::cerr << "tessel: error: --tuning-db names the database --tuned reads, and --tuned is "
+                   "missing\n  hint: give --tuned too\n";
+      return kExitUserError;
+    }
+    // --tuned: the fastest variant tune measured replaces the fusion choice and schedule flags.
+    if (run->parsed() && runTuned) {
+      std::vector<std::string> given;
+      for (const auto& [flag, value] : scheduleValues)
+        if (!value.empty()) given.push_back(flag);
+      if (!fusionGroupsValue.empty()) given.push_back("--fusion-groups");
+      if (!given.empty()) {
+        std::cerr << fmt::format(
+            "tessel: error: --tuned runs the variant tessel tune measured fastest, with its own "
+            "schedule and fusion choice; {} given as well\n  hint: drop {} (or drop --tuned to "
+            "run the schedule given)\n",
+            fmt::join(given, ", "), given.size() == 1 ? "it" : "them");
+        return kExitUserError;
+      }
+      std::map<std::string, int64_t> given64;
+      if (!parsePairs(runParams, "--param", given64, i64, diags))
+        return finish(diags, kExitUserError);
+      const std::filesystem::path db =
+          runTunedDb.empty() ? defaultTuningDbPath() : std::filesystem::path(runTunedDb);
+      auto rec = tunedVariant(*lp.program, file, backendName, given64, db, diags);
+      if (!rec) return finish(diags, kExitUserError);
+      std::cerr << tunedLine(*rec, db) << "\n";
+      for (const auto& [flag, value] : rec->flags)
+        if (flag != "--fusion-groups") scheduleValues[flag] = value;
+      if (rec->fusion != "none") fusionGroupsValue = rec->fusion;
+    }
     // Where the performance model picks the schedule: --schedule auto, or a GPU run or emission
     // that names no family.
     const bool gpuCommand = (run->parsed() && (backendName == "opencl" || backendName == "cuda")) ||

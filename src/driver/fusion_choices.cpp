@@ -158,6 +158,30 @@ std::optional<FusionModelChoice> chooseFusion(const Program& prog,
   return best;
 }
 
+std::optional<nlohmann::json> measureChoice(const Program& prog, const nlohmann::json& row,
+                                            const std::string& machineName,
+                                            const MeasureOptions& mo, DiagnosticEngine& diags) {
+  const std::string fusion = row["fusion"], schedule = row["schedule"];
+  std::vector<std::string> notes;
+  auto variant =
+      fusionVariant(prog, fusion == "as written" ? "none" : fusion, machineName, diags, notes);
+  if (!variant) return std::nullopt;
+  MeasureOptions m = mo;
+  m.verify = true;
+  m.reference = &prog;
+  const auto f = row["flags"].get<std::map<std::string, std::string>>();
+  auto r = measureRun(*variant, f, m, diags);
+  if (!r) return std::nullopt;
+  if (!(*r)["verification"]["passed"].get<bool>()) {
+    diags.report(DiagId::bad_schedule, {},
+                 fmt::format("{} under {} failed verification on {}:\n{}", fusion, schedule,
+                             mo.backend, (*r)["verification"].value("failures", std::string())),
+                 "this is a bug in Tessel; please report it with the program");
+    return std::nullopt;
+  }
+  return r;
+}
+
 std::optional<nlohmann::json> measureFusionChoices(const Program& prog,
                                                    const nlohmann::json& choices,
                                                    const std::map<std::string, std::string>& flags,
@@ -170,8 +194,6 @@ std::optional<nlohmann::json> measureFusionChoices(const Program& prog,
   mo.backend = opts.backend;
   mo.params = opts.params;
   mo.repeat = opts.repeat;
-  mo.verify = true;
-  mo.reference = &prog;
   double best = 0;
   for (const auto& row : choices["ranking"]) {
     if (out["rows"].size() >= opts.top) break;
@@ -179,23 +201,9 @@ std::optional<nlohmann::json> measureFusionChoices(const Program& prog,
     const std::string fusion = row["fusion"], schedule = row["schedule"];
     std::cerr << fmt::format("analyze: measuring {} under {} on {} ({} runs)...\n", fusion,
                              schedule, opts.backend, opts.repeat);
-    std::vector<std::string> notes;
-    auto variant =
-        fusionVariant(prog, fusion == "as written" ? "none" : fusion, machineName, diags, notes);
-    if (!variant) return std::nullopt;
-    const auto f = row["flags"].get<std::map<std::string, std::string>>();
-    auto r = measureRun(*variant, f, mo, diags);
+    auto r = measureChoice(prog, row, machineName, mo, diags);
     if (!r) return std::nullopt;
     out["device"] = (*r)["device"];
-    const bool verified = (*r)["verification"]["passed"].get<bool>();
-    if (!verified) {
-      diags.report(
-          DiagId::bad_schedule, {},
-          fmt::format("analyze: {} under {} failed verification on {}:\n{}", fusion, schedule,
-                      opts.backend, (*r)["verification"].value("failures", std::string())),
-          "this is a bug in Tessel; please report it with the program");
-      return std::nullopt;
-    }
     const double seconds = (*r)["time_s"];
     if (out["rows"].empty() || seconds < best) {
       best = seconds;
@@ -205,7 +213,7 @@ std::optional<nlohmann::json> measureFusionChoices(const Program& prog,
                            {"schedule", schedule},
                            {"predicted_seconds", row["seconds"]},
                            {"seconds", seconds},
-                           {"verified", verified}});
+                           {"verified", true}});
   }
   return out;
 }

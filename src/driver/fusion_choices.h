@@ -12,6 +12,7 @@
 #include <string>
 
 #include "driver/analyze.h"
+#include "driver/measure.h"
 #include "ir/program.h"
 #include "support/diagnostics.h"
 
@@ -67,6 +68,14 @@ std::optional<nlohmann::json> measureFusionChoices(const Program& prog,
                                                    const std::map<std::string, std::string>& flags,
                                                    const FusionMeasureOptions& opts,
                                                    DiagnosticEngine& diags);
+
+/// One row of the ranking (its fusion choice and schedule flags) run on mo.backend and verified
+/// against `prog`, the program as written (measure.h's report); nullopt after an error in
+/// `diags`, a failed verification included (a bug, reported as one). `machineName`: the machine
+/// the greedy plan's shared memory comes from.
+std::optional<nlohmann::json> measureChoice(const Program& prog, const nlohmann::json& row,
+                                            const std::string& machineName,
+                                            const MeasureOptions& mo, DiagnosticEngine& diags);
 
 /// The ranking as text: the variants and the first rows of the ranking (and the measured rows).
 std::string fusionChoicesText(const nlohmann::json& choices);

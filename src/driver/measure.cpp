@@ -43,7 +43,12 @@ std::optional<nlohmann::json> measureRun(const Program& prog,
   if (code != kExitOk && code != kExitVerifyFailed) return std::nullopt;
   nlohmann::json r = nlohmann::json::parse(report.str());
   const std::string description = r["backend_description"];
-  r["device"] = description.substr(0, description.find('\n'));  // without the backend's notes
+  // The device, as the first line says it, without the backend's notes or whether the build
+  // came from the cache (which says nothing about the device).
+  std::string device = description.substr(0, description.find('\n'));
+  if (const size_t cached = device.find(", cached build"); cached != std::string::npos)
+    device.erase(cached, std::string(", cached build").size());
+  r["device"] = device;
   if (!capLine.empty()) r["register_cap"] = capLine;
   return r;
 }

@@ -1,0 +1,224 @@
+#include "driver/tune.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <stdexcept>
+
+#include "driver/fusion_choices.h"
+#include "driver/measure.h"
+#include "driver/params.h"
+#include "exec/build_util.h"
+
+namespace tessel {
+
+namespace {
+
+std::string hex(uint64_t v) { return fmt::format("{:016x}", v); }
+
+std::string hostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0 || !*name) return "unknown host";
+  return name;
+}
+
+/// A hash of the running tessel executable: another build generates other code.
+std::string buildId() {
+  try {
+    return hex(fnv1a(readFile("/proc/self/exe")));
+  } catch (const std::exception&) {
+    return "unknown build";
+  }
+}
+
+std::string utcNow() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+/// The --fusion-groups value of a ranking row's fusion choice ("as written": none).
+std::string fusionValue(const std::string& fusion) {
+  return fusion == "as written" ? "none" : fusion;
+}
+
+std::optional<TuningDb> openDb(const std::filesystem::path& path, DiagnosticEngine& diags) {
+  try {
+    return std::optional<TuningDb>(std::in_place, path);
+  } catch (const std::runtime_error& e) {
+    diags.report(DiagId::bad_schedule, {}, e.what(),
+                 "give a writable file with --db PATH (or set TESSEL_TUNING_DB)");
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+TuningKey tuningKey(const Program& prog, const std::string& file, const std::string& backend,
+                    const ParamValues& params) {
+  TuningKey k;
+  k.program = hex(fnv1a(readFile(file)));
+  for (size_t p = 0; p < prog.params.size() && p < params.size(); ++p)
+    k.params += fmt::format("{}{}={}", p ? " " : "", prog.params[p].name, params[p]);
+  k.backend = backend;
+  k.host = hostName();
+  k.build = buildId();
+  return k;
+}
+
+std::optional<nlohmann::json> tuneProgram(const Program& prog,
+                                          const std::map<std::string, std::string>& flags,
+                                          const TuneOptions& opts, DiagnosticEngine& diags) {
+  auto params = bindParams(prog, opts.params, diags);
+  if (!params) return std::nullopt;
+  auto db = openDb(opts.db, diags);
+  if (!db) return std::nullopt;
+  const TuningKey key = tuningKey(prog, opts.programFile, opts.backend, *params);
+  const nlohmann::json choices = rankFusionChoices(prog, flags, *params, diags);
+  auto machine = flags.find("--machine");
+  const std::string machineName =
+      machine == flags.end() || machine->second.empty() ? "h100" : machine->second;
+  MeasureOptions mo;
+  mo.backend = opts.backend;
+  mo.params = opts.params;
+  mo.repeat = opts.repeat;
+
+  nlohmann::json rows = nlohmann::json::array();
+  size_t best = 0;
+  for (const auto& row : choices["ranking"]) {
+    if (rows.size() >= opts.top) break;
+    if (row.contains("refused")) continue;
+    const std::string fusion = row["fusion"], schedule = row["schedule"];
+    const auto rowFlags = row["flags"].get<std::map<std::string, std::string>>();
+    std::optional<TuningRecord> rec;
+    if (!opts.remeasure) rec = db->find(key, fusionValue(fusion), rowFlags);
+    const bool remembered = rec.has_value();
+    if (opts.progress)
+      opts.progress(remembered
+                        ? fmt::format("{} under {}: {:.4g} ms, measured {} (tuning database)",
+                                      fusion, schedule, rec->seconds * 1e3, rec->measuredAt)
+                        : fmt::format("measuring {} under {} on {} ({} runs, verified)...", fusion,
+                                      schedule, opts.backend, opts.repeat));
+    if (!rec) {
+      auto r = measureChoice(prog, row, machineName, mo, diags);
+      if (!r) return std::nullopt;
+      rec = TuningRecord{};
+      rec->fusion = fusionValue(fusion);
+      rec->flags = rowFlags;
+      rec->schedule = schedule;
+      rec->seconds = (*r)["time_s"].get<double>();
+      rec->repeat = opts.repeat;
+      rec->predictedSeconds = row["seconds"].get<double>();
+      rec->device = (*r)["device"].get<std::string>();
+      rec->measuredAt = utcNow();
+      try {
+        db->store(key, *rec);
+      } catch (const std::runtime_error& e) {
+        diags.report(DiagId::bad_schedule, {}, e.what(),
+                     "give a writable file with --db PATH (or set TESSEL_TUNING_DB)");
+        return std::nullopt;
+      }
+    }
+    if (rows.empty() || rec->seconds < rows[best]["seconds"].get<double>()) best = rows.size();
+    rows.push_back({{"fusion", fusion},
+                    {"schedule", schedule},
+                    {"flags", rowFlags},
+                    {"predicted_seconds", row["seconds"]},
+                    {"seconds", rec->seconds},
+                    {"repeat", rec->repeat},
+                    {"device", rec->device},
+                    {"measured_at", rec->measuredAt},
+                    {"source", remembered ? "database" : "measured"}});
+  }
+  if (rows.empty()) {
+    diags.report(DiagId::bad_schedule, {},
+                 "tune: the model refused every variant of the program under the options given",
+                 "tessel analyze --fusion-choices --json lists each with why");
+    return std::nullopt;
+  }
+  nlohmann::json values = nlohmann::json::object();
+  for (size_t p = 0; p < prog.params.size(); ++p) values[prog.params[p].name] = (*params)[p];
+  std::string command =
+      fmt::format("tessel run {} --backend {} --tuned", opts.programFile, opts.backend);
+  for (const auto& [name, value] : opts.params)
+    command += fmt::format(" --param {}={}", name, value);
+  if (opts.db != defaultTuningDbPath()) command += " --tuning-db " + opts.db.string();
+  return nlohmann::json{{"backend", opts.backend},
+                        {"machine", machineName},
+                        {"command", command},
+                        {"db", opts.db.string()},
+                        {"parameters", values},
+                        {"rows", rows},
+                        {"best", best},
+                        {"other_builds", db->otherBuilds(key)}};
+}
+
+std::string tuneText(const nlohmann::json& t) {
+  const auto& rows = t["rows"];
+  const size_t best = t["best"];
+  std::string out = fmt::format(
+      "Tuned on {}: the model's first {} variant{}, each verified against the program as written "
+      "(measured: the median of the runs; predicted: the model's, on {})\n",
+      rows[best]["device"].get<std::string>(), rows.size(), rows.size() == 1 ? "" : "s",
+      t["machine"].get<std::string>());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    out += fmt::format("  {:>2}  {:<18} {:<34} {:>10.4g} ms {}  (predicted {:.4g} ms){}\n", i + 1,
+                       r["fusion"].get<std::string>(), r["schedule"].get<std::string>(),
+                       r["seconds"].get<double>() * 1e3,
+                       r["source"] == "database"
+                           ? "from the database, " + r["measured_at"].get<std::string>()
+                           : std::string("measured now"),
+                       r["predicted_seconds"].get<double>() * 1e3, i == best ? "  <- fastest" : "");
+  }
+  const double first = rows[0]["seconds"], fastest = rows[best]["seconds"];
+  out += fmt::format(
+      "The model's first choice took {:.2f}x the fastest's time; recorded in {}\n"
+      "run the fastest: {}\n",
+      fastest > 0 ? first / fastest : 0.0, t["db"].get<std::string>(),
+      t["command"].get<std::string>());
+  if (t["other_builds"].get<int64_t>() > 0)
+    out += fmt::format(
+        "({} measurement{} of other tessel builds for this program are in the database, not "
+        "used: another build generates other code)\n",
+        t["other_builds"].get<int64_t>(), t["other_builds"].get<int64_t>() == 1 ? "" : "s");
+  return out;
+}
+
+std::optional<TuningRecord> tunedVariant(const Program& prog, const std::string& file,
+                                         const std::string& backend,
+                                         const std::map<std::string, int64_t>& params,
+                                         const std::filesystem::path& dbPath,
+                                         DiagnosticEngine& diags) {
+  auto values = bindParams(prog, params, diags);
+  if (!values) return std::nullopt;
+  auto db = openDb(dbPath, diags);
+  if (!db) return std::nullopt;
+  const TuningKey key = tuningKey(prog, file, backend, *values);
+  auto records = db->records(key);
+  if (!records.empty()) return records.front();
+  const int64_t others = db->otherBuilds(key);
+  diags.report(
+      DiagId::bad_schedule, {},
+      fmt::format("--tuned: the tuning database ({}) has no measurement of this program at {} "
+                  "on {} on this host with this tessel build{}",
+                  dbPath.string(), key.params.empty() ? "its sizes" : key.params, backend,
+                  others > 0 ? fmt::format(" ({} of other builds)", others) : std::string()),
+      fmt::format("run tessel tune {} --backend {} (with the same --param values) first", file,
+                  backend));
+  return std::nullopt;
+}
+
+std::string tunedLine(const TuningRecord& r, const std::filesystem::path& db) {
+  return fmt::format(
+      "note: --tuned: {} under {}, the fastest tune measured ({:.4g} ms on {}, {}; {})",
+      r.fusion == "none" ? "the program as written" : "--fusion-groups " + r.fusion, r.schedule,
+      r.seconds * 1e3, r.device, r.measuredAt, db.string());
+}
+
+}  // namespace tessel

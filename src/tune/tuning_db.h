@@ -1,0 +1,70 @@
+// The tuning database: what `tessel tune` measured, remembered in SQLite so that a later tune
+// skips what it has measured and `tessel run --tuned` runs the fastest. One row per variant
+// measured: the program (a hash of its file), its parameter values, the backend, the host, the
+// tessel build that generated the code (a hash of the executable: a rebuilt compiler
+// generates other kernels, so its timings are not reused), the fusion choice and the schedule
+// flags; the median time, the device, the model's prediction, and when.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct sqlite3;
+
+namespace tessel {
+
+/// What a measurement is valid for: the same program, parameters, backend, host and build.
+struct TuningKey {
+  std::string program;  // hash of the program file's bytes (hex)
+  std::string params;   // "L=64 M=64 N=64": every parameter's value, in program order
+  std::string backend;  // cpp, opencl, cuda
+  std::string host;     // the machine's host name
+  std::string build;    // hash of the tessel executable (hex)
+};
+
+struct TuningRecord {
+  std::string fusion;                        // the --fusion-groups value ("none": as written)
+  std::map<std::string, std::string> flags;  // the schedule flags it ran under
+  std::string schedule;                      // the flags as text ("stream --time-tile 2")
+  double seconds = 0;                        // measured per run (median of `repeat`)
+  int repeat = 0;
+  std::optional<double> predictedSeconds;  // the model's, on its machine
+  std::string device;                      // the backend's device, as run reports it
+  std::string measuredAt;                  // UTC, ISO 8601
+};
+
+class TuningDb {
+ public:
+  /// Opens (creating where missing, with its directory) the database at `path`; throws
+  /// std::runtime_error with SQLite's message where it cannot.
+  explicit TuningDb(const std::filesystem::path& path);
+  ~TuningDb();
+  TuningDb(const TuningDb&) = delete;
+  TuningDb& operator=(const TuningDb&) = delete;
+
+  /// The record of `fusion` under `flags` for `key`, if measured.
+  std::optional<TuningRecord> find(const TuningKey& key, const std::string& fusion,
+                                   const std::map<std::string, std::string>& flags) const;
+  /// Stores (replacing) the record of its fusion and flags for `key`.
+  void store(const TuningKey& key, const TuningRecord& r);
+  /// Every record for `key`, fastest first.
+  std::vector<TuningRecord> records(const TuningKey& key) const;
+  /// How many records the same program, parameters, backend and host have from other builds.
+  int64_t otherBuilds(const TuningKey& key) const;
+
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+  sqlite3* db_ = nullptr;
+};
+
+/// $TESSEL_TUNING_DB, else $XDG_CACHE_HOME/tessel/tuning.db, else ~/.cache/tessel/tuning.db.
+std::filesystem::path defaultTuningDbPath();
+
+}  // namespace tessel

@@ -1,0 +1,103 @@
+// `tessel tune` and `tessel run --tuned` (driver/tune.h): the model's first variants measured on
+// a backend, each verified; the measurements remembered in the tuning database and reused by a
+// second tune (and measured again with --remeasure); `run --tuned` runs the fastest and
+// verifies; the errors (nothing tuned, flags beside --tuned, a database that cannot be opened).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "support/command.h"
+#include "support/files.h"
+#include "unit/gpu_test_util.h"
+
+using namespace tessel::testing;
+using namespace tessel::gputest;
+
+namespace {
+
+const std::string kParams = " --param L=9 --param M=37 --param N=41";
+
+nlohmann::json tuneJson(const std::string& args) {
+  auto r = runCommand(tesselBinary() + " tune --json " + args);  // progress lines, then JSON
+  EXPECT_EQ(r.exitCode, 0) << args << "\n" << r.output;
+  const size_t open = r.output.find('{');
+  return r.exitCode == 0 && open != std::string::npos ? nlohmann::json::parse(r.output.substr(open))
+                                                      : nlohmann::json();
+}
+
+}  // namespace
+
+TEST(Tune, MeasuresRemembersAndRunsTheFastest) {
+  TESSEL_REQUIRE_OPENCL();
+  const auto dir = freshTempDir("tune", "remember");
+  const std::string db = (dir / "tuning.db").string();
+  const std::string file = benchmarkPath("cosmo-hdiff").string();
+  const std::string args = file + " --backend opencl --top 3 --repeat 1 --db " + db + kParams;
+  const nlohmann::json first = tuneJson(args);
+  ASSERT_EQ(first["rows"].size(), 3u) << first.dump(2);
+  for (const auto& r : first["rows"]) {
+    EXPECT_EQ(r["source"], "measured") << r;
+    EXPECT_GT(r["seconds"].get<double>(), 0) << r;
+    EXPECT_GT(r["predicted_seconds"].get<double>(), 0) << r;
+  }
+  const size_t best = first["best"];
+  for (const auto& r : first["rows"])
+    EXPECT_LE(first["rows"][best]["seconds"].get<double>(), r["seconds"].get<double>());
+  EXPECT_TRUE(std::filesystem::exists(db));
+  // Again: every row from the database, the same times; --remeasure measures them anew.
+  const nlohmann::json second = tuneJson(args);
+  ASSERT_EQ(second["rows"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(second["rows"][i]["source"], "database");
+    EXPECT_EQ(second["rows"][i]["seconds"], first["rows"][i]["seconds"]);
+    EXPECT_EQ(second["rows"][i]["schedule"], first["rows"][i]["schedule"]);
+  }
+  const nlohmann::json third = tuneJson(args + " --remeasure");
+  for (const auto& r : third["rows"]) EXPECT_EQ(r["source"], "measured");
+  // Other parameter values are another key: measured, not taken from the database.
+  const nlohmann::json other = tuneJson(file + " --backend opencl --top 1 --repeat 1 --db " + db +
+                                        " --param L=10 --param M=37 --param N=41");
+  EXPECT_EQ(other["rows"][0]["source"], "measured");
+  // The text names the command that runs the fastest; run --tuned runs it and verifies.
+  auto text = runCommand(tesselBinary() + " tune " + args);
+  EXPECT_EQ(text.exitCode, 0) << text.output;
+  EXPECT_NE(text.output.find("<- fastest"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("run the fastest: " + third["command"].get<std::string>()),
+            std::string::npos)
+      << text.output;
+  auto run = runCommand(tesselBinary() + " run " + file + " --backend opencl --tuned --verify" +
+                        kParams + " --tuning-db " + db);
+  EXPECT_EQ(run.exitCode, 0) << run.output;
+  EXPECT_NE(run.output.find("note: --tuned: "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("the fastest tune measured"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("verification PASSED"), std::string::npos) << run.output;
+}
+
+TEST(Tune, Errors) {
+  const auto dir = freshTempDir("tune", "errors");
+  const std::string db = (dir / "tuning.db").string();
+  const std::string file = benchmarkPath("j2d5pt").string();
+  // Nothing tuned for this program: the hint says how.
+  auto none =
+      runCommand(tesselBinary() + " run " + file + " --backend cpp --tuned --tuning-db " + db);
+  EXPECT_EQ(none.exitCode, 1) << none.output;
+  EXPECT_NE(none.output.find("has no measurement of this program"), std::string::npos)
+      << none.output;
+  EXPECT_NE(none.output.find("hint: run tessel tune " + file + " --backend cpp"), std::string::npos)
+      << none.output;
+  // A schedule beside --tuned: refused, naming it.
+  auto both = runCommand(tesselBinary() + " run " + file +
+                         " --backend cpp --tuned --schedule shared --tuning-db " + db);
+  EXPECT_EQ(both.exitCode, 1) << both.output;
+  EXPECT_NE(both.output.find("--schedule given as well"), std::string::npos) << both.output;
+  auto dbOnly = runCommand(tesselBinary() + " run " + file + " --backend cpp --tuning-db " + db);
+  EXPECT_EQ(dbOnly.exitCode, 1) << dbOnly.output;
+  EXPECT_NE(dbOnly.output.find("--tuned is missing"), std::string::npos) << dbOnly.output;
+  // A database that cannot be opened (a directory): an error naming it, with a hint.
+  auto bad = runCommand(tesselBinary() + " tune " + file + " --backend cpp --db " + dir.string());
+  EXPECT_EQ(bad.exitCode, 1) << bad.output;
+  EXPECT_NE(bad.output.find(dir.string()), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("hint: give a writable file with --db PATH"), std::string::npos)
+      << bad.output;
+}
