@@ -35,11 +35,16 @@
 #    with and without the spare plane, for j2d9pt, j2d5pt, j3d27pt and cheby (since 2026-11-28
 #    its per-point local scalar `Ax` retimed into its buffer, predicted 0.90x), and cheby's
 #    global-stream with and without --retime.
+# 5. The autotuner (`tessel tune`, 2026-11-29): the model's first 5 variants (fusion choices x
+#    schedules) of a few programs measured on the GPU at their default sizes, each verified (the
+#    reference interpreted once per program), kept in $OUT/tuning.db with the text per program
+#    ($OUT/tune-BENCH.txt): how often the model's first choice is the fastest measured, and by
+#    how much it misses where not.
 # Before the call, here: build, strip into .gpu/ (gpu-device.md). Writes under $OUT: device.txt,
 # caps-awkward.csv, caps-awkward-progress.txt, caps.csv, caps-progress.txt, auto.csv,
 # auto-progress.txt, fusion-awkward.csv, fusion-awkward-progress.txt, fusion.csv,
 # fusion-progress.txt, retime-awkward.csv, retime-awkward-progress.txt, retime.csv,
-# retime-progress.txt.
+# retime-progress.txt, tuning.db, tune-BENCH.txt.
 set -u
 export LD_LIBRARY_PATH=$PWD/.gpu TESSEL_MACHINES=$PWD/machines XDG_CACHE_HOME=/tmp/tessel-cache
 T=.gpu/tessel
@@ -84,4 +89,9 @@ for b in $PROGRAMS; do run_full $b 'auto' auto 400; done
 echo "auto done at $(elapsed) s" >> "$OUT/device.txt"
 for b in rhs4center rhs4sg diffterm hypterm cosmo-hdiff denoise; do run_full $b "$FUSION" fusion 470; done
 for b in j2d9pt j2d5pt j3d27pt cheby; do run_full $b "$RETIME" retime 500; done
+for b in j3d7pt j3d27pt heat cosmo-hdiff hypterm rhs4center; do
+  [ "$(elapsed)" -gt 560 ] && { echo "tune stopped before $b at $(elapsed) s" >> "$OUT/device.txt"; break; }
+  timeout 60 $T tune benchmarks/$b.sten --backend cuda --top 5 --repeat 5 --db "$OUT/tuning.db" \
+    > "$OUT/tune-$b.txt" 2>&1
+done
 echo "all done at $(elapsed) s" >> "$OUT/device.txt"

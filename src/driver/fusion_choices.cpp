@@ -194,6 +194,8 @@ std::optional<nlohmann::json> measureFusionChoices(const Program& prog,
   mo.backend = opts.backend;
   mo.params = opts.params;
   mo.repeat = opts.repeat;
+  std::optional<ProgramState> reference;  // interpreted once, compared with every row
+  mo.referenceCache = &reference;
   double best = 0;
   for (const auto& row : choices["ranking"]) {
     if (out["rows"].size() >= opts.top) break;

@@ -34,6 +34,7 @@ std::optional<nlohmann::json> measureRun(const Program& prog,
   ro.repeat = opts.repeat;
   ro.verify = opts.verify;
   ro.reference = opts.reference;
+  ro.referenceCache = opts.referenceCache;
   ro.json = true;
   ro.contracted = std::any_of(bo.schedule.grids.begin(), bo.schedule.grids.end(),
                               [](const GridShape& g) { return g.fma || g.retime; });

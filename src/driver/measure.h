@@ -8,6 +8,7 @@
 #include <string>
 
 #include "ir/program.h"
+#include "runtime/state.h"
 #include "support/diagnostics.h"
 
 namespace tessel {
@@ -18,6 +19,8 @@ struct MeasureOptions {
   int repeat = 5;                         // timed runs (median)
   bool verify = false;                    // check against the reference interpreter
   const Program* reference = nullptr;     // what --verify interprets; null: the program
+  /// --verify's reference result kept across measurements (run.h, RunOptions::referenceCache).
+  std::optional<ProgramState>* referenceCache = nullptr;
 };
 
 /// `prog` under `flags` run on opts.backend (a warm-up run, then opts.repeat timed ones): run's

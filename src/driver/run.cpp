@@ -182,9 +182,14 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
   const Program& written = opts.reference ? *opts.reference : prog;
   std::vector<int> results = resultArrays(written);
   if (opts.verify) {
-    ProgramState ref = initial;
-    ref.arrays.resize(written.arrays.size());  // without the transformation's temporaries
-    interpret(written, ref);
+    std::optional<ProgramState> computed;
+    std::optional<ProgramState>& cached = opts.referenceCache ? *opts.referenceCache : computed;
+    if (!cached) {
+      cached = initial;
+      cached->arrays.resize(written.arrays.size());  // without the transformation's temporaries
+      interpret(written, *cached);
+    }
+    const ProgramState& ref = *cached;
     double worst = 0;
     std::string failures;
     for (int a : results) {

@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "ir/program.h"
+#include "runtime/state.h"
 #include "support/diagnostics.h"
 
 namespace tessel {
@@ -28,6 +30,10 @@ struct RunOptions {
   /// analysis/regroup.h: the same arrays first, temporaries after): --verify interprets this
   /// one, on the same inputs, and its results are the arrays compared and written.
   const Program* reference = nullptr;
+  /// --verify's reference result, kept by a caller that verifies several variants of one
+  /// program (as written) at the same parameters, seed, scalars and inputs (`tessel tune`):
+  /// empty, the first verification fills it; filled, the interpreter does not run again.
+  std::optional<ProgramState>* referenceCache = nullptr;
 };
 
 /// --verify's default tolerance for results computed with fused multiply-adds (--fma): 1e-10

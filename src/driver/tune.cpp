@@ -87,6 +87,10 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
   mo.backend = opts.backend;
   mo.params = opts.params;
   mo.repeat = opts.repeat;
+  // Every variant starts from the same inputs (the default seed): the reference interpreter's
+  // result is computed once, by the first variant measured, and compared with each.
+  std::optional<ProgramState> reference;
+  mo.referenceCache = &reference;
 
   nlohmann::json rows = nlohmann::json::array();
   size_t best = 0;
