@@ -23,7 +23,7 @@ if [ "${1:-}" = "--sanitize" ]; then
   # Only the programs the subset runs (tessel for the end-to-end tests).
   ninja -C build-asan -j "$(nproc)" tessel test_diagnostics test_fuzz_frontend test_semantics \
     test_runtime test_cpp_backend test_run_verify test_cli test_benchmarks test_greedy_fusion \
-    test_cli_fusion_plan test_regroup
+    test_cli_fusion_plan test_regroup test_tuning_db
   suppressions="$PWD/tests/lsan.supp"
   cd build-asan
   # The subset: the frontend (Parsed, every benchmark through `tessel check` and `info`), the
@@ -31,13 +31,14 @@ if [ "${1:-}" = "--sanitize" ]; then
   # and the interpreter, and the C++/OpenMP backend (unit tests, RunVerify, every benchmark run
   # and verified), the greedy fusion plan (in process and through `tessel info`), and fusion
   # groups with MODESTO's and the greedy plan's groupings (in process), the register estimate's
-  # liveness walk. Not the
+  # liveness walk, the tuning database (SQLite's C API). Not the
   # OpenCL suites (PoCL's LLVM is very slow under ASan; one Cli test runs a tiny program on it)
   # nor the CUDA ones. The generated C++ is compiled unsanitized and
   # dlopen'ed into the sanitized process. Interpreter.SevenPointSpeed asserts a time an -O0
   # sanitized build cannot meet; MODESTO's grouping test takes minutes there (below).
   subset='^(Parsed|Diagnostics|FuzzFrontend|Semantics|Interpreter|CppLowering|CppModule|Emitter'
-  subset+='|LoopIr|RunVerify|Cli|Benchmarks|GreedyFusion|CliFusionPlan|Regroup|RegisterEstimate)\.'
+  subset+='|LoopIr|RunVerify|Cli|Benchmarks|GreedyFusion|CliFusionPlan|Regroup|RegisterEstimate'
+  subset+='|TuningDb)\.'
   subset+='|^All/Benchmark\.'
   # Any report, a leak included, ends the process with SIGABRT (a sanitized `tessel` must not
   # exit 1 or 2 like a user error). Leaks in system libraries are suppressed by tests/lsan.supp.
