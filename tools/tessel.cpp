@@ -320,6 +320,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cuda", "opencl", "cpp"}));
   tune->add_option("--top", tuneOpts.top, "variants measured: the model's first N (default 5)")
       ->check(CLI::PositiveNumber);
+  tune->add_option("--blocks", tuneOpts.blocks,
+                   "also measure each of those variants under these blocks, where its family "
+                   "takes them (e.g. --blocks 32,8 64,4 128,2)");
   tune->add_option("--repeat", tuneOpts.repeat, "timed runs per variant, median (default 3)")
       ->check(CLI::PositiveNumber);
   tune->add_option("--param", tuneParams, "NAME=VALUE parameter value (default: defaults)");

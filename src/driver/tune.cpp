@@ -7,7 +7,9 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "driver/analyze.h"
 #include "driver/fusion_choices.h"
+#include "driver/fusion_groups.h"
 #include "driver/measure.h"
 #include "driver/params.h"
 #include "exec/build_util.h"
@@ -92,11 +94,44 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
   std::optional<ProgramState> reference;
   mo.referenceCache = &reference;
 
+  // The candidates: the model's first `top` rows, each also under every block of opts.blocks
+  // that its family takes (predicted again; a block the validation refuses is left out).
+  std::vector<nlohmann::json> candidates;
+  size_t taken = 0;  // rows of the ranking
+  for (const auto& row : choices["ranking"]) {
+    if (taken >= opts.top) break;
+    if (row.contains("refused")) continue;
+    ++taken;
+    candidates.push_back(row);
+    if (opts.blocks.empty()) continue;
+    std::vector<std::string> notes;
+    DiagnosticEngine quiet;
+    const std::string fusion = row["fusion"];
+    auto variant = fusionVariant(prog, fusionValue(fusion), machineName, quiet, notes);
+    if (!variant) continue;
+    for (const std::string& block : opts.blocks) {
+      auto f = row["flags"].get<std::map<std::string, std::string>>();
+      if (f["--block"] == block) continue;
+      f["--block"] = block;
+      std::string why;
+      auto p = predictUnder(*variant, f, *params, false, quiet, nullptr, &why);
+      if (!p) {
+        if (opts.progress)
+          opts.progress(fmt::format("{} under {} --block {}: refused ({})", fusion,
+                                    row["schedule"].get<std::string>(), block, why));
+        continue;
+      }
+      nlohmann::json c = row;
+      c["flags"] = f;
+      c["schedule"] = row["schedule"].get<std::string>() + " --block " + block;
+      c["seconds"] = (*p)["seconds"];
+      candidates.push_back(c);
+    }
+  }
+
   nlohmann::json rows = nlohmann::json::array();
   size_t best = 0;
-  for (const auto& row : choices["ranking"]) {
-    if (rows.size() >= opts.top) break;
-    if (row.contains("refused")) continue;
+  for (const auto& row : candidates) {
     const std::string fusion = row["fusion"], schedule = row["schedule"];
     const auto rowFlags = row["flags"].get<std::map<std::string, std::string>>();
     std::optional<TuningRecord> rec;
@@ -154,6 +189,8 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
   if (opts.db != defaultTuningDbPath()) command += " --tuning-db " + opts.db.string();
   return nlohmann::json{{"backend", opts.backend},
                         {"machine", machineName},
+                        {"ranked_rows", taken},
+                        {"blocks", opts.blocks},
                         {"command", command},
                         {"db", opts.db.string()},
                         {"parameters", values},
@@ -165,10 +202,16 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
 std::string tuneText(const nlohmann::json& t) {
   const auto& rows = t["rows"];
   const size_t best = t["best"];
+  const size_t ranked = t["ranked_rows"], blocks = t["blocks"].size();
   std::string out = fmt::format(
-      "Tuned on {}: the model's first {} variant{}, each verified against the program as written "
-      "(measured: the median of the runs; predicted: the model's, on {})\n",
-      rows[best]["device"].get<std::string>(), rows.size(), rows.size() == 1 ? "" : "s",
+      "Tuned on {}: {} variant{} (the model's first {} row{} of its ranking{}), each verified "
+      "against the program as written (measured: the median of the runs; predicted: the "
+      "model's, on {})\n",
+      rows[best]["device"].get<std::string>(), rows.size(), rows.size() == 1 ? "" : "s", ranked,
+      ranked == 1 ? "" : "s",
+      blocks > 0 ? fmt::format(", each also under the {} block{} of --blocks its family takes",
+                               blocks, blocks == 1 ? "" : "s")
+                 : std::string(),
       t["machine"].get<std::string>());
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];

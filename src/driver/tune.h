@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/program.h"
 #include "support/diagnostics.h"
@@ -26,9 +27,12 @@ struct TuneOptions {
   std::map<std::string, int64_t> params;  // --param NAME=VALUE
   int repeat = 3;                         // timed runs per variant (median)
   size_t top = 5;                         // the model's first rows measured
-  bool remeasure = false;                 // measure again what the database has
-  std::filesystem::path db;               // the tuning database
-  std::string programFile;                // the program's file (its hash is the key's)
+  /// Blocks to measure each of those rows under too (--blocks 32,8 64,4: "32,8", "64,4"), where
+  /// its family takes them; empty: each row's own block only.
+  std::vector<std::string> blocks;
+  bool remeasure = false;    // measure again what the database has
+  std::filesystem::path db;  // the tuning database
+  std::string programFile;   // the program's file (its hash is the key's)
   /// Told before each variant is measured or taken from the database.
   std::function<void(const std::string&)> progress;
 };

@@ -101,3 +101,23 @@ TEST(Tune, Errors) {
   EXPECT_NE(bad.output.find("hint: give a writable file with --db PATH"), std::string::npos)
       << bad.output;
 }
+
+// --blocks: each of the model's rows also under each block its family takes (remembered apart:
+// the block is part of the flags); a block the validation refuses is left out, and said so.
+TEST(Tune, BlocksWidenTheSearch) {
+  TESSEL_REQUIRE_OPENCL();
+  const auto dir = freshTempDir("tune", "blocks");
+  const std::string db = (dir / "tuning.db").string();
+  auto r = runCommand(tesselBinary() + " tune --json " + benchmarkPath("j2d5pt").string() +
+                      " --backend opencl --top 1 --repeat 1 --param M=67 --param N=45 --db " + db +
+                      " --blocks 32,8 2048,2048");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("--block 2048,2048: refused"), std::string::npos) << r.output;
+  const nlohmann::json t = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  EXPECT_EQ(t["ranked_rows"], 1);
+  ASSERT_EQ(t["rows"].size(), 2u) << t.dump(2);
+  EXPECT_EQ(t["rows"][1]["flags"]["--block"], "32,8");
+  EXPECT_NE(t["rows"][1]["schedule"].get<std::string>().find("--block 32,8"), std::string::npos);
+  EXPECT_NE(t["rows"][0]["flags"].value("--block", ""), "32,8");
+  for (const auto& row : t["rows"]) EXPECT_EQ(row["source"], "measured");
+}
