@@ -331,6 +331,10 @@ int main(int argc, char** argv) {
                    "$XDG_CACHE_HOME/tessel/tuning.db or ~/.cache/tessel/tuning.db)");
   tune->add_flag("--remeasure", tuneOpts.remeasure,
                  "measure every variant again, replacing what the database has");
+  bool tuneShow = false;
+  tune->add_flag("--show", tuneShow,
+                 "print what the database has for the program at these parameters on this "
+                 "backend, host and build, fastest first, and measure nothing");
   tune->add_flag("--json", tuneJson, "print JSON instead of text");
 
   // split
@@ -529,6 +533,13 @@ int main(int argc, char** argv) {
         return finish(diags, kExitUserError);
       tuneOpts.db = tuneDb.empty() ? defaultTuningDbPath() : std::filesystem::path(tuneDb);
       tuneOpts.programFile = file;
+      if (tuneShow) {
+        auto shown =
+            tunedRecords(*lp.program, file, tuneOpts.backend, tuneOpts.params, tuneOpts.db, diags);
+        if (!shown) return finish(diags, kExitUserError);
+        std::cout << (tuneJson ? shown->dump(2) + "\n" : tunedRecordsText(*shown));
+        return kExitOk;
+      }
       tuneOpts.progress = [](const std::string& m) { std::cerr << "tune: " << m << "\n"; };
       auto t = tuneProgram(*lp.program, scheduleValues, tuneOpts, diags);
       if (!t) return finish(diags, kExitUserError);

@@ -261,6 +261,54 @@ std::optional<TuningRecord> tunedVariant(const Program& prog, const std::string&
   return std::nullopt;
 }
 
+std::optional<nlohmann::json> tunedRecords(const Program& prog, const std::string& file,
+                                           const std::string& backend,
+                                           const std::map<std::string, int64_t>& params,
+                                           const std::filesystem::path& dbPath,
+                                           DiagnosticEngine& diags) {
+  auto values = bindParams(prog, params, diags);
+  if (!values) return std::nullopt;
+  auto db = openDb(dbPath, diags);
+  if (!db) return std::nullopt;
+  const TuningKey key = tuningKey(prog, file, backend, *values);
+  nlohmann::json rows = nlohmann::json::array();
+  for (const TuningRecord& r : db->records(key))
+    rows.push_back({{"fusion", r.fusion},
+                    {"schedule", r.schedule},
+                    {"flags", r.flags},
+                    {"seconds", r.seconds},
+                    {"repeat", r.repeat},
+                    {"predicted_seconds",
+                     r.predictedSeconds ? nlohmann::json(*r.predictedSeconds) : nlohmann::json()},
+                    {"device", r.device},
+                    {"measured_at", r.measuredAt}});
+  return nlohmann::json{{"db", dbPath.string()},
+                        {"backend", backend},
+                        {"parameters", key.params},
+                        {"rows", rows},
+                        {"other_builds", db->otherBuilds(key)}};
+}
+
+std::string tunedRecordsText(const nlohmann::json& shown) {
+  const auto& rows = shown["rows"];
+  std::string out = fmt::format(
+      "{} measurement{} in {} for this program at {} on {} (this host, this tessel build), "
+      "fastest first:\n",
+      rows.size(), rows.size() == 1 ? "" : "s", shown["db"].get<std::string>(),
+      shown["parameters"].get<std::string>(), shown["backend"].get<std::string>());
+  for (const auto& r : rows)
+    out += fmt::format(
+        "  {:<18} {:<34} {:>10.4g} ms  {}, {} run{}, {}\n",
+        r["fusion"] == "none" ? std::string("as written") : r["fusion"].get<std::string>(),
+        r["schedule"].get<std::string>(), r["seconds"].get<double>() * 1e3,
+        r["measured_at"].get<std::string>(), r["repeat"].get<int>(),
+        r["repeat"].get<int>() == 1 ? "" : "s", r["device"].get<std::string>());
+  if (shown["other_builds"].get<int64_t>() > 0)
+    out += fmt::format("({} of other tessel builds, not shown)\n",
+                       shown["other_builds"].get<int64_t>());
+  return out;
+}
+
 std::string tunedLine(const TuningRecord& r, const std::filesystem::path& db) {
   return fmt::format(
       "note: --tuned: {} under {}, the fastest tune measured ({:.4g} ms on {}, {}; {})",

@@ -62,6 +62,17 @@ std::optional<TuningRecord> tunedVariant(const Program& prog, const std::string&
                                          const std::map<std::string, int64_t>& params,
                                          const std::filesystem::path& db, DiagnosticEngine& diags);
 
+/// `tune --show`: what the database has for the key, measuring nothing: {"db", "parameters",
+/// "backend", "rows": [{fusion, schedule, flags, seconds, predicted_seconds, device,
+/// measured_at}] fastest first, "other_builds"}; nullopt after an error in `diags`.
+std::optional<nlohmann::json> tunedRecords(const Program& prog, const std::string& file,
+                                           const std::string& backend,
+                                           const std::map<std::string, int64_t>& params,
+                                           const std::filesystem::path& db,
+                                           DiagnosticEngine& diags);
+/// The same as text.
+std::string tunedRecordsText(const nlohmann::json& shown);
+
 /// The one line `run --tuned` prints: what it runs, measured when, and where it was recorded.
 std::string tunedLine(const TuningRecord& r, const std::filesystem::path& db);
 

@@ -66,6 +66,14 @@ TEST(Tune, MeasuresRemembersAndRunsTheFastest) {
   EXPECT_NE(text.output.find("run the fastest: " + third["command"].get<std::string>()),
             std::string::npos)
       << text.output;
+  // --show: what the database has, fastest first, nothing measured.
+  auto shown = runCommand(tesselBinary() + " tune --show --json " + file +
+                          " --backend opencl --db " + db + kParams);
+  ASSERT_EQ(shown.exitCode, 0) << shown.output;
+  EXPECT_EQ(shown.output.find("measuring"), std::string::npos) << shown.output;
+  const nlohmann::json s = nlohmann::json::parse(shown.output);
+  ASSERT_EQ(s["rows"].size(), 3u) << s.dump(2);
+  EXPECT_EQ(s["rows"][0]["seconds"], third["rows"][third["best"].get<size_t>()]["seconds"]);
   auto run = runCommand(tesselBinary() + " run " + file + " --backend opencl --tuned --verify" +
                         kParams + " --tuning-db " + db);
   EXPECT_EQ(run.exitCode, 0) << run.output;
