@@ -6,8 +6,8 @@
 // global-stream, shared, stream, overlapped T = 1..3, stream + time_tile T = 2, 3) at the
 // benchmark's default sizes: per variant the median of 5 predictions after a warm-up. The test
 // prints the figures, fails above 50 ms of the thread's CPU time (what the tuner's calls cost;
-// the wall time, printed beside it, also counts what else runs on the machine, as the tests run
-// in parallel), and docs/model.md quotes the slowest.
+// the wall time, printed beside it, also counts whatever else the machine runs: ctest runs this
+// test alone, but not the machine), and docs/model.md quotes the slowest.
 #include <gtest/gtest.h>
 
 #include <algorithm>
