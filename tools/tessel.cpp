@@ -529,6 +529,16 @@ int main(int argc, char** argv) {
                                                     : check->parsed()   ? checkParams
                                                                         : noParams;
     if (tune->parsed()) {
+      // What tune searches cannot also be given: it would be overridden by every variant.
+      for (const char* searched : {"--schedule", "--time-tile", "--stream", "--full-stream"})
+        if (!scheduleValues[searched].empty()) {
+          std::cerr << fmt::format(
+              "tessel: error: tune searches the families and time tiles (each variant sets "
+              "them), and {} {} was given\n  hint: drop it; to time one schedule, use tessel "
+              "run --schedule ... --repeat N\n",
+              searched, scheduleValues[searched]);
+          return kExitUserError;
+        }
       if (!parsePairs(tuneParams, "--param", tuneOpts.params, i64, diags))
         return finish(diags, kExitUserError);
       tuneOpts.db = tuneDb.empty() ? defaultTuningDbPath() : std::filesystem::path(tuneDb);

@@ -102,6 +102,12 @@ TEST(Tune, Errors) {
   auto dbOnly = runCommand(tesselBinary() + " run " + file + " --backend cpp --tuning-db " + db);
   EXPECT_EQ(dbOnly.exitCode, 1) << dbOnly.output;
   EXPECT_NE(dbOnly.output.find("--tuned is missing"), std::string::npos) << dbOnly.output;
+  // What tune searches is not also given.
+  auto family = runCommand(tesselBinary() + " tune " + file + " --backend cpp --db " + db +
+                           " --schedule stream");
+  EXPECT_EQ(family.exitCode, 1) << family.output;
+  EXPECT_NE(family.output.find("tune searches the families and time tiles"), std::string::npos)
+      << family.output;
   // A database that cannot be opened (a directory): an error naming it, with a hint.
   auto bad = runCommand(tesselBinary() + " tune " + file + " --backend cpp --db " + dir.string());
   EXPECT_EQ(bad.exitCode, 1) << bad.output;
