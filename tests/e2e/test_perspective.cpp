@@ -183,8 +183,9 @@ TEST(Perspective, ABlockNarrowerThanTheHaloIsRefusedAlsoUnderAnOccupancyTarget) 
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_TRUE(
       tessel::testing::contains(r.output,
-                                "--perspective input: a block of 4 threads along 'j' leaves no "
-                                "output point inside the stencil's halo of 2 + 3"))
+                                "--perspective input: a block of 8x4x4 threads leaves no "
+                                "output point inside the stencil's halo: 4 threads along 'j' "
+                                "against a halo of 2 + 3"))
       << r.output;
   EXPECT_TRUE(
       tessel::testing::contains(r.output, "warning: local scalar 'r' is assigned but never read"))
