@@ -323,6 +323,10 @@ int main(int argc, char** argv) {
   tune->add_option("--blocks", tuneOpts.blocks,
                    "also measure each of those variants under these blocks, where its family "
                    "takes them (e.g. --blocks 32,8 64,4 128,2)");
+  tune->add_option("--also", tuneOpts.also,
+                   "also measure each of those variants under this set of schedule options, "
+                   "where its family takes them (repeatable; e.g. --also '--retime' --also "
+                   "'--unroll i=2')");
   tune->add_option("--repeat", tuneOpts.repeat, "timed runs per variant, median (default 3)")
       ->check(CLI::PositiveNumber);
   tune->add_option("--param", tuneParams, "NAME=VALUE parameter value (default: defaults)");

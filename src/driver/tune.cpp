@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <iterator>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include "driver/analyze.h"
@@ -13,6 +17,7 @@
 #include "driver/measure.h"
 #include "driver/params.h"
 #include "exec/build_util.h"
+#include "schedule/schedule.h"
 
 namespace tessel {
 
@@ -59,6 +64,65 @@ std::optional<TuningDb> openDb(const std::filesystem::path& path, DiagnosticEngi
   }
 }
 
+/// The flags an --also set gives ("--retime --unroll i=2" -> {--retime: on, --unroll: i=2});
+/// nullopt with an error in `diags` for a word that is not a schedule flag tune keeps.
+std::optional<std::map<std::string, std::string>> parseAlso(const std::string& text,
+                                                            DiagnosticEngine& diags) {
+  static const std::set<std::string> onOff = {"--retime", "--prefetch", "--fold", "--fma",
+                                              "--fuse-statements"};
+  static const std::set<std::string> searched = {"--schedule", "--time-tile", "--stream",
+                                                 "--full-stream", "--machine"};
+  std::istringstream in(text);
+  std::vector<std::string> words{std::istream_iterator<std::string>(in),
+                                 std::istream_iterator<std::string>()};
+  std::map<std::string, std::string> out;
+  const auto& known = scheduleFlags();
+  for (size_t w = 0; w < words.size(); ++w) {
+    const std::string& flag = words[w];
+    const bool isFlag = std::find(known.begin(), known.end(), flag) != known.end();
+    if (!isFlag || searched.count(flag)) {
+      diags.report(
+          DiagId::bad_schedule, {},
+          fmt::format("--also '{}': '{}' is not a schedule option tune varies", text, flag),
+          isFlag ? "tune searches the families, time tiles and streams itself"
+                 : "give schedule options, e.g. --also '--retime' --also '--unroll i=2'");
+      return std::nullopt;
+    }
+    if (onOff.count(flag)) {
+      out[flag] = "on";
+    } else if (w + 1 < words.size()) {
+      out[flag] = words[++w];
+    } else {
+      diags.report(DiagId::bad_schedule, {},
+                   fmt::format("--also '{}': {} needs a value", text, flag),
+                   fmt::format("e.g. --also '{} ...' as on the command line", flag));
+      return std::nullopt;
+    }
+  }
+  if (out.empty()) {
+    diags.report(DiagId::bad_schedule, {}, "--also '': no option given", "e.g. --also '--retime'");
+    return std::nullopt;
+  }
+  return out;
+}
+
+using Extras = std::vector<std::pair<std::string, std::map<std::string, std::string>>>;
+
+/// opts.blocks and opts.also as (label, flags) pairs.
+std::optional<Extras> extraVariants(const TuneOptions& opts, DiagnosticEngine& diags) {
+  Extras out;
+  for (const std::string& b : opts.blocks) out.push_back({"--block " + b, {{"--block", b}}});
+  for (const std::string& a : opts.also) {
+    auto flags = parseAlso(a, diags);
+    if (!flags) return std::nullopt;
+    std::istringstream in(a);
+    std::string label, word;
+    while (in >> word) label += (label.empty() ? "" : " ") + word;
+    out.push_back({label, *flags});
+  }
+  return out;
+}
+
 }  // namespace
 
 TuningKey tuningKey(const Program& prog, const std::string& file, const std::string& backend,
@@ -94,8 +158,13 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
   std::optional<ProgramState> reference;
   mo.referenceCache = &reference;
 
-  // The candidates: the model's first `top` rows, each also under every block of opts.blocks
-  // that its family takes (predicted again; a block the validation refuses is left out).
+  // What each row is also measured under: every block of opts.blocks, every option set of
+  // opts.also (one at a time, not combined).
+  auto extras = extraVariants(opts, diags);
+  if (!extras) return std::nullopt;
+
+  // The candidates: the model's first `top` rows, each also under each extra its family takes
+  // (predicted again; one the validation refuses is left out, and said so).
   std::vector<nlohmann::json> candidates;
   size_t taken = 0;  // rows of the ranking
   for (const auto& row : choices["ranking"]) {
@@ -103,27 +172,31 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
     if (row.contains("refused")) continue;
     ++taken;
     candidates.push_back(row);
-    if (opts.blocks.empty()) continue;
+    if (extras->empty()) continue;
     std::vector<std::string> notes;
     DiagnosticEngine quiet;
     const std::string fusion = row["fusion"];
     auto variant = fusionVariant(prog, fusionValue(fusion), machineName, quiet, notes);
     if (!variant) continue;
-    for (const std::string& block : opts.blocks) {
+    for (const auto& [label, extra] : *extras) {
       auto f = row["flags"].get<std::map<std::string, std::string>>();
-      if (f["--block"] == block) continue;
-      f["--block"] = block;
+      bool same = true;
+      for (const auto& [flag, value] : extra) {
+        same = same && f[flag] == value;
+        f[flag] = value;
+      }
+      if (same) continue;  // the row's own
       std::string why;
       auto p = predictUnder(*variant, f, *params, false, quiet, nullptr, &why);
       if (!p) {
         if (opts.progress)
-          opts.progress(fmt::format("{} under {} --block {}: refused ({})", fusion,
-                                    row["schedule"].get<std::string>(), block, why));
+          opts.progress(fmt::format("{} under {} {}: refused ({})", fusion,
+                                    row["schedule"].get<std::string>(), label, why));
         continue;
       }
       nlohmann::json c = row;
       c["flags"] = f;
-      c["schedule"] = row["schedule"].get<std::string>() + " --block " + block;
+      c["schedule"] = row["schedule"].get<std::string>() + " " + label;
       c["seconds"] = (*p)["seconds"];
       candidates.push_back(c);
     }
@@ -191,6 +264,7 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
                         {"machine", machineName},
                         {"ranked_rows", taken},
                         {"blocks", opts.blocks},
+                        {"also", opts.also},
                         {"command", command},
                         {"db", opts.db.string()},
                         {"parameters", values},
@@ -202,16 +276,19 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
 std::string tuneText(const nlohmann::json& t) {
   const auto& rows = t["rows"];
   const size_t best = t["best"];
-  const size_t ranked = t["ranked_rows"], blocks = t["blocks"].size();
+  const size_t ranked = t["ranked_rows"], blocks = t["blocks"].size(), sets = t["also"].size();
+  std::vector<std::string> extras;
+  if (blocks > 0) extras.push_back(fmt::format("{} block{}", blocks, blocks == 1 ? "" : "s"));
+  if (sets > 0) extras.push_back(fmt::format("{} option set{}", sets, sets == 1 ? "" : "s"));
   std::string out = fmt::format(
       "Tuned on {}: {} variant{} (the model's first {} row{} of its ranking{}), each verified "
       "against the program as written (measured: the median of the runs; predicted: the "
       "model's, on {})\n",
       rows[best]["device"].get<std::string>(), rows.size(), rows.size() == 1 ? "" : "s", ranked,
       ranked == 1 ? "" : "s",
-      blocks > 0 ? fmt::format(", each also under the {} block{} of --blocks its family takes",
-                               blocks, blocks == 1 ? "" : "s")
-                 : std::string(),
+      extras.empty() ? std::string()
+                     : fmt::format(", each also under {} where its family takes them",
+                                   fmt::join(extras, " and ")),
       t["machine"].get<std::string>());
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];

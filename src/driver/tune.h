@@ -30,6 +30,9 @@ struct TuneOptions {
   /// Blocks to measure each of those rows under too (--blocks 32,8 64,4: "32,8", "64,4"), where
   /// its family takes them; empty: each row's own block only.
   std::vector<std::string> blocks;
+  /// Option sets to measure each of those rows under too, one at a time (--also '--retime'
+  /// --also '--unroll i=2'), where its family takes them.
+  std::vector<std::string> also;
   bool remeasure = false;    // measure again what the database has
   std::filesystem::path db;  // the tuning database
   std::string programFile;   // the program's file (its hash is the key's)

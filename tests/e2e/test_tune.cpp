@@ -116,22 +116,34 @@ TEST(Tune, Errors) {
       << bad.output;
 }
 
-// --blocks: each of the model's rows also under each block its family takes (remembered apart:
-// the block is part of the flags); a block the validation refuses is left out, and said so.
-TEST(Tune, BlocksWidenTheSearch) {
+// --blocks and --also: each of the model's rows also under each block and each option set its
+// family takes (remembered apart: they are part of the flags); one the validation refuses is
+// left out, and said so.
+TEST(Tune, BlocksAndOptionSetsWidenTheSearch) {
   TESSEL_REQUIRE_OPENCL();
   const auto dir = freshTempDir("tune", "blocks");
   const std::string db = (dir / "tuning.db").string();
   auto r = runCommand(tesselBinary() + " tune --json " + benchmarkPath("j2d5pt").string() +
                       " --backend opencl --top 1 --repeat 1 --param M=67 --param N=45 --db " + db +
-                      " --blocks 32,8 2048,2048");
+                      " --blocks 32,8 2048,2048 --also '--unroll i=2' --also '--prefetch'");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("--block 2048,2048: refused"), std::string::npos) << r.output;
   const nlohmann::json t = nlohmann::json::parse(r.output.substr(r.output.find('{')));
   EXPECT_EQ(t["ranked_rows"], 1);
-  ASSERT_EQ(t["rows"].size(), 2u) << t.dump(2);
+  // The model's first row for j2d5pt is `global`, not streamed: --prefetch is refused there.
+  ASSERT_EQ(t["rows"][0]["flags"].value("--schedule", ""), "global") << t.dump(2);
+  EXPECT_NE(r.output.find("--prefetch: refused"), std::string::npos) << r.output;
+  ASSERT_EQ(t["rows"].size(), 3u) << t.dump(2);
   EXPECT_EQ(t["rows"][1]["flags"]["--block"], "32,8");
   EXPECT_NE(t["rows"][1]["schedule"].get<std::string>().find("--block 32,8"), std::string::npos);
   EXPECT_NE(t["rows"][0]["flags"].value("--block", ""), "32,8");
+  EXPECT_EQ(t["rows"][2]["flags"]["--unroll"], "i=2");
   for (const auto& row : t["rows"]) EXPECT_EQ(row["source"], "measured");
+  // Not a schedule option, one tune searches itself, or one without its value: refused.
+  for (const char* bad : {"--bogus", "--schedule stream", "--unroll"}) {
+    auto e = runCommand(tesselBinary() + " tune " + benchmarkPath("j2d5pt").string() +
+                        " --backend opencl --db " + db + " --also '" + bad + "'");
+    EXPECT_EQ(e.exitCode, 1) << bad << "\n" << e.output;
+    EXPECT_NE(e.output.find("error: --also '"), std::string::npos) << e.output;
+  }
 }
