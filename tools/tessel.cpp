@@ -591,6 +591,13 @@ int main(int argc, char** argv) {
       for (const auto& [flag, value] : rec->flags)
         if (flag != "--fusion-groups") scheduleValues[flag] = value;
       if (rec->fusion != "none") fusionGroupsValue = rec->fusion;
+    } else if (run->parsed()) {
+      // A program tessel tune measured here: one line says so (the run is as asked).
+      std::map<std::string, int64_t> given64;
+      DiagnosticEngine quiet;
+      if (parsePairs(runParams, "--param", given64, i64, quiet))
+        if (auto hint = tunedHint(*lp.program, file, backendName, given64, defaultTuningDbPath()))
+          std::cerr << *hint << "\n";
     }
     // Where the performance model picks the schedule: --schedule auto, or a GPU run or emission
     // that names no family.

@@ -386,6 +386,31 @@ std::string tunedRecordsText(const nlohmann::json& shown) {
   return out;
 }
 
+std::optional<std::string> tunedHint(const Program& prog, const std::string& file,
+                                     const std::string& backend,
+                                     const std::map<std::string, int64_t>& params,
+                                     const std::filesystem::path& dbPath) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(dbPath, ec)) return std::nullopt;
+  DiagnosticEngine quiet;
+  auto values = bindParams(prog, params, quiet);
+  if (!values) return std::nullopt;
+  try {
+    const TuningDb db(dbPath);
+    const auto records = db.records(tuningKey(prog, file, backend, *values));
+    if (records.empty()) return std::nullopt;
+    const TuningRecord& r = records.front();
+    return fmt::format(
+        "note: tessel tune measured {} variant{} of this program here (the fastest: {} under {}, "
+        "{:.4g} ms); --tuned runs it",
+        records.size(), records.size() == 1 ? "" : "s",
+        r.fusion == "none" ? "as written" : "--fusion-groups " + r.fusion, r.schedule,
+        r.seconds * 1e3);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 std::string tunedLine(const TuningRecord& r, const std::filesystem::path& db) {
   return fmt::format(
       "note: --tuned: {} under {}, the fastest tune measured ({:.4g} ms on {}, {}; {})",

@@ -76,6 +76,14 @@ std::optional<nlohmann::json> tunedRecords(const Program& prog, const std::strin
 /// The same as text.
 std::string tunedRecordsText(const nlohmann::json& shown);
 
+/// For a `run` without --tuned: where the database at `db` exists and has measurements for the
+/// key, the one line that says so and that --tuned runs the fastest; nullopt otherwise (a
+/// missing or unreadable database included: a hint never fails a run, nor creates the file).
+std::optional<std::string> tunedHint(const Program& prog, const std::string& file,
+                                     const std::string& backend,
+                                     const std::map<std::string, int64_t>& params,
+                                     const std::filesystem::path& db);
+
 /// The one line `run --tuned` prints: what it runs, measured when, and where it was recorded.
 std::string tunedLine(const TuningRecord& r, const std::filesystem::path& db);
 

@@ -74,6 +74,18 @@ TEST(Tune, MeasuresRemembersAndRunsTheFastest) {
   const nlohmann::json s = nlohmann::json::parse(shown.output);
   ASSERT_EQ(s["rows"].size(), 3u) << s.dump(2);
   EXPECT_EQ(s["rows"][0]["seconds"], third["rows"][third["best"].get<size_t>()]["seconds"]);
+  // A run without --tuned says that tune measured the program here (the default database:
+  // TESSEL_TUNING_DB), and runs as asked; with another backend it says nothing.
+  auto hinted = runCommand("TESSEL_TUNING_DB=" + db + " " + tesselBinary() + " run " + file +
+                           " --backend opencl --schedule shared" + kParams);
+  EXPECT_EQ(hinted.exitCode, 0) << hinted.output;
+  EXPECT_NE(hinted.output.find("note: tessel tune measured 3 variants of this program here"),
+            std::string::npos)
+      << hinted.output;
+  auto cpp = runCommand("TESSEL_TUNING_DB=" + db + " " + tesselBinary() + " run " + file +
+                        " --backend cpp" + kParams);
+  EXPECT_EQ(cpp.exitCode, 0) << cpp.output;
+  EXPECT_EQ(cpp.output.find("tessel tune measured"), std::string::npos) << cpp.output;
   auto run = runCommand(tesselBinary() + " run " + file + " --backend opencl --tuned --verify" +
                         kParams + " --tuning-db " + db);
   EXPECT_EQ(run.exitCode, 0) << run.output;
