@@ -314,25 +314,47 @@ std::string tuneText(const nlohmann::json& t) {
   return out;
 }
 
+namespace {
+
+/// What the database at `dbPath` has for the key of `prog` at `params` on `backend`.
+struct Lookup {
+  TuningKey key;
+  std::vector<TuningRecord> records;  // fastest first
+  int64_t otherBuilds = 0;            // records of other tessel builds for the same program
+};
+
+std::optional<Lookup> lookUp(const Program& prog, const std::string& file,
+                             const std::string& backend,
+                             const std::map<std::string, int64_t>& params,
+                             const std::filesystem::path& dbPath, DiagnosticEngine& diags) {
+  auto values = bindParams(prog, params, diags);
+  if (!values) return std::nullopt;
+  auto db = openDb(dbPath, diags);
+  if (!db) return std::nullopt;
+  Lookup l;
+  l.key = tuningKey(prog, file, backend, *values);
+  l.records = db->records(l.key);
+  l.otherBuilds = db->otherBuilds(l.key);
+  return l;
+}
+
+}  // namespace
+
 std::optional<TuningRecord> tunedVariant(const Program& prog, const std::string& file,
                                          const std::string& backend,
                                          const std::map<std::string, int64_t>& params,
                                          const std::filesystem::path& dbPath,
                                          DiagnosticEngine& diags) {
-  auto values = bindParams(prog, params, diags);
-  if (!values) return std::nullopt;
-  auto db = openDb(dbPath, diags);
-  if (!db) return std::nullopt;
-  const TuningKey key = tuningKey(prog, file, backend, *values);
-  auto records = db->records(key);
-  if (!records.empty()) return records.front();
-  const int64_t others = db->otherBuilds(key);
+  auto l = lookUp(prog, file, backend, params, dbPath, diags);
+  if (!l) return std::nullopt;
+  if (!l->records.empty()) return l->records.front();
   diags.report(
       DiagId::bad_schedule, {},
       fmt::format("--tuned: the tuning database ({}) has no measurement of this program at {} "
                   "on {} on this host with this tessel build{}",
-                  dbPath.string(), key.params.empty() ? "its sizes" : key.params, backend,
-                  others > 0 ? fmt::format(" ({} of other builds)", others) : std::string()),
+                  dbPath.string(), l->key.params.empty() ? "its sizes" : l->key.params, backend,
+                  l->otherBuilds > 0 ? fmt::format(" ({} of other builds)", l->otherBuilds)
+                                     : std::string()),
       fmt::format("run tessel tune {} --backend {} (with the same --param values) first", file,
                   backend));
   return std::nullopt;
@@ -343,13 +365,10 @@ std::optional<nlohmann::json> tunedRecords(const Program& prog, const std::strin
                                            const std::map<std::string, int64_t>& params,
                                            const std::filesystem::path& dbPath,
                                            DiagnosticEngine& diags) {
-  auto values = bindParams(prog, params, diags);
-  if (!values) return std::nullopt;
-  auto db = openDb(dbPath, diags);
-  if (!db) return std::nullopt;
-  const TuningKey key = tuningKey(prog, file, backend, *values);
+  auto l = lookUp(prog, file, backend, params, dbPath, diags);
+  if (!l) return std::nullopt;
   nlohmann::json rows = nlohmann::json::array();
-  for (const TuningRecord& r : db->records(key))
+  for (const TuningRecord& r : l->records)
     rows.push_back({{"fusion", r.fusion},
                     {"schedule", r.schedule},
                     {"flags", r.flags},
@@ -361,9 +380,9 @@ std::optional<nlohmann::json> tunedRecords(const Program& prog, const std::strin
                     {"measured_at", r.measuredAt}});
   return nlohmann::json{{"db", dbPath.string()},
                         {"backend", backend},
-                        {"parameters", key.params},
+                        {"parameters", l->key.params},
                         {"rows", rows},
-                        {"other_builds", db->otherBuilds(key)}};
+                        {"other_builds", l->otherBuilds}};
 }
 
 std::string tunedRecordsText(const nlohmann::json& shown) {
