@@ -312,11 +312,11 @@ int main(int argc, char** argv) {
       "the fastest");
   tune->add_option("FILE", file, "stencil program (.sten)")->required();
   TuneOptions tuneOpts;
-  tuneOpts.backend = "opencl";
+  tuneOpts.backend = "cpp";  // as run's
   std::vector<std::string> tuneParams;
   std::string tuneDb;
   bool tuneJson = false;
-  tune->add_option("--backend", tuneOpts.backend, "where to measure (default opencl)")
+  tune->add_option("--backend", tuneOpts.backend, "where to measure (default cpp, as run's)")
       ->check(CLI::IsMember({"cuda", "opencl", "cpp"}));
   tune->add_option("--top", tuneOpts.top, "variants measured: the model's first N (default 5)")
       ->check(CLI::PositiveNumber);

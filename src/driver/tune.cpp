@@ -25,10 +25,17 @@ namespace {
 
 std::string hex(uint64_t v) { return fmt::format("{:016x}", v); }
 
-std::string hostName() {
+/// The host's name, and the settings of the environment that change what a run measures (the
+/// threads of the C++ backend, the host compiler and its optimisation, the OpenCL compiler's
+/// flags, the device picked): a measurement under other settings is another key.
+std::string hostConfig() {
   char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0 || !*name) return "unknown host";
-  return name;
+  std::string out =
+      gethostname(name, sizeof name - 1) != 0 || !*name ? "unknown host" : std::string(name);
+  for (const char* var : {"OMP_NUM_THREADS", "CXX", "TESSEL_HOST_OPT", "POCL_EXTRA_BUILD_FLAGS",
+                          "POCL_WORK_GROUP_METHOD", "TESSEL_OPENCL_DEVICE", "CUDA_VISIBLE_DEVICES"})
+    if (const char* v = std::getenv(var); v && *v) out += fmt::format(" {}={}", var, v);
+  return out;
 }
 
 /// A hash of the running tessel executable: another build generates other code.
@@ -54,14 +61,33 @@ std::string fusionValue(const std::string& fusion) {
   return fusion == "as written" ? "none" : fusion;
 }
 
+/// The hint of an error of the database that `flag` (--db, --tuning-db) names.
+std::string dbHint(const char* flag) {
+  return fmt::format("give a writable file with {} PATH (or set TESSEL_TUNING_DB)", flag);
+}
+
 std::optional<TuningDb> openDb(const std::filesystem::path& path, DiagnosticEngine& diags) {
   try {
     return std::optional<TuningDb>(std::in_place, path);
   } catch (const std::runtime_error& e) {
-    diags.report(DiagId::bad_schedule, {}, e.what(),
-                 "give a writable file with --db PATH (or set TESSEL_TUNING_DB)");
+    diags.report(DiagId::bad_schedule, {}, e.what(), dbHint("--db"));
     return std::nullopt;
   }
+}
+
+/// "global --time-tile 2 --fuse-statements --block 32,8 --fma": the schedule flags of a variant
+/// as a command line would give them (the family first).
+std::string scheduleLabel(const std::map<std::string, std::string>& flags) {
+  auto value = [&](const char* f) {
+    auto it = flags.find(f);
+    return it == flags.end() ? std::string() : it->second;
+  };
+  std::string out = value("--schedule");
+  for (const auto& [flag, v] : flags) {
+    if (v.empty() || flag == "--schedule" || flag == "--fusion-groups") continue;
+    out += v == "on" ? " " + flag : fmt::format(" {} {}", flag, v);
+  }
+  return out;
 }
 
 /// The flags an --also set gives ("--retime --unroll i=2" -> {--retime: on, --unroll: i=2});
@@ -77,6 +103,18 @@ std::optional<std::map<std::string, std::string>> parseAlso(const std::string& t
                                  std::istream_iterator<std::string>()};
   std::map<std::string, std::string> out;
   const auto& known = scheduleFlags();
+  // --flag=value as the command line takes it: two words.
+  std::vector<std::string> split;
+  for (const std::string& w : words) {
+    const size_t eq = w.find('=');
+    if (w.rfind("--", 0) == 0 && eq != std::string::npos) {
+      split.push_back(w.substr(0, eq));
+      split.push_back(w.substr(eq + 1));
+    } else {
+      split.push_back(w);
+    }
+  }
+  words = split;
   for (size_t w = 0; w < words.size(); ++w) {
     const std::string& flag = words[w];
     const bool isFlag = std::find(known.begin(), known.end(), flag) != known.end();
@@ -84,8 +122,9 @@ std::optional<std::map<std::string, std::string>> parseAlso(const std::string& t
       diags.report(
           DiagId::bad_schedule, {},
           fmt::format("--also '{}': '{}' is not a schedule option tune varies", text, flag),
-          isFlag ? "tune searches the families, time tiles and streams itself"
-                 : "give schedule options, e.g. --also '--retime' --also '--unroll i=2'");
+          !isFlag ? "give schedule options, e.g. --also '--retime' --also '--unroll i=2'"
+          : flag == "--machine" ? "give --machine to tune itself: it applies to every variant"
+                                : "tune searches the families, time tiles and streams itself");
       return std::nullopt;
     }
     if (onOff.count(flag)) {
@@ -132,7 +171,7 @@ TuningKey tuningKey(const Program& prog, const std::string& file, const std::str
   for (size_t p = 0; p < prog.params.size() && p < params.size(); ++p)
     k.params += fmt::format("{}{}={}", p ? " " : "", prog.params[p].name, params[p]);
   k.backend = backend;
-  k.host = hostName();
+  k.host = hostConfig();
   k.build = buildId();
   return k;
 }
@@ -204,11 +243,22 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
 
   nlohmann::json rows = nlohmann::json::array();
   size_t best = 0;
+  std::string notRecorded;  // why the measurements could not be stored (a read-only file, ...)
+  std::set<std::pair<std::string, std::map<std::string, std::string>>> seen;
   for (const auto& row : candidates) {
-    const std::string fusion = row["fusion"], schedule = row["schedule"];
+    const std::string fusion = row["fusion"];
     const auto rowFlags = row["flags"].get<std::map<std::string, std::string>>();
+    if (!seen.insert({fusion, rowFlags}).second) continue;  // a block or option set given twice
+    const std::string schedule = scheduleLabel(rowFlags);
     std::optional<TuningRecord> rec;
-    if (!opts.remeasure) rec = db->find(key, fusionValue(fusion), rowFlags);
+    try {
+      if (!opts.remeasure) rec = db->find(key, fusionValue(fusion), rowFlags);
+    } catch (const std::exception& e) {
+      diags.report(DiagId::bad_schedule, {}, e.what(),
+                   "give another file with --db PATH: this one is not a tuning database of this "
+                   "tessel");
+      return std::nullopt;
+    }
     const bool remembered = rec.has_value();
     if (opts.progress)
       opts.progress(remembered
@@ -228,13 +278,11 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
       rec->predictedSeconds = row["seconds"].get<double>();
       rec->device = (*r)["device"].get<std::string>();
       rec->measuredAt = utcNow();
-      try {
-        db->store(key, *rec);
-      } catch (const std::runtime_error& e) {
-        diags.report(DiagId::bad_schedule, {}, e.what(),
-                     "give a writable file with --db PATH (or set TESSEL_TUNING_DB)");
-        return std::nullopt;
-      }
+      if (notRecorded.empty()) try {
+          db->store(key, *rec);
+        } catch (const std::exception& e) {
+          notRecorded = e.what();  // the tune goes on; its text says so
+        }
     }
     if (rows.empty() || rec->seconds < rows[best]["seconds"].get<double>()) best = rows.size();
     rows.push_back({{"fusion", fusion},
@@ -256,10 +304,25 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
   nlohmann::json values = nlohmann::json::object();
   for (size_t p = 0; p < prog.params.size(); ++p) values[prog.params[p].name] = (*params)[p];
   std::string command =
-      fmt::format("tessel run {} --backend {} --tuned", opts.programFile, opts.backend);
+      fmt::format("tessel run {} --backend {} --tuned", shellQuote(opts.programFile), opts.backend);
   for (const auto& [name, value] : opts.params)
     command += fmt::format(" --param {}={}", name, value);
-  if (opts.db != defaultTuningDbPath()) command += " --tuning-db " + opts.db.string();
+  if (opts.db != defaultTuningDbPath()) command += " --tuning-db " + shellQuote(opts.db.string());
+  // What run --tuned picks: the database's fastest for the key, which an earlier tune under
+  // other flags may have measured.
+  nlohmann::json tunedPick;
+  int64_t otherBuilds = 0;
+  try {
+    const auto records = db->records(key);
+    if (!records.empty())
+      tunedPick = {{"fusion", records.front().fusion},
+                   {"schedule", records.front().schedule},
+                   {"seconds", records.front().seconds},
+                   {"measured_at", records.front().measuredAt}};
+    otherBuilds = db->otherBuilds(key);
+  } catch (const std::exception& e) {
+    if (notRecorded.empty()) notRecorded = e.what();
+  }
   return nlohmann::json{{"backend", opts.backend},
                         {"machine", machineName},
                         {"ranked_rows", taken},
@@ -270,7 +333,9 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
                         {"parameters", values},
                         {"rows", rows},
                         {"best", best},
-                        {"other_builds", db->otherBuilds(key)}};
+                        {"tuned_pick", tunedPick},
+                        {"not_recorded", notRecorded},
+                        {"other_builds", otherBuilds}};
 }
 
 std::string tuneText(const nlohmann::json& t) {
@@ -301,11 +366,28 @@ std::string tuneText(const nlohmann::json& t) {
                        r["predicted_seconds"].get<double>() * 1e3, i == best ? "  <- fastest" : "");
   }
   const double first = rows[0]["seconds"], fastest = rows[best]["seconds"];
-  out += fmt::format(
-      "The model's first choice took {:.2f}x the fastest's time; recorded in {}\n"
-      "run the fastest: {}\n",
-      fastest > 0 ? first / fastest : 0.0, t["db"].get<std::string>(),
-      t["command"].get<std::string>());
+  out += fastest > 0 ? fmt::format("The model's first choice took {:.2f}x the fastest's time\n",
+                                   first / fastest)
+                     : std::string(
+                           "The times are too short to compare (0 ms): larger --param "
+                           "values measure more\n");
+  const std::string notRecorded = t.value("not_recorded", std::string());
+  if (!notRecorded.empty()) {
+    out += fmt::format("not recorded: {}\n", notRecorded);
+    return out;
+  }
+  out += fmt::format("recorded in {}\n", t["db"].get<std::string>());
+  const auto& pick = t["tuned_pick"];
+  const auto& b = rows[best];
+  if (!pick.is_null() && (pick["fusion"] != (b["fusion"] == "as written" ? "none" : b["fusion"]) ||
+                          pick["schedule"] != b["schedule"]))
+    out += fmt::format(
+        "the database's fastest for this program here is faster still: {} under {}, {:.4g} ms "
+        "(measured {}, by an earlier tune under other flags); --tuned runs that one\n",
+        pick["fusion"] == "none" ? std::string("as written") : pick["fusion"].get<std::string>(),
+        pick["schedule"].get<std::string>(), pick["seconds"].get<double>() * 1e3,
+        pick["measured_at"].get<std::string>());
+  out += fmt::format("run the fastest: {}\n", t["command"].get<std::string>());
   if (t["other_builds"].get<int64_t>() > 0)
     out += fmt::format(
         "({} measurement{} of other tessel builds for this program are in the database, not "
@@ -316,25 +398,37 @@ std::string tuneText(const nlohmann::json& t) {
 
 namespace {
 
-/// What the database at `dbPath` has for the key of `prog` at `params` on `backend`.
+/// What the database at `dbPath` has for the key of `prog` at `params` on `backend`, read
+/// without creating or changing anything (no file: no records). `flag` names the option that
+/// gives the file, for the hint of an error.
 struct Lookup {
   TuningKey key;
-  std::vector<TuningRecord> records;  // fastest first
-  int64_t otherBuilds = 0;            // records of other tessel builds for the same program
+  nlohmann::json parameters = nlohmann::json::object();  // each parameter's value
+  std::vector<TuningRecord> records;                     // fastest first
+  int64_t otherBuilds = 0;  // records of other tessel builds for the same program
 };
 
 std::optional<Lookup> lookUp(const Program& prog, const std::string& file,
                              const std::string& backend,
                              const std::map<std::string, int64_t>& params,
-                             const std::filesystem::path& dbPath, DiagnosticEngine& diags) {
+                             const std::filesystem::path& dbPath, const char* flag,
+                             DiagnosticEngine& diags) {
   auto values = bindParams(prog, params, diags);
   if (!values) return std::nullopt;
-  auto db = openDb(dbPath, diags);
-  if (!db) return std::nullopt;
   Lookup l;
   l.key = tuningKey(prog, file, backend, *values);
-  l.records = db->records(l.key);
-  l.otherBuilds = db->otherBuilds(l.key);
+  for (size_t p = 0; p < prog.params.size(); ++p) l.parameters[prog.params[p].name] = (*values)[p];
+  std::error_code ec;
+  if (!std::filesystem::exists(dbPath, ec)) return l;
+  try {
+    const TuningDb db(dbPath, /*readOnly=*/true);
+    l.records = db.records(l.key);
+    l.otherBuilds = db.otherBuilds(l.key);
+  } catch (const std::exception& e) {
+    diags.report(DiagId::bad_schedule, {}, e.what(),
+                 fmt::format("give the file tessel tune wrote with {} PATH", flag));
+    return std::nullopt;
+  }
   return l;
 }
 
@@ -345,7 +439,7 @@ std::optional<TuningRecord> tunedVariant(const Program& prog, const std::string&
                                          const std::map<std::string, int64_t>& params,
                                          const std::filesystem::path& dbPath,
                                          DiagnosticEngine& diags) {
-  auto l = lookUp(prog, file, backend, params, dbPath, diags);
+  auto l = lookUp(prog, file, backend, params, dbPath, "--tuning-db", diags);
   if (!l) return std::nullopt;
   if (!l->records.empty()) return l->records.front();
   diags.report(
@@ -365,7 +459,7 @@ std::optional<nlohmann::json> tunedRecords(const Program& prog, const std::strin
                                            const std::map<std::string, int64_t>& params,
                                            const std::filesystem::path& dbPath,
                                            DiagnosticEngine& diags) {
-  auto l = lookUp(prog, file, backend, params, dbPath, diags);
+  auto l = lookUp(prog, file, backend, params, dbPath, "--db", diags);
   if (!l) return std::nullopt;
   nlohmann::json rows = nlohmann::json::array();
   for (const TuningRecord& r : l->records)
@@ -380,7 +474,7 @@ std::optional<nlohmann::json> tunedRecords(const Program& prog, const std::strin
                     {"measured_at", r.measuredAt}});
   return nlohmann::json{{"db", dbPath.string()},
                         {"backend", backend},
-                        {"parameters", l->key.params},
+                        {"parameters", l->parameters},
                         {"rows", rows},
                         {"other_builds", l->otherBuilds}};
 }
@@ -391,7 +485,13 @@ std::string tunedRecordsText(const nlohmann::json& shown) {
       "{} measurement{} in {} for this program at {} on {} (this host, this tessel build), "
       "fastest first:\n",
       rows.size(), rows.size() == 1 ? "" : "s", shown["db"].get<std::string>(),
-      shown["parameters"].get<std::string>(), shown["backend"].get<std::string>());
+      [&] {
+        std::vector<std::string> v;
+        for (const auto& [name, value] : shown["parameters"].items())
+          v.push_back(fmt::format("{}={}", name, value.get<int64_t>()));
+        return v.empty() ? std::string("(no parameters)") : fmt::format("{}", fmt::join(v, " "));
+      }(),
+      shown["backend"].get<std::string>());
   for (const auto& r : rows)
     out += fmt::format(
         "  {:<18} {:<34} {:>10.4g} ms  {}, {} run{}, {}\n",

@@ -23,7 +23,7 @@
 namespace tessel {
 
 struct TuneOptions {
-  std::string backend;                    // cpp, opencl, cuda
+  std::string backend = "cpp";            // cpp, opencl, cuda
   std::map<std::string, int64_t> params;  // --param NAME=VALUE
   int repeat = 3;                         // timed runs per variant (median)
   size_t top = 5;                         // the model's first rows measured
@@ -45,7 +45,9 @@ TuningKey tuningKey(const Program& prog, const std::string& file, const std::str
                     const ParamValues& params);
 
 /// {"backend", "machine" (the model's), "command" (the run --tuned that runs the fastest), "db",
-/// "parameters", "rows": [{fusion, schedule, flags, predicted_seconds,
+/// "tuned_pick" (what run --tuned runs: the database's fastest for the key, null if none),
+/// "not_recorded" (why the measurements could not be stored, "" if they were), "parameters",
+/// "rows": [{fusion, schedule, flags, predicted_seconds,
 /// seconds, device, measured_at, source: "measured" | "database"}] in the model's order, "best":
 /// the index of the fastest, "other_builds": records of other tessel builds (not used)};
 /// nullopt after an error reported through `diags` (bad parameters, a variant that cannot run

@@ -1,5 +1,6 @@
 #include "tune/tuning_db.h"
 
+#include <fmt/format.h>
 #include <sqlite3.h>
 
 #include <cstdlib>
@@ -10,12 +11,17 @@ namespace tessel {
 
 namespace {
 
-/// One prepared statement, finalized when it goes out of scope; errors throw with the SQL.
+/// An error of the database `db`, naming its file.
+[[noreturn]] void fail(sqlite3* db, const std::string& what) {
+  const char* file = sqlite3_db_filename(db, "main");
+  throw std::runtime_error(fmt::format("tuning database '{}': {}", file ? file : "?", what));
+}
+
+/// One prepared statement, finalized when it goes out of scope; errors throw naming the file.
 class Statement {
  public:
   Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
-      throw std::runtime_error(std::string("tuning database: ") + sqlite3_errmsg(db));
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) fail(db, sqlite3_errmsg(db));
   }
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement(const Statement&) = delete;
@@ -45,7 +51,7 @@ class Statement {
     const int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw std::runtime_error(std::string("tuning database: ") + sqlite3_errmsg(db_));
+    fail(db_, sqlite3_errmsg(db_));
   }
   std::string text(int col) const {
     const unsigned char* t = sqlite3_column_text(stmt_, col);
@@ -54,6 +60,7 @@ class Statement {
   double real(int col) const { return sqlite3_column_double(stmt_, col); }
   int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
   bool null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  sqlite3* db() const { return db_; }
 
  private:
   sqlite3* db_;
@@ -77,7 +84,11 @@ std::string flagsText(const std::map<std::string, std::string>& flags) {
 TuningRecord recordOf(const Statement& s) {
   TuningRecord r;
   r.fusion = s.text(0);
-  r.flags = nlohmann::json::parse(s.text(1)).get<std::map<std::string, std::string>>();
+  try {
+    r.flags = nlohmann::json::parse(s.text(1)).get<std::map<std::string, std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    fail(s.db(), std::string("a record's flags are not this version's: ") + e.what());
+  }
   r.schedule = s.text(2);
   r.seconds = s.real(3);
   r.repeat = static_cast<int>(s.integer(4));
@@ -92,16 +103,19 @@ constexpr const char* kKeyMatch =
 
 }  // namespace
 
-TuningDb::TuningDb(const std::filesystem::path& path) : path_(path) {
+TuningDb::TuningDb(const std::filesystem::path& path, bool readOnly) : path_(path) {
   std::error_code ec;
-  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
-  if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) {
+  if (!readOnly && path.has_parent_path())
+    std::filesystem::create_directories(path.parent_path(), ec);
+  const int mode = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+  if (sqlite3_open_v2(path.c_str(), &db_, mode, nullptr) != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
     db_ = nullptr;
     throw std::runtime_error("cannot open the tuning database '" + path.string() + "': " + msg);
   }
   sqlite3_busy_timeout(db_, 5000);  // another tessel writing: wait rather than fail
+  if (readOnly) return;
   try {
     exec(db_,
          "CREATE TABLE IF NOT EXISTS measurements ("

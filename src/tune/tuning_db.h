@@ -40,9 +40,11 @@ struct TuningRecord {
 
 class TuningDb {
  public:
-  /// Opens (creating where missing, with its directory) the database at `path`; throws
-  /// std::runtime_error with SQLite's message where it cannot.
-  explicit TuningDb(const std::filesystem::path& path);
+  /// Opens (creating where missing, with its directory) the database at `path`, or with
+  /// `readOnly` an existing one as it is (creating nothing); throws std::runtime_error naming
+  /// the file and with SQLite's message where it cannot. The queries below throw the same way
+  /// (a file whose table is not this one's, say).
+  explicit TuningDb(const std::filesystem::path& path, bool readOnly = false);
   ~TuningDb();
   TuningDb(const TuningDb&) = delete;
   TuningDb& operator=(const TuningDb&) = delete;

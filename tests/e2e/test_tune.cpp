@@ -120,6 +120,30 @@ TEST(Tune, Errors) {
   EXPECT_EQ(family.exitCode, 1) << family.output;
   EXPECT_NE(family.output.find("tune searches the families and time tiles"), std::string::npos)
       << family.output;
+  // Reading a database creates nothing: a path that does not exist stays so.
+  const auto typo = dir / "typo" / "x.db";
+  auto missing = runCommand(tesselBinary() + " run " + file +
+                            " --backend cpp --tuned --tuning-db " + typo.string());
+  EXPECT_EQ(missing.exitCode, 1) << missing.output;
+  auto show = runCommand(tesselBinary() + " tune --show " + file + " --db " + typo.string());
+  EXPECT_EQ(show.exitCode, 0) << show.output;
+  EXPECT_NE(show.output.find("0 measurements"), std::string::npos) << show.output;
+  EXPECT_FALSE(std::filesystem::exists(typo.parent_path()));
+  // A file that is another program's SQLite database: an error naming it, not a crash.
+  const std::string foreign = (dir / "foreign.db").string();
+  auto made = runCommand("python3 -c \"import sqlite3; c = sqlite3.connect('" + foreign +
+                         "'); c.execute('create table measurements (x int)'); c.commit()\"");
+  ASSERT_EQ(made.exitCode, 0) << made.output;
+  for (const std::string& cmd :
+       {tesselBinary() + " tune " + file + " --backend cpp --top 1 --db " + foreign,
+        tesselBinary() + " tune --show " + file + " --db " + foreign,
+        tesselBinary() + " run " + file + " --backend cpp --tuned --tuning-db " + foreign}) {
+    auto r = runCommand(cmd);
+    EXPECT_EQ(r.exitCode, 1) << cmd << "\n" << r.output;
+    EXPECT_NE(r.output.find("tuning database '" + foreign + "'"), std::string::npos) << cmd << "\n"
+                                                                                     << r.output;
+    EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+  }
   // A database that cannot be opened (a directory): an error naming it, with a hint.
   auto bad = runCommand(tesselBinary() + " tune " + file + " --backend cpp --db " + dir.string());
   EXPECT_EQ(bad.exitCode, 1) << bad.output;
@@ -137,7 +161,8 @@ TEST(Tune, BlocksAndOptionSetsWidenTheSearch) {
   const std::string db = (dir / "tuning.db").string();
   auto r = runCommand(tesselBinary() + " tune --json " + benchmarkPath("j2d5pt").string() +
                       " --backend opencl --top 1 --repeat 1 --param M=67 --param N=45 --db " + db +
-                      " --blocks 32,8 2048,2048 --also '--unroll i=2' --also '--prefetch'");
+                      " --blocks 32,8 2048,2048 --also '--unroll i=2' --also '--prefetch'"
+                      " --also '--unroll=i=2' --blocks 32,8");  // the last two: given twice
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("--block 2048,2048: refused"), std::string::npos) << r.output;
   const nlohmann::json t = nlohmann::json::parse(r.output.substr(r.output.find('{')));
@@ -151,6 +176,25 @@ TEST(Tune, BlocksAndOptionSetsWidenTheSearch) {
   EXPECT_NE(t["rows"][0]["flags"].value("--block", ""), "32,8");
   EXPECT_EQ(t["rows"][2]["flags"]["--unroll"], "i=2");
   for (const auto& row : t["rows"]) EXPECT_EQ(row["source"], "measured");
+  // The flags given to tune are part of each variant: its schedule says them, and they are
+  // another record (the rows above are not taken from the database).
+  auto fma = runCommand(tesselBinary() + " tune --json " + benchmarkPath("j2d5pt").string() +
+                        " --backend opencl --top 1 --repeat 1 --param M=67 --param N=45 --db " +
+                        db + " --fma");
+  ASSERT_EQ(fma.exitCode, 0) << fma.output;
+  const nlohmann::json f = nlohmann::json::parse(fma.output.substr(fma.output.find('{')));
+  EXPECT_EQ(f["rows"][0]["source"], "measured");
+  EXPECT_NE(f["rows"][0]["schedule"].get<std::string>().find("--fma"), std::string::npos);
+  EXPECT_FALSE(f["tuned_pick"].is_null());
+  // Other settings of the environment (the threads of the C++ backend) are another key.
+  const std::string tuneCpp = tesselBinary() + " tune --json " + benchmarkPath("j2d5pt").string() +
+                              " --backend cpp --top 1 --repeat 1 --param M=67 --param N=45 --db " +
+                              db;
+  auto one = runCommand("OMP_NUM_THREADS=1 " + tuneCpp);
+  auto two = runCommand("OMP_NUM_THREADS=2 " + tuneCpp);
+  ASSERT_EQ(two.exitCode, 0) << two.output;
+  EXPECT_EQ(one.output.find("(tuning database)"), std::string::npos) << one.output;
+  EXPECT_EQ(two.output.find("(tuning database)"), std::string::npos) << two.output;
   // Not a schedule option, one tune searches itself, or one without its value: refused.
   for (const char* bad : {"--bogus", "--schedule stream", "--unroll"}) {
     auto e = runCommand(tesselBinary() + " tune " + benchmarkPath("j2d5pt").string() +
