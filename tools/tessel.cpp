@@ -450,8 +450,7 @@ int main(int argc, char** argv) {
   std::map<std::string, std::string> scheduleValues;
   for (CLI::App* sub : {check, info, emit, run, res, analyze, deep, tune})
     for (const std::string& flag : scheduleFlags()) {
-      if (flag == "--fma" || flag == "--retime" || flag == "--prefetch" || flag == "--fold" ||
-          flag == "--fuse-statements") {  // a flag: on when given
+      if (scheduleSwitch(flag)) {  // a flag: on when given
         sub->add_flag_callback(
             flag, [&scheduleValues, flag] { scheduleValues[flag] = "on"; }, scheduleHelp(flag));
         continue;
@@ -534,7 +533,7 @@ int main(int argc, char** argv) {
                                                                         : noParams;
     if (tune->parsed()) {
       // What tune searches cannot also be given: it would be overridden by every variant.
-      for (const char* searched : {"--schedule", "--time-tile", "--stream", "--full-stream"})
+      for (const std::string& searched : tuneSearchedFlags())
         if (!scheduleValues[searched].empty()) {
           std::cerr << fmt::format(
               "tessel: error: tune searches the families and time tiles (each variant sets "

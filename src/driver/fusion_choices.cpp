@@ -40,12 +40,6 @@ std::vector<Variant> variantsOf(const Program& prog, const std::string& machineN
   return out;
 }
 
-/// The machine `--machine` names in `flags`; the default, h100, where none is given.
-std::string machineOf(const std::map<std::string, std::string>& flags) {
-  auto machine = flags.find("--machine");
-  return machine == flags.end() || machine->second.empty() ? "h100" : machine->second;
-}
-
 /// `flags` for fusion choice `name` ("none" or "as written": as they are): its groups are each one
 /// kernel where the family fuses on request (global, stream; buildSchedule).
 std::map<std::string, std::string> withGroups(std::map<std::string, std::string> flags,
@@ -64,6 +58,11 @@ bool sameCalls(const Program& a, const Program& b) {
 }
 
 }  // namespace
+
+std::string machineOf(const std::map<std::string, std::string>& flags) {
+  auto machine = flags.find("--machine");
+  return machine == flags.end() || machine->second.empty() ? "h100" : machine->second;
+}
 
 nlohmann::json rankFusionChoices(const Program& prog,
                                  const std::map<std::string, std::string>& flags,

@@ -18,6 +18,9 @@
 
 namespace tessel {
 
+/// The machine `--machine` names in `flags`; the default, h100, where none is given.
+std::string machineOf(const std::map<std::string, std::string>& flags);
+
 /// {"variants": [{fusion, calls, notes, same_as_written}], "ranking": [{fusion, schedule,
 /// seconds, gstencils_per_s, kernels, bound, extrapolated} or {fusion, schedule, refused}]}, the
 /// ranking by predicted seconds (refused last). `flags` are the user's schedule flags (kept,

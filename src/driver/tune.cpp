@@ -1,10 +1,10 @@
 #include "driver/tune.h"
 
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <ctime>
 #include <iterator>
 #include <set>
@@ -48,12 +48,7 @@ std::string buildId() {
 }
 
 std::string utcNow() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
 }
 
 /// The --fusion-groups value of a ranking row's fusion choice ("as written": none).
@@ -61,16 +56,12 @@ std::string fusionValue(const std::string& fusion) {
   return fusion == "as written" ? "none" : fusion;
 }
 
-/// The hint of an error of the database that `flag` (--db, --tuning-db) names.
-std::string dbHint(const char* flag) {
-  return fmt::format("give a writable file with {} PATH (or set TESSEL_TUNING_DB)", flag);
-}
-
 std::optional<TuningDb> openDb(const std::filesystem::path& path, DiagnosticEngine& diags) {
   try {
     return std::optional<TuningDb>(std::in_place, path);
   } catch (const std::runtime_error& e) {
-    diags.report(DiagId::bad_schedule, {}, e.what(), dbHint("--db"));
+    diags.report(DiagId::bad_schedule, {}, e.what(),
+                 "give a writable file with --db PATH (or set TESSEL_TUNING_DB)");
     return std::nullopt;
   }
 }
@@ -78,11 +69,8 @@ std::optional<TuningDb> openDb(const std::filesystem::path& path, DiagnosticEngi
 /// "global --time-tile 2 --fuse-statements --block 32,8 --fma": the schedule flags of a variant
 /// as a command line would give them (the family first).
 std::string scheduleLabel(const std::map<std::string, std::string>& flags) {
-  auto value = [&](const char* f) {
-    auto it = flags.find(f);
-    return it == flags.end() ? std::string() : it->second;
-  };
-  std::string out = value("--schedule");
+  auto family = flags.find("--schedule");
+  std::string out = family == flags.end() ? std::string() : family->second;
   for (const auto& [flag, v] : flags) {
     if (v.empty() || flag == "--schedule" || flag == "--fusion-groups") continue;
     out += v == "on" ? " " + flag : fmt::format(" {} {}", flag, v);
@@ -94,10 +82,6 @@ std::string scheduleLabel(const std::map<std::string, std::string>& flags) {
 /// nullopt with an error in `diags` for a word that is not a schedule flag tune keeps.
 std::optional<std::map<std::string, std::string>> parseAlso(const std::string& text,
                                                             DiagnosticEngine& diags) {
-  static const std::set<std::string> onOff = {"--retime", "--prefetch", "--fold", "--fma",
-                                              "--fuse-statements"};
-  static const std::set<std::string> searched = {"--schedule", "--time-tile", "--stream",
-                                                 "--full-stream", "--machine"};
   std::istringstream in(text);
   std::vector<std::string> words{std::istream_iterator<std::string>(in),
                                  std::istream_iterator<std::string>()};
@@ -118,7 +102,9 @@ std::optional<std::map<std::string, std::string>> parseAlso(const std::string& t
   for (size_t w = 0; w < words.size(); ++w) {
     const std::string& flag = words[w];
     const bool isFlag = std::find(known.begin(), known.end(), flag) != known.end();
-    if (!isFlag || searched.count(flag)) {
+    const auto& searched = tuneSearchedFlags();
+    if (!isFlag || flag == "--machine" ||
+        std::find(searched.begin(), searched.end(), flag) != searched.end()) {
       diags.report(
           DiagId::bad_schedule, {},
           fmt::format("--also '{}': '{}' is not a schedule option tune varies", text, flag),
@@ -127,7 +113,7 @@ std::optional<std::map<std::string, std::string>> parseAlso(const std::string& t
                                 : "tune searches the families, time tiles and streams itself");
       return std::nullopt;
     }
-    if (onOff.count(flag)) {
+    if (scheduleSwitch(flag)) {
       out[flag] = "on";
     } else if (w + 1 < words.size()) {
       out[flag] = words[++w];
@@ -145,20 +131,23 @@ std::optional<std::map<std::string, std::string>> parseAlso(const std::string& t
   return out;
 }
 
-using Extras = std::vector<std::pair<std::string, std::map<std::string, std::string>>>;
-
-/// opts.blocks and opts.also as (label, flags) pairs.
-std::optional<Extras> extraVariants(const TuneOptions& opts, DiagnosticEngine& diags) {
-  Extras out;
-  for (const std::string& b : opts.blocks) out.push_back({"--block " + b, {{"--block", b}}});
+/// opts.blocks and opts.also as the flags each sets.
+std::optional<std::vector<std::map<std::string, std::string>>> extraVariants(
+    const TuneOptions& opts, DiagnosticEngine& diags) {
+  std::vector<std::map<std::string, std::string>> out;
+  for (const std::string& b : opts.blocks) out.push_back({{"--block", b}});
   for (const std::string& a : opts.also) {
     auto flags = parseAlso(a, diags);
     if (!flags) return std::nullopt;
-    std::istringstream in(a);
-    std::string label, word;
-    while (in >> word) label += (label.empty() ? "" : " ") + word;
-    out.push_back({label, *flags});
+    out.push_back(*flags);
   }
+  return out;
+}
+
+/// Each parameter's value, by name.
+nlohmann::json parameterValues(const Program& prog, const ParamValues& values) {
+  nlohmann::json out = nlohmann::json::object();
+  for (size_t p = 0; p < prog.params.size(); ++p) out[prog.params[p].name] = values[p];
   return out;
 }
 
@@ -185,9 +174,7 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
   if (!db) return std::nullopt;
   const TuningKey key = tuningKey(prog, opts.programFile, opts.backend, *params);
   const nlohmann::json choices = rankFusionChoices(prog, flags, *params, diags);
-  auto machine = flags.find("--machine");
-  const std::string machineName =
-      machine == flags.end() || machine->second.empty() ? "h100" : machine->second;
+  const std::string machineName = machineOf(flags);
   MeasureOptions mo;
   mo.backend = opts.backend;
   mo.params = opts.params;
@@ -217,7 +204,7 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
     const std::string fusion = row["fusion"];
     auto variant = fusionVariant(prog, fusionValue(fusion), machineName, quiet, notes);
     if (!variant) continue;
-    for (const auto& [label, extra] : *extras) {
+    for (const auto& extra : *extras) {
       auto f = row["flags"].get<std::map<std::string, std::string>>();
       bool same = true;
       for (const auto& [flag, value] : extra) {
@@ -229,13 +216,11 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
       auto p = predictUnder(*variant, f, *params, false, quiet, nullptr, &why);
       if (!p) {
         if (opts.progress)
-          opts.progress(fmt::format("{} under {} {}: refused ({})", fusion,
-                                    row["schedule"].get<std::string>(), label, why));
+          opts.progress(fmt::format("{} under {}: refused ({})", fusion, scheduleLabel(f), why));
         continue;
       }
       nlohmann::json c = row;
       c["flags"] = f;
-      c["schedule"] = row["schedule"].get<std::string>() + " " + label;
       c["seconds"] = (*p)["seconds"];
       candidates.push_back(c);
     }
@@ -301,8 +286,6 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
                  "tessel analyze --fusion-choices --json lists each with why");
     return std::nullopt;
   }
-  nlohmann::json values = nlohmann::json::object();
-  for (size_t p = 0; p < prog.params.size(); ++p) values[prog.params[p].name] = (*params)[p];
   std::string command =
       fmt::format("tessel run {} --backend {} --tuned", shellQuote(opts.programFile), opts.backend);
   for (const auto& [name, value] : opts.params)
@@ -330,7 +313,7 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
                         {"also", opts.also},
                         {"command", command},
                         {"db", opts.db.string()},
-                        {"parameters", values},
+                        {"parameters", parameterValues(prog, *params)},
                         {"rows", rows},
                         {"best", best},
                         {"tuned_pick", tunedPick},
@@ -417,7 +400,7 @@ std::optional<Lookup> lookUp(const Program& prog, const std::string& file,
   if (!values) return std::nullopt;
   Lookup l;
   l.key = tuningKey(prog, file, backend, *values);
-  for (size_t p = 0; p < prog.params.size(); ++p) l.parameters[prog.params[p].name] = (*values)[p];
+  l.parameters = parameterValues(prog, *values);
   std::error_code ec;
   if (!std::filesystem::exists(dbPath, ec)) return l;
   try {

@@ -40,6 +40,14 @@ struct TuneOptions {
   std::function<void(const std::string&)> progress;
 };
 
+/// The schedule flags tune's search sets for each variant (the family, its time tile and
+/// stream): refused when given to tune, or in an --also set.
+inline const std::vector<std::string>& tuneSearchedFlags() {
+  static const std::vector<std::string> f = {"--schedule", "--time-tile", "--stream",
+                                             "--full-stream"};
+  return f;
+}
+
 /// The key of `prog` (read from `file`) at `params` on `backend` on this host with this build.
 TuningKey tuningKey(const Program& prog, const std::string& file, const std::string& backend,
                     const ParamValues& params);

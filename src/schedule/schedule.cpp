@@ -94,6 +94,11 @@ const std::vector<std::string>& scheduleFlags() {
   return f;
 }
 
+bool scheduleSwitch(const std::string& flag) {
+  return flag == "--fma" || flag == "--retime" || flag == "--prefetch" || flag == "--fold" ||
+         flag == "--fuse-statements";
+}
+
 namespace {
 
 std::optional<int64_t> parseInt(std::string_view s) {
@@ -454,10 +459,8 @@ std::optional<std::vector<Schedule>> buildSchedules(const Program& prog,
     for (const Schedule& s : out) validate(s, prog, m, diags);  // report every error at once
     return std::nullopt;
   }
-  // Settings nobody gave explicitly for the family in use adapt until they fit (notes say how):
-  // as `run` and `emit` fit them also where a stream + time_tile kernel beyond the shared memory
-  // would only be reported (`tessel info`), so that info shows the schedule they use.
-  fitSchedules(out, prog, m, /*refuseStreamedExcess=*/true);
+  // Settings nobody gave explicitly for the family in use adapt until they fit (notes say how).
+  fitSchedules(out, prog, m);
   demoteForOccupancy(out, prog, m);
   bool ok = true;
   for (const Schedule& s : out) ok = validate(s, prog, m, diags) && ok;

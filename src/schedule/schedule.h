@@ -201,6 +201,9 @@ bool severalStatements(const Program& prog, int stencil);
 /// The option names setScheduleOption() accepts as flags of the command line (it also takes
 /// "--fusion-groups", which the driver sets after regrouping).
 const std::vector<std::string>& scheduleFlags();
+/// Those of scheduleFlags() that are switches on the command line (on when given: --retime), not
+/// options with a value.
+bool scheduleSwitch(const std::string& flag);
 
 /// Parses one option's value into `opts` ("--block", "32,8"). A malformed value is a bad_schedule
 /// error naming the flag (no location) and gives false. Values that parse but are impossible (a
@@ -235,8 +238,10 @@ std::vector<int64_t> defaultBlock(const Schedule& s, const Program& prog);
 ///     fewer steps are fused (the largest time tile that fits).
 /// Explicit settings for the family in use are never changed: validate() and validateFusion()
 /// refuse them as they are.
-void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const MachineDesc& m,
-                  bool refuseStreamedExcess);
+/// Fitting refuses what run and emit refuse (a stream + time_tile kernel beyond the shared
+/// memory too), also where the validation only reports it (`tessel info`), so that info shows
+/// the schedule they run.
+void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const MachineDesc& m);
 
 /// ARTEMIS's `occupancy t` (paper 000 section II-B) under the staged families (shared, stream):
 /// while a kernel of the stencil keeps fewer than t of its multiprocessor's warps resident (the

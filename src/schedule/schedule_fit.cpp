@@ -14,10 +14,11 @@ namespace {
 
 /// Schedule `i` fits: validate() and validateFusion() (its own groups) accept it.
 bool fits(const std::vector<Schedule>& all, size_t i, const Program& prog, const MachineDesc& m,
-          bool refuseStreamedExcess, std::string* why = nullptr) {
+          std::string* why = nullptr) {
   DiagnosticEngine scratch;
-  bool ok = validate(all[i], prog, m, scratch) &&
-            validateFusion(all, prog, m, scratch, refuseStreamedExcess, static_cast<int>(i));
+  bool ok =
+      validate(all[i], prog, m, scratch) &&
+      validateFusion(all, prog, m, scratch, /*refuseStreamedExcess=*/true, static_cast<int>(i));
   if (!ok && why)
     for (const Diagnostic& d : scratch.diagnostics())
       if (d.severity == Severity::Error) {
@@ -84,8 +85,7 @@ std::string blockText(const std::vector<int64_t>& b) {
 /// Replaces schedule i's block with the best candidate that fits; false if none does.
 /// Fused families: the least redundant block of at most 512 threads (of any size if none
 /// fits); the others: the block with the most threads, no more than the default's, x widest.
-bool fitBlock(std::vector<Schedule>& all, size_t i, const Program& prog, const MachineDesc& m,
-              bool refuseStreamedExcess) {
+bool fitBlock(std::vector<Schedule>& all, size_t i, const Program& prog, const MachineDesc& m) {
   Schedule& s = all[i];
   const bool fused = gridOf(s, prog).fusesSteps();
   const size_t dims = std::max<size_t>(1, std::min<size_t>(3, gridDims(s, prog).size()));
@@ -97,7 +97,7 @@ bool fitBlock(std::vector<Schedule>& all, size_t i, const Program& prog, const M
     double bestScore = -1;
     for (auto& b : candidateBlocks(dims, m, limit)) {
       s.block.value = b;
-      if (!fits(all, i, prog, m, refuseStreamedExcess)) continue;
+      if (!fits(all, i, prog, m)) continue;
       int64_t threads = 1;
       for (int64_t e : b) threads *= e;
       // Ties (and the unfused families) go to more threads, then to a wider x (coalescing).
@@ -117,12 +117,11 @@ bool fitBlock(std::vector<Schedule>& all, size_t i, const Program& prog, const M
 
 }  // namespace
 
-void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const MachineDesc& m,
-                  bool refuseStreamedExcess) {
+void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const MachineDesc& m) {
   for (size_t i = 0; i < schedules.size(); ++i) {
     Schedule& s = schedules[i];
     std::string why;
-    if (fits(schedules, i, prog, m, refuseStreamedExcess, &why)) continue;
+    if (fits(schedules, i, prog, m, &why)) continue;
     const std::string who = prog.stencils.at(static_cast<size_t>(s.stencil)).name;
     const std::string family = familyName(s.family.value);
 
@@ -132,7 +131,7 @@ void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const M
     if (usesSparePlanes(s, prog) && s.sparePlane.value &&
         s.sparePlane.origin.kind == Origin::Kind::Default) {
       s.sparePlane.value = false;
-      if (fits(schedules, i, prog, m, refuseStreamedExcess)) {
+      if (fits(schedules, i, prog, m)) {
         s.adjustments.push_back(fmt::format(
             "stencil '{}': with a spare plane per input ring, {}; the input rings keep none "
             "(one barrier more per plane)",
@@ -164,13 +163,13 @@ void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const M
                 ? fmt::format("the performance model chose ({})", s.family.origin.flag)
                 : std::string("given on the command line"),
             why));
-      if (fits(schedules, i, prog, m, refuseStreamedExcess, &why)) continue;
+      if (fits(schedules, i, prog, m, &why)) continue;
     }
     if (s.block.origin.kind != Origin::Kind::Default) continue;  // explicit: validate() refuses
 
     // 2. A default block that does not fit: the best one that does.
     const std::string before = blockText(s.block.value);
-    if (fitBlock(schedules, i, prog, m, refuseStreamedExcess)) {
+    if (fitBlock(schedules, i, prog, m)) {
       s.adjustments.push_back(fmt::format(
           "stencil '{}': the default block {} does not fit the '{}' family here ({}); block {} "
           "is used instead",
@@ -186,8 +185,7 @@ void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const M
     for (int64_t t = asked - 1; t >= 1; --t) {
       s.timeTile.value = t;
       s.block.value = defaultBlock(s, prog);
-      if (fits(schedules, i, prog, m, refuseStreamedExcess) ||
-          fitBlock(schedules, i, prog, m, refuseStreamedExcess)) {
+      if (fits(schedules, i, prog, m) || fitBlock(schedules, i, prog, m)) {
         s.adjustments.push_back(fmt::format(
             "stencil '{}': no block within the limits of {} leaves a tile after the halo of {} "
             "fused steps ({}); {} steps are fused instead, block {}",
@@ -195,7 +193,7 @@ void fitSchedules(std::vector<Schedule>& schedules, const Program& prog, const M
         break;
       }
     }
-    if (!fits(schedules, i, prog, m, refuseStreamedExcess)) {
+    if (!fits(schedules, i, prog, m)) {
       s.timeTile.value = asked;  // nothing fits: validate() reports the schedule as asked
       s.block.value = defaultBlock(s, prog);
     }

@@ -317,7 +317,7 @@ struct Checker {
     // The iterators along which the block leaves no output point inside the halo, reported in
     // one error with a block that would leave two per iterator (where one within the machine's
     // threads per block does).
-    std::vector<std::string> short_, names;
+    std::vector<std::string> shortDims, names;
     const std::vector<int64_t> block(g.block.begin(), g.block.begin() + g.iters.size());
     std::vector<int64_t> suggested = block, least = block;
     for (size_t gd = 0; gd < g.iters.size(); ++gd) {
@@ -332,14 +332,14 @@ struct Checker {
                           what, it, it, g.unroll[gd]),
               "leave unroll out along that iterator, or use --perspective output");
       } else if (g.tile(gd) < 1) {
-        short_.push_back(fmt::format("{} thread{} along '{}' against a halo of {} + {}",
-                                     g.block[gd], g.block[gd] == 1 ? "" : "s", it, halo[0][gd],
-                                     halo[1][gd]));
+        shortDims.push_back(fmt::format("{} thread{} along '{}' against a halo of {} + {}",
+                                        g.block[gd], g.block[gd] == 1 ? "" : "s", it, halo[0][gd],
+                                        halo[1][gd]));
         names.push_back("'" + it + "'");
         suggested[gd] = least[gd];
       }
     }
-    if (short_.empty()) return;
+    if (shortDims.empty()) return;
     auto product = [](const std::vector<int64_t>& b) {
       int64_t t = 1;
       for (int64_t e : b) t *= e;
@@ -366,7 +366,7 @@ struct Checker {
     error(s.perspective->origin,
           fmt::format("{}: a block of {} threads leaves no output point inside the stencil's "
                       "halo: {}",
-                      what, fmt::join(block, "x"), fmt::join(short_, "; ")),
+                      what, fmt::join(block, "x"), fmt::join(shortDims, "; ")),
           hint);
   }
 
