@@ -96,6 +96,22 @@ StmtPtr phaseBlock(std::vector<StmtPtr> body) {
 
 StmtPtr freshBlock(std::vector<StmtPtr> body) { return claimBlock(std::move(body), &Stmt::fresh); }
 
+StmtPtr planeLoad(StmtPtr load, PlaneFetch f) {
+  require(load && load->kind == StmtKind::Block, "planeLoad: not a block");
+  require(!f.stem.empty() && !f.plane.empty() && f.hasNext, "planeLoad: incomplete");
+  auto s = std::make_shared<Stmt>(*load);
+  s->fetch = std::make_shared<const PlaneFetch>(std::move(f));
+  return s;
+}
+
+StmtPtr planeStart(PlaneFetch f) {
+  require(!f.stem.empty() && f.first, "planeStart: incomplete");
+  auto s = node(StmtKind::Comment);
+  s->name = "(Prefetch registers of " + f.input + " here, if pass prefetch-planes makes them.)";
+  s->fetch = std::make_shared<const PlaneFetch>(std::move(f));
+  return s;
+}
+
 StmtPtr forLoop(std::string var, ExprPtr lo, ExprPtr hi, LoopKind kind, std::vector<StmtPtr> body) {
   require(!var.empty(), "for: empty loop variable");
   requireIndex(lo, "for: lower bound must be an integer expression");

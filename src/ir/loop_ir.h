@@ -103,6 +103,19 @@ struct Param {
 struct Stmt;
 using StmtPtr = std::shared_ptr<const Stmt>;
 
+/// What a builder says, for pass prefetch-planes (transforms/prefetch_planes.h; paper 000
+/// III-A4), about a streamed input whose newest plane a sweep loads into shared memory.
+struct PlaneFetch {
+  std::string input;  // the input as the kernel report names it: "'in'"
+  std::string stem;   // the key, and how its prefetch registers' names start: "pf_in"
+  /// planeLoad: the variable that numbers the sweep's planes (the next plane's load is this
+  /// block with it one larger), and whether the sweep loads a plane after this one.
+  std::string plane;
+  ExprPtr hasNext;
+  /// planeStart: the plane variable's value at the sweep's first plane.
+  ExprPtr first;
+};
+
 struct Stmt {
   StmtKind kind = StmtKind::Block;
   std::string name;            // For/LocalDecl/Assign: the variable; Store/Alloc/Copy: the buffer;
@@ -114,6 +127,9 @@ struct Stmt {
   bool status = false;         // Return: returns the module's error status (an Int32)
   bool disjoint = false;       // Block: one phase (see phaseBlock)
   bool fresh = false;          // Block: its shared stores race with nothing before it (freshBlock)
+  /// Block: the load of a streamed input's newest plane (planeLoad); Comment: where that
+  /// input's prefetch registers start (planeStart). Pass prefetch-planes consumes both.
+  std::shared_ptr<const PlaneFetch> fetch;
   LoopKind loop = LoopKind::Serial;
   ExprPtr lo, hi;             // For (inclusive)
   ExprPtr step;               // For: the increment, a positive integer expression; null: 1
@@ -143,6 +159,14 @@ StmtPtr phaseBlock(std::vector<StmtPtr> body);
 /// places no barrier before it for its writes (a read of it after them still needs one); the
 /// Oclgrind check of the tests reports a race if the claim is ever wrong.
 StmtPtr freshBlock(std::vector<StmtPtr> body);
+/// Block `load` (a block, phase block or fresh block of cooperative loops that store a plane of
+/// an input into shared memory; `own` stores of the thread's points may precede them), marked
+/// for pass prefetch-planes: it may turn the loops' global loads into register reads loaded a
+/// plane ahead. `f.plane` and `f.hasNext` are required.
+StmtPtr planeLoad(StmtPtr load, PlaneFetch f);
+/// A comment marking where the prefetch registers of `f.stem` are declared and the sweep's
+/// first plane loaded into them (`f.first` required), should pass prefetch-planes prefetch it.
+StmtPtr planeStart(PlaneFetch f);
 StmtPtr forLoop(std::string var, ExprPtr lo, ExprPtr hi, LoopKind kind, std::vector<StmtPtr> body);
 /// A serial loop `for (var = lo; var <= hi; var += step)`; step must be positive (a literal
 /// step is checked here). Cooperative loops: lo = the thread's index, step = threads per block.

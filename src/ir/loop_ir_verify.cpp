@@ -34,7 +34,12 @@ class Checker : public StmtVisitor {
     visitAll(s.orElse);
     divergent_.pop_back();
   }
+  void visitBlock(const Stmt& s) override {
+    if (s.fetch) problems.push_back(marked);
+    StmtVisitor::visitBlock(s);
+  }
   void visitLeaf(const Stmt& s) override {
+    if (s.fetch) problems.push_back(marked);
     if (s.kind == StmtKind::Barrier)
       for (auto& d : divergent_)
         if (!d.empty()) {
@@ -67,6 +72,8 @@ class Checker : public StmtVisitor {
                          std::to_string(sh->second) + " elements");
   }
 
+  static constexpr const char* marked =
+      "a plane load marked for pass prefetch-planes, which did not run";
   const VaryingValues& vary_;
   std::set<std::string> buffers_;
   std::map<std::string, int64_t> shared_;

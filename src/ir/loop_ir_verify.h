@@ -6,6 +6,7 @@
 //   - Every Store and Load names a buffer the kernel has: a pointer parameter, a shared array, or
 //     a pointer the body declares.
 //   - A shared-array access at a constant index lies inside the array.
+//   - No mark for pass prefetch-planes is left (lir::planeLoad, lir::planeStart).
 // A violation is a defect of the compiler, not of the user's program (an internal error).
 #pragma once
 

@@ -10,6 +10,7 @@
 #include "transforms/contract_fma.h"
 #include "transforms/insert_barriers.h"
 #include "transforms/narrow_indices.h"
+#include "transforms/prefetch_planes.h"
 #include "transforms/unroll_loops.h"
 #include "transforms/work_item_loops.h"
 
@@ -17,8 +18,9 @@ namespace tessel {
 
 const std::vector<std::string>& passNames() {
   static const std::vector<std::string> names = {
-      "fusion-groups",   "resolve-schedule", "build-kernels",  "unroll-loops",    "contract-fma",
-      "insert-barriers", "verify-kernels",   "narrow-indices", "work-item-loops", "naive-loops"};
+      "fusion-groups",  "resolve-schedule", "build-kernels",   "prefetch-planes",
+      "unroll-loops",   "contract-fma",     "insert-barriers", "verify-kernels",
+      "narrow-indices", "work-item-loops",  "naive-loops"};
   return names;
 }
 
@@ -51,6 +53,11 @@ GpuProgram lower(const Program& prog, const ResolvedSchedule& resolved, GpuApi a
         },
         show);
   };
+  // --prefetch: the plane loads the stream builders marked, a plane ahead into registers.
+  if (std::any_of(resolved.grids.begin(), resolved.grids.end(),
+                  [](const GridShape& g) { return g.prefetch; }))
+    p = log.run(
+        "prefetch-planes", [&] { return transforms::prefetchPlanes(p); }, show);
   // The loops a builder marked Unrolled (a thread's points) become straight-line copies.
   devicePass("unroll-loops", transforms::unrollLoops);
   // --fma: a*b+c as fused multiply-adds in the kernels of the stencils that ask for them.

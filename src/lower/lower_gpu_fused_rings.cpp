@@ -157,23 +157,6 @@ std::vector<StmtPtr> StreamRings::loadRing(int buffer) {
   for (int d : dims) loopVar.push_back(scope.take("y_" + c_.g.iters[static_cast<size_t>(d)]));
   const std::string what = inputName(b);
   std::vector<StmtPtr> loop;
-  auto pf = prefetch_.find(buffer);
-  if (pf != prefetch_.end()) {
-    // Prefetched: the registers (loaded a step ago) into the ring, then the next step's plane
-    // into them, in flight while the stages compute.
-    loop.push_back(
-        comment(fmt::format("The newest plane of {} from its {} prefetch register{} "
-                            "into its ring; the next step's into them.",
-                            what, pf->second.size(), pf->second.size() == 1 ? "" : "s")));
-    for (size_t m = 0; m < pf->second.size(); ++m)
-      for (auto& x : prefetchSlot(buffer, ivar(n_.q), m, false)) loop.push_back(x);
-    ExprPtr next = indexAddConst(ivar(n_.q), 1);
-    std::vector<StmtPtr> fetch;
-    for (size_t m = 0; m < pf->second.size(); ++m)
-      for (auto& x : prefetchSlot(buffer, next, m, true)) fetch.push_back(x);
-    loop.push_back(ifThen(binary(Op::Le, next, ivar(n_.chunkHi)), fetch));
-    return {b.planes > b.window ? freshBlock(loop) : block(loop)};
-  }
   const std::string z = scope.take("z");
   loop.push_back(localDecl(CType::Int64, z, indexAddConst(ivar(n_.q), lead)));
   Element e = element(buffer, ivar(z), ivar(n_.q), loopVar, scope);
@@ -189,89 +172,34 @@ std::vector<StmtPtr> StreamRings::loadRing(int buffer) {
   // the slot the newest plane goes to is one no thread reads any more: no barrier before the
   // load (lir::freshBlock).
   const bool spare = b.planes > b.window;
+  StmtPtr load = spare ? freshBlock(loop) : block(loop);
+  // With prefetch, pass prefetch-planes loads it a step ahead (into registers, while the step
+  // before computes), where the block's sweep has a next step.
+  if (auto pf = prefetch_.find(buffer); pf != prefetch_.end())
+    load =
+        planeLoad(load, {"'" + what + "'", pf->second, n_.q,
+                         binary(Op::Le, indexAddConst(ivar(n_.q), 1), ivar(n_.chunkHi)), nullptr});
   return {comment(spare ? fmt::format("The newest plane of {} ({} elements) into its ring, in "
                                       "the spare slot (no thread reads it any more).",
                                       what, r.planeElems)
                         : fmt::format("The newest plane of {} ({} elements) into its ring.", what,
                                       r.planeElems)),
-          spare ? freshBlock(loop) : block(loop)};
-}
-
-std::vector<StmtPtr> StreamRings::prefetchSlot(int buffer, const ExprPtr& step, size_t m,
-                                               bool fetch) {
-  const TileBuffer& b = c_.a.buffers.at(static_cast<size_t>(buffer));
-  const int src = b.value.index;
-  const std::string& reg = prefetch_.at(buffer).at(m);
-  Namer scope = c_.names;
-  std::vector<int> dims = inPlane(c_);
-  std::vector<std::string> ys(dims.size());
-  std::vector<StmtPtr> body(dims.size());
-  ExprPtr exists;
-  // Mixed radix over the loops' iterations, the last dimension fastest.
-  int64_t rest = static_cast<int64_t>(m);
-  for (size_t n = dims.size(); n-- > 0;) {
-    size_t k = static_cast<size_t>(dims[n]);
-    const int64_t extent = b.box.hi[k] - b.box.lo[k] + 1, stride = threads(c_, dims[n]);
-    const int64_t trips = (extent + stride - 1) / stride;
-    ys[n] = scope.take("y_" + c_.g.iters[k]);
-    body[n] =
-        localDecl(CType::Int64, ys[n], indexAddConst(ivar(n_.lid[k]), (rest % trips) * stride));
-    rest /= trips;
-    exists = allOf(exists, binary(Op::Le, ivar(ys[n]), intLit(extent - 1)));
-  }
-  ExprPtr plane = indexAddConst(step, plan_.bufferLead[static_cast<size_t>(buffer)]);
-  Element e = element(buffer, plane, step, ys, scope);
-  for (auto& d : e.decls) body.push_back(d);
-  ScalarType t = c_.prog.arrays.at(static_cast<size_t>(src)).type;
-  ExprPtr cond = allOf(exists, e.inside);
-  body.push_back(ifThen(cond, {fetch ? assign(reg, x_.element(src, e.global))
-                                     : store(rings_.at(buffer).name, e.ring, var(reg, t))}));
-  return {block(std::move(body))};
+          load};
 }
 
 std::vector<StmtPtr> StreamRings::startPrefetch() {
   std::vector<StmtPtr> out;
   if (!c_.prefetch) return out;
+  // Prefetching (pass prefetch-planes): each input ring's registers start here, with the
+  // first step's plane.
+  ExprPtr first = indexAddConst(ivar(n_.chunkLo), -plan_.prologue);
   for (auto& [buffer, r] : rings_) {
     const TileBuffer& b = c_.a.buffers[static_cast<size_t>(buffer)];
     if (b.producer >= 0) continue;
-    int64_t n = 1;
-    for (int d : inPlane(c_)) {
-      size_t k = static_cast<size_t>(d);
-      const int64_t step = threads(c_, d);
-      n *= (b.box.hi[k] - b.box.lo[k] + 1 + step - 1) / step;
-    }
-    const std::string what = inputName(b);
-    if (n > kMaxPrefetchRegisters) {
-      notPrefetched_ +=
-          fmt::format("{}'{}' ({} elements per thread, at most {})",
-                      notPrefetched_.empty() ? "" : ", ", what, n, kMaxPrefetchRegisters);
-      continue;
-    }
-    ScalarType t = c_.prog.arrays.at(static_cast<size_t>(b.value.index)).type;
-    std::vector<std::string>& regs = prefetch_[buffer];
-    for (int64_t m = 0; m < n; ++m) {
-      regs.push_back(c_.names.take(fmt::format("pf_{}_{}", valueStem(c_, b.value), m)));
-      out.push_back(localDecl(ctypeOf(t), regs.back(), zeroOf(t), false));
-    }
-  }
-  if (prefetch_.empty()) return out;
-  out.insert(out.begin(), comment("Prefetch registers (paper 000 III-A4): each input ring's plane "
-                                  "for the next step, loaded while the current one computes."));
-  // The first step's planes.
-  ExprPtr first = indexAddConst(ivar(n_.chunkLo), -plan_.prologue);
-  for (auto& [buffer, regs] : prefetch_) {
-    u_.array(c_.a.buffers[static_cast<size_t>(buffer)].value.index);
-    for (size_t m = 0; m < regs.size(); ++m)
-      for (auto& x : prefetchSlot(buffer, first, m, true)) out.push_back(x);
+    const std::string& stem = prefetch_[buffer] = c_.names.take("pf_" + valueStem(c_, b.value));
+    out.push_back(planeStart({"'" + inputName(b) + "'", stem, "", nullptr, first}));
   }
   return out;
-}
-
-int StreamRings::prefetched() const {
-  int n = 0;
-  for (auto& [b, regs] : prefetch_) n += static_cast<int>(regs.size());
-  return n;
 }
 
 }  // namespace tessel::gpu::fused

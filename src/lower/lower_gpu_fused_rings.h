@@ -32,16 +32,12 @@ class StreamRings {
   int64_t declare(Function& f);
   /// Each step: the registers' declarations.
   std::vector<StmtPtr> declareRegisters() const;
-  /// Each step: the newest plane of every input ring (prefetched: from its registers, then
-  /// the next step's plane into them).
+  /// Each step: the newest plane of every input ring (with prefetch, marked for pass
+  /// prefetch-planes).
   std::vector<StmtPtr> loadInputs();
-  /// Prefetching, before the sweep: the registers of every prefetched ring and the first
-  /// step's plane into them.
+  /// With prefetch, before the sweep: where pass prefetch-planes starts each input ring's
+  /// registers (lir::planeStart).
   std::vector<StmtPtr> startPrefetch();
-  /// Registers per thread of the prefetched rings (0: none prefetched) and the rings that are
-  /// not, with why (at most kMaxPrefetchRegisters per ring).
-  int prefetched() const;
-  std::string notPrefetched() const { return notPrefetched_; }
   /// Value v at the current point shifted by `off` (per dimension), as stage `stage` reads it.
   ExprPtr read(const TileValue& v, int stage, const std::vector<int64_t>& off, ScalarType t) const;
   /// Stage s's result `val` into its ring (at the point) and its register, where it has them.
@@ -65,9 +61,8 @@ class StreamRings {
                                                   // per point of the thread
   int copy_ = 0;
   int64_t bias_ = 0;  // keeps ring slots of early planes non-negative
-  /// Prefetched input rings: per ring, a register per iteration of its load loops.
-  std::map<int, std::vector<std::string>> prefetch_;
-  std::string notPrefetched_;
+  /// With prefetch: per input ring, the key (and register stem) of pass prefetch-planes.
+  std::map<int, std::string> prefetch_;
 
   /// One element of input ring `buffer`'s plane `plane`, loaded at step `step`: the loop
   /// variables `ys` (one per in-plane dimension) give it; the declarations of its coordinates,
@@ -78,8 +73,6 @@ class StreamRings {
   };
   Element element(int buffer, const ExprPtr& plane, const ExprPtr& step,
                   const std::vector<std::string>& ys, Namer& scope) const;
-  /// The m-th element a thread loads (iterations of the cooperative loops in mixed radix).
-  std::vector<StmtPtr> prefetchSlot(int buffer, const ExprPtr& step, size_t m, bool fetch);
 
   /// An input ring's value for comments: its name, and what it holds where folded.
   std::string inputName(const TileBuffer& b) const;

@@ -23,8 +23,6 @@ inline constexpr const char* kRuntimeType = "tessel_runtime&";
 inline constexpr const char* kBufferType = "tessel_device_buffer&";
 /// The last parameter of every kernel: the device error status (dialects' statusName).
 inline constexpr const char* kDeviceStatusParam = "tessel_device_status";
-/// Prefetching (paper 000 III-A4): registers per thread at most for one staged array or ring.
-inline constexpr int64_t kMaxPrefetchRegisters = 16;
 
 /// C names of the program's global symbols, shared by every generated function.
 struct GlobalNames : ProgramNames {

@@ -400,8 +400,6 @@ Function StreamedKernel::build(GpuProgram& out) {
       finishKernel(c_, u_.kernel, std::move(f), std::move(kb), shared, describe(shared), out);
   for (auto& [stage, r] : retimed_)
     out.kernels.back().retimed += static_cast<int>(r.parts.accumulators) * copies();
-  out.kernels.back().prefetched = rings_.prefetched();
-  out.kernels.back().notPrefetched = rings_.notPrefetched();
   out.kernels.back().folded = foldTexts(c_.a.spec.folds);
   // The global inputs TileSpec::globalInputs takes out of shared memory (those it read).
   std::vector<std::string> inMemory;

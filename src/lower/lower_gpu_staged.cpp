@@ -131,21 +131,12 @@ StagedKernel::StagedKernel(const Program& prog, const CallInst& call, const Stmt
                            Namer& scope, KernelSite& site)
     : c_{prog, call, g, grid, lo, hi, site, staging, {}, blockThreads(grid)} {
   c_.names = nameStaging(c_.staging, g, grid, prog.dims(), scope);
-  // Prefetching: a register per element a thread loads of each leading shared plane, where
-  // that is at most kMaxPrefetch (a block narrower than its halo loads many).
+  // Prefetching: each leading shared plane's load marked for pass prefetch-planes.
   if (grid.prefetch && grid.family == ScheduleFamily::Stream)
     for (size_t gi = 0; gi < c_.staging.groups.size(); ++gi) {
       const StagePlan& p = c_.staging.groups[gi];
-      if (p.kind != StageKind::Planes || p.sharedPlanes() == 0) continue;
-      const int64_t n = staged::prefetchSlots(c_, gi);
-      if (n > kMaxPrefetch) {
-        notPrefetched_.push_back(fmt::format("'{}' ({} elements per thread, at most {})",
-                                             p.group.name, n, kMaxPrefetch));
-        continue;
-      }
-      for (int64_t m = 0; m < n; ++m)
-        c_.names.groups[gi].prefetch.push_back(
-            scope.take(fmt::format("pf_{}_{}", p.group.name, m)));
+      if (p.kind == StageKind::Planes && p.sharedPlanes() > 0)
+        c_.names.groups[gi].prefetch = scope.take("pf_" + p.group.name);
     }
 }
 
@@ -199,12 +190,6 @@ void StagedKernel::declare(Function& f) const {
   // lets ptxas pick a tighter cap, and spill). At most 16 blocks: every GPU since Kepler
   // holds that many per multiprocessor (ptxas ignores a larger value, with a warning).
   f.minBlocksPerSm = std::clamp(1024 / c_.threads, 1, 16);
-}
-
-int StagedKernel::prefetchRegisters() const {
-  size_t n = 0;
-  for (const StagedNames::Group& g : c_.names.groups) n += g.prefetch.size();
-  return static_cast<int>(n);
 }
 
 int StagedKernel::sweepCopies() const {

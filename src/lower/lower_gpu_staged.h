@@ -27,9 +27,9 @@ struct StagedNames {
     std::string slotBase;
     /// stream: planes regLo..regHi, per unrolled copy (GridShape::copies) of the thread's point
     std::vector<std::vector<std::string>> regs;
-    /// stream with prefetch: the registers the leading shared plane is loaded into one plane
-    /// ahead, one per element a thread loads (prefetchSlots); empty without
-    std::vector<std::string> prefetch;
+    /// stream with prefetch: the key under which pass prefetch-planes loads the leading shared
+    /// plane a plane ahead (and its registers' stem, "pf_in"); empty without
+    std::string prefetch;
   };
   std::vector<Group> groups;        // per StmtStaging::groups entry
   std::vector<std::string> t0;      // per iterator: the block's first point ("" if none)
@@ -92,19 +92,12 @@ class StagedKernel {
   const StmtStaging& staging() const { return c_.staging; }
   /// stream: copies of the sweep's body per round (GpuKernelInfo::sweepCopies); else 1.
   int sweepCopies() const;
-  /// stream with prefetch: the registers holding the next planes, per thread (0: none), and the
-  /// groups left without (too many elements per thread), each with why.
-  int prefetchRegisters() const;
-  const std::vector<std::string>& notPrefetched() const { return notPrefetched_; }
-  /// Prefetch registers per thread at most (StagedNames::Group::prefetch).
-  static constexpr int64_t kMaxPrefetch = kMaxPrefetchRegisters;
   /// One line per staged group: what lives where ("in: tile 34x10 in shared memory").
   std::string describe() const;
 
  private:
   StagedContext c_;
   int phase_ = 0, copy_ = 0;  // what read() builds references for (body())
-  std::vector<std::string> notPrefetched_;
 };
 
 }  // namespace tessel::gpu

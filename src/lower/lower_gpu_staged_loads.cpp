@@ -161,30 +161,6 @@ LoopShape loopShape(const StagedContext& c, const StagePlan& p, int gd, size_t s
   return l;
 }
 
-/// The element a thread loads in its m-th iteration of the load loops (prefetchSlots of them):
-/// the loop variables' declarations and whether the element exists.
-std::pair<std::vector<StmtPtr>, ExprPtr> slot(const StagedContext& c, const StagePlan& p,
-                                              const TileElement& t, int64_t m) {
-  std::vector<StmtPtr> decls;
-  ExprPtr exists;
-  if (t.loops.empty()) {
-    ExprPtr e = indexAddConst(var(c.names.tid, ScalarType::Int), m * c.threads);
-    decls.push_back(localDecl(CType::Int64, c.names.elem, e));
-    return {decls,
-            binary(Op::Le, var(c.names.elem, ScalarType::Int), intLit(p.tileElements() - 1))};
-  }
-  // Mixed radix over the loops, the last subscript fastest.
-  for (size_t s = t.loops.size(); s-- > 0;) {
-    if (t.loops[s] == -2) continue;
-    LoopShape l = loopShape(c, p, t.loops[s], s);
-    const std::string& y = c.names.along[p.group.iters[s]];
-    decls.push_back(localDecl(CType::Int64, y, indexAddConst(l.from, (m % l.trips) * l.step)));
-    m /= l.trips;
-    exists = allOf(exists, binary(Op::Le, var(y, ScalarType::Int), intLit(p.extent[s] - 1)));
-  }
-  return {decls, exists ? exists : boolLit(true)};
-}
-
 }  // namespace
 
 std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
@@ -216,52 +192,6 @@ std::vector<StmtPtr> loadTile(const StagedContext& c, size_t gi, const ExprPtr& 
                             body)};
   }
   out.insert(out.end(), body.begin(), body.end());
-  return out;
-}
-
-int64_t prefetchSlots(const StagedContext& c, size_t gi) {
-  const StagePlan& p = c.staging.groups[gi];
-  std::vector<int> loops = loopDims(c, p);
-  if (loops.empty()) return (p.tileElements() + c.threads - 1) / c.threads;
-  int64_t n = 1;
-  for (size_t s = 0; s < loops.size(); ++s)
-    if (loops[s] != -2) n *= loopShape(c, p, loops[s], s).trips;
-  return n;
-}
-
-std::vector<StmtPtr> fetchTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
-                               const std::vector<std::string>& regs, bool haloOnly) {
-  const StagePlan& p = c.staging.groups[gi];
-  TileElement t = tileElement(c, gi, plane);
-  ExprPtr value = groupValue(c, p, globalIndex(c, p, t.coords));
-  std::vector<StmtPtr> out;
-  for (size_t m = 0; m < regs.size(); ++m) {
-    auto [b, exists] = slot(c, p, t, static_cast<int64_t>(m));
-    b.insert(b.end(), t.decls.begin(), t.decls.end());
-    ExprPtr cond = binary(Op::And, exists, t.inArray);
-    if (haloOnly)
-      if (ExprPtr halo = inHalo(c, p, t.coords)) cond = binary(Op::And, cond, halo);
-    b.push_back(ifThen(cond, {assign(regs[m], value)}));
-    out.push_back(block(std::move(b)));
-  }
-  return out;
-}
-
-std::vector<StmtPtr> storeFetched(const StagedContext& c, size_t gi, const ExprPtr& plane,
-                                  const std::string& shared, const std::vector<std::string>& regs,
-                                  const std::vector<StmtPtr>& ownStores, const ExprPtr& base) {
-  const StagePlan& p = c.staging.groups[gi];
-  TileElement t = tileElement(c, gi, plane);
-  std::vector<StmtPtr> out = ownStores;
-  for (size_t m = 0; m < regs.size(); ++m) {
-    auto [b, exists] = slot(c, p, t, static_cast<int64_t>(m));
-    b.insert(b.end(), t.decls.begin(), t.decls.end());
-    ExprPtr cond = binary(Op::And, exists, t.inArray);
-    if (!ownStores.empty())
-      if (ExprPtr halo = inHalo(c, p, t.coords)) cond = binary(Op::And, cond, halo);
-    b.push_back(ifThen(cond, {store(shared, fromBase(base, t.elem), var(regs[m], p.group.type))}));
-    out.push_back(block(std::move(b)));
-  }
   return out;
 }
 

@@ -49,21 +49,6 @@ std::vector<lir::StmtPtr> loadTile(const StagedContext& c, size_t gi, const Expr
                                    const std::string& shared,
                                    const std::vector<lir::StmtPtr>& ownStores = {},
                                    const ExprPtr& base = nullptr);
-/// Prefetching (paper 000 III-A4): the elements of group gi's plane tile each thread loads, as
-/// registers of their own (the iterations of loadTile's loops a thread makes at most).
-int64_t prefetchSlots(const StagedContext& c, size_t gi);
-/// Loads plane `plane` of group gi's tile into the thread's prefetch registers `regs` (one per
-/// slot: an element the thread does not load leaves its register as it is); `haloOnly`: only
-/// the halo around the block's points (their own registers hold the rest: storeFetched).
-std::vector<lir::StmtPtr> fetchTile(const StagedContext& c, size_t gi, const ExprPtr& plane,
-                                    const std::vector<std::string>& regs, bool haloOnly);
-/// Stores the prefetch registers `regs` (plane `plane`, fetchTile) into shared array `shared`
-/// (from `base`, as loadTile); with `ownStores` (as loadTile), the registers store only the halo.
-std::vector<lir::StmtPtr> storeFetched(const StagedContext& c, size_t gi, const ExprPtr& plane,
-                                       const std::string& shared,
-                                       const std::vector<std::string>& regs,
-                                       const std::vector<lir::StmtPtr>& ownStores = {},
-                                       const ExprPtr& base = nullptr);
 /// The store of register `reg` (group gi's plane at the current point) into shared array
 /// `shared` (from `base`, as loadTile) at that point.
 lir::StmtPtr ownStore(const StagedContext& c, size_t gi, const std::string& shared,

@@ -164,16 +164,9 @@ void StreamSweep::ring(size_t gi) {
       window.push_back(x);
   }
   if (!window.empty()) before_.push_back(phaseBlock(std::move(window)));
-  if (nm.prefetch.empty()) return;
-  before_.push_back(comment(fmt::format(
-      "Prefetching (paper 000 III-A4): plane {} of '{}' in {} register{} per thread, loaded one "
-      "plane ahead while the current one is computed; the first one now.",
-      planeText(it, p.sharedHi), name, nm.prefetch.size(), nm.prefetch.size() == 1 ? "" : "s")));
-  for (const std::string& r : nm.prefetch)
-    before_.push_back(localDecl(valueType(p.group.type), r, zeroOf(p.group.type), false));
-  for (auto& x :
-       fetchTile(c_, gi, indexAddConst(first, p.sharedHi), nm.prefetch, p.ownFromRegisters))
-    before_.push_back(x);
+  // Prefetching (pass prefetch-planes): the registers start here, with the sweep's first plane.
+  if (!nm.prefetch.empty())
+    before_.push_back(planeStart({"'" + name + "'", nm.prefetch, "", nullptr, first}));
 }
 
 std::vector<StmtPtr> StreamSweep::plane(int phase) const {
@@ -223,17 +216,15 @@ std::vector<StmtPtr> StreamSweep::plane(int phase) const {
             c_, gi, slot,
             nm.regs[static_cast<size_t>(u)].at(static_cast<size_t>(p.sharedHi - p.regLo)), base)};
       });
-    if (nm.prefetch.empty()) {
-      lead.push_back(loads(loadTile(c_, gi, leading, slot, own, base)));
-      continue;
+    StmtPtr load = loads(loadTile(c_, gi, leading, slot, own, base));
+    // With prefetch, pass prefetch-planes loads it a plane ahead (into registers, while the
+    // plane before is computed), where the sweep has a next plane.
+    if (!nm.prefetch.empty()) {
+      ExprPtr last = indexAddConst(var(c_.names.last, ScalarType::Int), c_.sweepHi);
+      load = planeLoad(load, {"'" + p.group.name + "'", nm.prefetch, cur->name,
+                              binary(Op::Lt, cur, last), nullptr});
     }
-    // Prefetched: the plane is in registers since the plane before; store it, then load the
-    // next one (global loads only: they complete while this plane is computed).
-    lead.push_back(loads(storeFetched(c_, gi, leading, slot, nm.prefetch, own, base)));
-    ExprPtr last = indexAddConst(var(c_.names.last, ScalarType::Int), c_.sweepHi);
-    lead.push_back(ifThen(
-        binary(Op::Lt, cur, last),
-        fetchTile(c_, gi, indexAddConst(cur, p.sharedHi + 1), nm.prefetch, p.ownFromRegisters)));
+    lead.push_back(load);
   }
   // Barriers: pass insert-barriers (between the leading plane's loads and the compute, which
   // reads them).

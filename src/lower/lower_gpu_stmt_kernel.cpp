@@ -288,14 +288,12 @@ Function StmtKernel::build(size_t k, const std::string& name, std::string text, 
     staged->declare(f);
     info.sharedBytes = staged->staging().sharedBytes;
     info.sweepCopies = staged->sweepCopies();
-    info.prefetched = staged->prefetchRegisters();
     for (const StagePlan& p : staged->staging().groups)
       info.sparePlane = info.sparePlane || (p.rolledRing && p.spareSlots > 0);
     std::vector<std::string> folds;
     for (const StagePlan& p : staged->staging().groups)
       if (p.foldPartner) folds.push_back(p.foldText);
     info.folded = fmt::format("{}", fmt::join(folds, ", "));
-    info.notPrefetched = fmt::format("{}", fmt::join(staged->notPrefetched(), ", "));
     info.staging = how;
   }
 

@@ -5,7 +5,7 @@
 
 #include <stdexcept>
 
-#include "ir/loop_ir_walk.h"
+#include "transforms/substitute.h"
 
 namespace tessel::transforms {
 
@@ -14,36 +14,6 @@ using namespace lir;
 namespace {
 
 bool isIntLit(const ExprPtr& e) { return e && e->kind == ExprKind::IntLit; }
-
-/// Replaces variable `name` by the literal `value` and folds the integer additions,
-/// subtractions and multiplications that thereby get a literal operand.
-class Substitute : public StmtMutator {
- public:
-  Substitute(std::string name, int64_t value) : name_(std::move(name)), value_(value) {}
-
- protected:
-  ExprPtr mutateExpr(const ExprPtr& e) override {
-    return rewriteExpr(e, [&](const ExprPtr& x) -> ExprPtr {
-      if (x->kind == ExprKind::Var && x->name == name_) return intLit(value_);
-      if (x->kind != ExprKind::Binary || x->type != ScalarType::Int) return x;
-      if (!isIntLit(x->args[0]) && !isIntLit(x->args[1])) return x;
-      switch (x->op) {
-        case Op::Add:
-          return indexAdd(x->args[0], x->args[1]);
-        case Op::Sub:
-          return indexSub(x->args[0], x->args[1]);
-        case Op::Mul:
-          return indexMul(x->args[0], x->args[1]);
-        default:
-          return x;
-      }
-    });
-  }
-
- private:
-  std::string name_;
-  int64_t value_;
-};
 
 /// The copies of Unrolled loop `s` (its body already unrolled): per iteration a comment naming
 /// the index's value and a block with the body, the index replaced.
@@ -56,10 +26,8 @@ void unrollInto(const Stmt& s, std::vector<StmtPtr>& out) {
     throw std::logic_error(fmt::format("internal error: unrolled loop over '{}' of {}..{} by {}",
                                        s.name, lo, hi, step));
   for (int64_t v = lo; v <= hi; v += step) {
-    Substitute sub(s.name, v);
-    bool changed = false;
     out.push_back(comment(fmt::format("{} = {}", s.name, v)));
-    out.push_back(block(sub.mutateAll(s.body, changed)));
+    out.push_back(block(substituteVar(s.body, s.name, intLit(v))));
   }
 }
 

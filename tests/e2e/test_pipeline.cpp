@@ -288,8 +288,9 @@ TEST(PassLog, EveryPassNameIsKnownToTheCommandLine) {
   LoadedProgram lp = loadProgram(sourceDir() + "/benchmarks/j2d5pt.sten", diags);
   ASSERT_TRUE(lp.program.has_value());
   PassLog log;
-  std::map<std::string, std::string> flags = {
-      {"--schedule", "overlapped"}, {"--time-tile", "2"}, {"--fma", "on"}};  // every pass runs
+  std::map<std::string, std::string> flags = {{"--schedule", "overlapped"},
+                                              {"--time-tile", "2"},
+                                              {"--fma", "on"}};  // every pass but one runs
   std::vector<std::string> notes;  // --fusion-groups, before the schedules
   std::optional<Program> prog = fusionGroupsPass(*lp.program, "greedy", "h100", diags, log, notes);
   ASSERT_TRUE(prog.has_value());
@@ -298,6 +299,11 @@ TEST(PassLog, EveryPassNameIsKnownToTheCommandLine) {
   lower(*prog, setup->resolved, GpuApi::Cpu, log);     // work-item-loops
   lower(*prog, setup->resolved, GpuApi::OpenCL, log);  // narrow-indices
   lowerLoops(*prog, log);
+  // prefetch-planes: under stream with prefetch.
+  auto streamed =
+      setUpSchedules(*prog, {{"--schedule", "stream"}, {"--prefetch", "on"}}, diags, false, &log);
+  ASSERT_TRUE(streamed.has_value());
+  lower(*prog, streamed->resolved, GpuApi::OpenCL, log);
   std::set<std::string> ran;
   for (auto& [name, s] : log.times()) {
     EXPECT_NE(std::find(passNames().begin(), passNames().end(), name), passNames().end()) << name;
