@@ -138,6 +138,25 @@ int finish(const DiagnosticEngine& diags, int code) {
   return code;
 }
 
+/// A number option's check, worded for a person (CLI11's PositiveNumber says "not in range 0 to
+/// 1.8e308"): `positive` wants more than 0, else at least 0.
+CLI::Validator numberAbove(bool positive) {
+  return CLI::Validator(
+      [positive](std::string& v) -> std::string {
+        size_t used = 0;
+        double x = 0;
+        try {
+          x = std::stod(v, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != v.size()) return "'" + v + "' is not a number";
+        if (positive ? x > 0 : x >= 0) return "";
+        return "'" + v + (positive ? "' must be greater than 0" : "' must not be negative");
+      },
+      positive ? "POSITIVE" : "NONNEGATIVE");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -186,12 +205,12 @@ int main(int argc, char** argv) {
   info->add_option("--fusion-max-order", fusionOpt.maxOrder,
                    "with --fusion-plan: the highest stencil order a fused kernel may have "
                    "(default: max(4, the highest order of one statement))")
-      ->check(CLI::NonNegativeNumber);
+      ->check(numberAbove(false));
   info->add_option("--fusion-tile", fusionOpt.tile,
                    "with --fusion-plan: the block's tile in the plane, outer to inner (default 32 "
                    "each), for the shared buffers' size")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(numberAbove(true));
 
   // emit
   auto* emit = app.add_subcommand("emit", "Write the generated code for a target");
@@ -254,11 +273,11 @@ int main(int argc, char** argv) {
                    "backend, each verified, and say which was fastest measured")
       ->check(CLI::IsMember({"cuda", "opencl", "cpp"}));
   analyze->add_option("--repeat", ao.repeat, "with --measure: timed runs per row (median)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberAbove(true));
   analyze
       ->add_option("--measure-top", ao.measureTop,
                    "with --measure: how many rows of the ranking to run (default 5)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberAbove(true));
   analyze->add_flag(
       "--defaults-effect", ao.defaultsEffect,
       "also predict the program with each kernel change Tessel applies by default turned off in "
@@ -299,7 +318,7 @@ int main(int argc, char** argv) {
                    "also run every version on this backend and compose the measured times")
       ->check(CLI::IsMember({"cuda", "opencl", "cpp"}));
   deep->add_option("--repeat", dto.repeat, "with --measure: timed runs per version (median)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberAbove(true));
   deep->add_flag("--verify", dto.verify,
                  "with --measure: check every version against the reference interpreter");
 
@@ -319,7 +338,7 @@ int main(int argc, char** argv) {
   tune->add_option("--backend", tuneOpts.backend, "where to measure (default cpp, as run's)")
       ->check(CLI::IsMember({"cuda", "opencl", "cpp"}));
   tune->add_option("--top", tuneOpts.top, "variants measured: the model's first N (default 5)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberAbove(true));
   tune->add_option("--blocks", tuneOpts.blocks,
                    "also measure each of those variants under these blocks, where its family "
                    "takes them (e.g. --blocks 32,8 64,4 128,2)");
@@ -328,7 +347,7 @@ int main(int argc, char** argv) {
                    "where its family takes them (repeatable; e.g. --also '--retime' --also "
                    "'--unroll i=2')");
   tune->add_option("--repeat", tuneOpts.repeat, "timed runs per variant, median (default 3)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberAbove(true));
   tune->add_option("--param", tuneParams, "NAME=VALUE parameter value (default: defaults)");
   tune->add_option("--db", tuneDb,
                    "the tuning database (default: $TESSEL_TUNING_DB, else "
@@ -371,12 +390,12 @@ int main(int argc, char** argv) {
   split
       ->add_option("--fusion-max-order", fusionOpt.maxOrder,
                    "with --mode greedy: the highest stencil order a fused kernel may have")
-      ->check(CLI::NonNegativeNumber);
+      ->check(numberAbove(false));
   split
       ->add_option("--fusion-tile", fusionOpt.tile,
                    "with --mode greedy: the block's tile in the plane, outer to inner")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(numberAbove(true));
   std::string splitMachine = "h100";
   split
       ->add_option("--machine", splitMachine,
@@ -389,17 +408,17 @@ int main(int argc, char** argv) {
                    "with --mode modesto: the block's tile per iterator, outer to inner (default "
                    "1,...,8,32)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(numberAbove(true));
   split
       ->add_option("--modesto-orders", modestoOpt.orderLimit,
                    "with --mode modesto: the topological orders of a call's statements searched")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(numberAbove(true));
   split
       ->add_option("--modesto-capacity", modestoOpt.capacity,
                    "with --mode modesto: the block memory's capacity in values (default: the "
                    "machine's 48 KiB per block)")
-      ->check(CLI::PositiveNumber);
+      ->check(numberAbove(true));
 
   // machines
   auto* machines = app.add_subcommand(

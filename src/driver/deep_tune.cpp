@@ -107,7 +107,7 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
   }
   // A step is one execution of a call; the run's steps at these parameter values.
   const double runSteps = static_cast<double>(programWork(prog, *params).callsExecuted);
-  const int steps = opts.steps < 0 ? static_cast<int>(std::min(runSteps, 1e6)) : opts.steps;
+  const int steps = opts.steps ? *opts.steps : static_cast<int>(std::min(runSteps, 1e6));
   if (steps < 1 || opts.maxFuse < 1) {
     diags.report(DiagId::bad_schedule, {},
                  fmt::format("deep-tune: --steps {} and --max-fuse {}: both must be at least 1",

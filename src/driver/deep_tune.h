@@ -23,9 +23,9 @@ namespace tessel {
 struct DeepTuneOptions {
   std::map<std::string, std::string> scheduleFlags;  // as the command line gave them
   std::map<std::string, int64_t> params;             // --param NAME=VALUE
-  int steps = -1;      // --steps: time steps to compose; -1: the run's (at the parameter values)
-  int maxFuse = 8;     // --max-fuse: the largest degree tried
-  bool ptxas = false;  // registers from nvcc
+  std::optional<int> steps;  // --steps: time steps to compose; none: the run's (at the parameters)
+  int maxFuse = 8;           // --max-fuse: the largest degree tried
+  bool ptxas = false;        // registers from nvcc
   /// --measure BACKEND: also run every predicted version on this backend (cuda, opencl, cpp)
   /// and compose the measured times; empty: predictions only.
   std::string measureBackend;

@@ -262,13 +262,12 @@ std::optional<Groupings> parseGroupings(const Program& prog, const std::vector<s
       if (bar == std::string::npos) break;
       start = bar + 1;
     }
-    // Groups given by hand are honoured or refused, never left aside with a note.
-    if (groups.size() > 1) {
-      const std::string problem = groupingProblem(prog, static_cast<int>(call), groups);
-      if (!problem.empty()) {
-        error = fmt::format("'{}': {}", spec, problem);
-        return std::nullopt;
-      }
+    // Groups given by hand are honoured or refused, never left aside with a note (one group
+    // too: it must name every statement of the call, no other).
+    const std::string problem = groupingProblem(prog, static_cast<int>(call), groups);
+    if (!problem.empty()) {
+      error = fmt::format("'{}': {}", spec, problem);
+      return std::nullopt;
     }
     g.groups[call] = groups;
     g.notes.push_back(fmt::format("call {} ({}): the groups given, {}", call, prog.calls[call].name,
@@ -300,6 +299,17 @@ std::optional<Groupings> splitGroupings(const Program& prog, const std::string& 
     return std::nullopt;
   }
   if (mode == "recompute-fission") return recomputeFissionGroupings(prog);
+  if (mode == "modesto" && modesto.tile.size() > static_cast<size_t>(prog.dims())) {
+    diags.report(DiagId::bad_schedule, {},
+                 fmt::format("--modesto-tile: {} entries for a {}-D program", modesto.tile.size(),
+                             prog.dims()),
+                 fmt::format("give at most one per iterator, outer to inner (e.g. --modesto-tile "
+                             "{})",
+                             prog.dims() == 1   ? "32"
+                             : prog.dims() == 2 ? "8,32"
+                                                : "1,8,32"));
+    return std::nullopt;
+  }
   if (mode == "modesto" && machineName == "host") {
     // This machine's CPU, measured at first use (model/host.h): DRAM and one core's L2.
     const HostMachine host = hostMachine();

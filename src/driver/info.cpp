@@ -102,10 +102,10 @@ json infoJson(const Program& prog, const std::optional<ParamValues>& params) {
              std::to_string(cl.assignments[a].second);
       hints.push_back(h);
     }
-    auto placement = [&](const char* kind, const std::vector<std::string>& names) {
+    auto placement = [&](const char* kind, const std::vector<Hints::Placed>& names) {
       if (names.empty()) return;
       std::string h = std::string(kind) + " (";
-      for (size_t a = 0; a < names.size(); ++a) h += (a ? ", " : "") + names[a];
+      for (size_t a = 0; a < names.size(); ++a) h += (a ? ", " : "") + names[a].array;
       hints.push_back(h + ")");
     };
     placement("shmem", st.hints.shmem);

@@ -155,12 +155,20 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
                     hint);
       return;
     }
-    if (kind == "shmem")
-      h.shmem.push_back(n.text);
-    else if (kind == "gmem")
-      h.gmem.push_back(n.text);
-    else
-      h.noShmem.push_back(n.text);
+    // One array in shared memory and out of it contradicts itself: an error at the second.
+    auto named = [&](const std::vector<Hints::Placed>& v) {
+      return std::find_if(v.begin(), v.end(),
+                          [&](const Hints::Placed& p) { return p.array == n.text; }) != v.end();
+    };
+    const bool inShared = named(h.shmem), outOfShared = named(h.gmem) || named(h.noShmem);
+    if ((kind == "shmem" && outOfShared) || (kind != "shmem" && inShared)) {
+      bad(n.loc,
+          fmt::format("'{}' is placed both in shared memory and out of it (shmem and {})", n.text,
+                      kind == "shmem" ? (named(h.gmem) ? "gmem" : "no_shmem") : kind),
+          "keep one placement per array");
+      return;
+    }
+    (kind == "shmem" ? h.shmem : kind == "gmem" ? h.gmem : h.noShmem).push_back({n.text, n.loc});
   };
   for (auto& p : def.placements)
     for (auto& n : p.names) place(p.kind, n);

@@ -70,7 +70,12 @@ struct Hints {
     SourceLoc loc;
   };
   std::vector<Clause> clauses;
-  std::vector<std::string> shmem, noShmem, gmem;  // per-array placement
+  /// A placement of one array (a body list or an `#assign`), where it is written.
+  struct Placed {
+    std::string array;
+    SourceLoc loc;
+  };
+  std::vector<Placed> shmem, noShmem, gmem;  // per-array placement
 };
 
 struct Formal {

@@ -330,9 +330,9 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
       s.noShmem = {true, here};
     }
   }
-  // Placements carry no location of their own in the hints: they point at the stencil.
-  auto place = [&](const std::vector<std::string>& names, PlacementKind k) {
-    for (auto& n : names) s.placements.push_back({n, k, Origin::file(def.loc)});
+  // Each placement points at the array's name in its list.
+  auto place = [&](const std::vector<Hints::Placed>& placed, PlacementKind k) {
+    for (auto& p : placed) s.placements.push_back({p.array, k, Origin::file(p.loc)});
   };
   place(def.hints.shmem, PlacementKind::Shmem);
   place(def.hints.gmem, PlacementKind::Gmem);

@@ -50,7 +50,7 @@ struct Origin {
   /// for a GPU); it overrides the file as the command line does.
   enum class Kind { Default, File, CommandLine, Model };
   Kind kind = Kind::Default;
-  SourceLoc loc;     // File: the clause (or the stencil, for placements)
+  SourceLoc loc;     // File: the clause (for placements: the array's name in its list)
   std::string flag;  // CommandLine: the option as given, e.g. "--block 64,32"; Model: what asked
                      // for the choice ("--schedule auto", "no schedule named")
 

@@ -258,6 +258,25 @@ struct Checker {
                         f == ScheduleFamily::Stream;
     if (!copied || prog.dims() < 2) return;
     const int sd = streamDim(s, prog);
+    // A sweep computes one plane at a time: nothing unrolls along the streamed iterator. Asked
+    // for on the command line, that is an error; a file's clause (written, perhaps, for another
+    // family) or the model's family only draws a note (schedule_notes.cpp).
+    if (f != ScheduleFamily::Global && sd >= 0 &&
+        s.unroll.origin.kind == Origin::Kind::CommandLine &&
+        s.family.origin.kind != Origin::Kind::Model)
+      for (auto& [name, factor] : u.factors)
+        if (factor > 1 && iteratorIndex(name) == sd) {
+          std::vector<std::string> others;
+          for (size_t d = 0; d < prog.iterators.size(); ++d)
+            if (static_cast<int>(d) != sd) others.push_back(prog.iterators[d].name);
+          error(s.unroll.origin,
+                fmt::format("{}: '{}' is the iterator the '{}' schedule streams: its sweep "
+                            "computes one plane at a time, so nothing unrolls along it",
+                            settingName(s.unroll.origin, fmt::format("unroll {}={}", name, factor)),
+                            name, familyName(f)),
+                fmt::format("unroll along {} instead, or stream another iterator (--stream {})",
+                            fmt::join(others, " or "), others.front()));
+        }
     int64_t points = 1;
     for (auto& [name, factor] : u.factors)
       if (int it = iteratorIndex(name); it >= 0 && it != (f == ScheduleFamily::Global ? -1 : sd))

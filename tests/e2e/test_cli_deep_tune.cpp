@@ -313,6 +313,7 @@ TEST(CliDeepTune, Refusals) {
            {"--steps 5 --schedule global", "deep-tune: --schedule global fuses no time steps"},
            {"--steps 5 --time-tile 2", "--time-tile is what deep-tune chooses"},
            {"--steps 0", "both must be at least 1"},
+           {"--steps -3", "--steps -3 and --max-fuse 8: both must be at least 1"},
            {"--composition 3x2", "--composition says what -o writes, and -o is missing"},
            {"-o /tmp --composition 3y2", "--composition '3y2': '3y2' is not DEGREExCOUNT"},
            {"-o /tmp --composition '3x2 + 0x1'", "'0x1' is not DEGREExCOUNT"},

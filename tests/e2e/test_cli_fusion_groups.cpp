@@ -316,7 +316,10 @@ TEST(CliFusionGroups, Errors) {
       {" --fusion-groups modesto --machine nosuch", "nosuch"},
       // A word that is no choice is named as such, with the closest choice.
       {" --fusion-groups all", "--fusion-groups all: not a fusion choice"},
-      {" --fusion-groups gredy", "not a fusion choice (did you mean 'greedy'?)"}};
+      {" --fusion-groups gredy", "not a fusion choice (did you mean 'greedy'?)"},
+      // One group too must name the call's statements, each once.
+      {" --fusion-groups '0-9'", "'0-9': statement s4 does not exist (the call has s0..s3)"},
+      {" --fusion-groups '0-2'", "'0-2': statement s3 is in no group"}};
   for (const auto& [flags, message] : refused) {
     auto r = runCommand(tesselBinary() + " run " + hdiff + " --backend cpp" + flags);
     EXPECT_EQ(r.exitCode, 1) << flags << "\n" << r.output;

@@ -82,13 +82,22 @@ TEST(CliGpu, ClausesNotAppliedYetAreNoted) {
   EXPECT_TRUE(has(r.output, "time_tile 2")) << r.output;
   EXPECT_TRUE(has(r.output, "verification PASSED")) << r.output;
   // The fused kernels of stream + time_tile apply it too (a copy of each stage per point); a
-  // factor along the streamed iterator is noted.
+  // factor along the streamed iterator, asked for on the command line, is an error.
   auto t = runCommand(tesselBinary() + " run " + bench("j2d5pt") +
                       " --backend opencl --param N=8 --param M=8 --schedule stream "
-                      "--unroll i=2,j=2 --time-tile 2 --verify");
+                      "--unroll i=2 --time-tile 2 --verify");
   ASSERT_EQ(t.exitCode, 0) << t.output;
-  EXPECT_TRUE(has(t.output, "along the streamed iterator 'j' is not applied")) << t.output;
+  EXPECT_FALSE(has(t.output, "unroll")) << t.output;
   EXPECT_TRUE(has(t.output, "verification PASSED")) << t.output;
+  auto j = runCommand(tesselBinary() + " run " + bench("j2d5pt") +
+                      " --backend opencl --param N=8 --param M=8 --schedule stream "
+                      "--unroll i=2,j=2 --time-tile 2 --verify");
+  EXPECT_EQ(j.exitCode, 1) << j.output;
+  EXPECT_TRUE(has(j.output,
+                  "error: --unroll i=2,j=2: 'j' is the iterator the 'stream' schedule "
+                  "streams"))
+      << j.output;
+  EXPECT_TRUE(has(j.output, "hint: unroll along i instead")) << j.output;
   // `shared` applies unroll (no note for it), and runs correctly with it.
   auto s = runCommand(tesselBinary() + " run " + bench("j2d5pt") +
                       " --backend opencl --param N=19 --param M=11 --schedule shared "

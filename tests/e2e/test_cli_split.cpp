@@ -242,6 +242,9 @@ TEST(CliSplit, Errors) {
       {" --mode groups --groups '0||1'", "each group is statement numbers or ranges"},
       {" --mode groups --groups '3:0|1-3'", "the program has calls 0..0"},
       {" --mode modesto --machine nosuch", "nosuch"},
+      {" --mode groups --groups '0-9'", "statement s4 does not exist"},
+      {" --mode modesto --modesto-tile 1,2,3,4,5", "--modesto-tile: 5 entries for a 3-D program"},
+      {" --mode modesto --modesto-tile 0", "--modesto-tile: '0' must be greater than 0"},
       {" --mode greedy --fusion-rules abc", "rule"}};
   for (const auto& [flags, message] : refused) {
     auto r = runCommand(tesselBinary() + " split " + hdiff + flags + " -o /tmp/tessel-nowhere");

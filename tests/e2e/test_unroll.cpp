@@ -7,7 +7,9 @@
 // test_gpu_staged_benchmarks.cpp, the Oclgrind checks in test_oclgrind.cpp. Too many points per
 // thread are refused; the kernel report says what was unrolled.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "support/command.h"
@@ -110,11 +112,32 @@ TEST(UnrollRefusals, TooManyPointsPerThreadAreRefusedWithAHint) {
   auto s = runCommand(tesselBinary() + " check " + benchmarkPath("j3d7pt").string() +
                       " --schedule shared --block 8,4,1 --unroll i=8,j=16");
   EXPECT_EQ(s.exitCode, 0) << s.output;
-  // The streamed iterator is swept, not unrolled: a note says so.
-  auto k = runCommand(tesselBinary() + " emit " + benchmarkPath("j3d7pt").string() +
-                      " --target opencl -o " + (fs::temp_directory_path() / "unroll-k").string() +
+  // The streamed iterator is swept, not unrolled: on the command line an error (check says it
+  // too), in a file's clause a note.
+  auto k = runCommand(tesselBinary() + " check " + benchmarkPath("j3d7pt").string() +
                       " --schedule stream --unroll k=2,i=2");
-  EXPECT_EQ(k.exitCode, 0) << k.output;
-  EXPECT_NE(k.output.find("along the streamed iterator 'k' is not applied"), std::string::npos)
+  EXPECT_EQ(k.exitCode, 1) << k.output;
+  EXPECT_NE(k.output.find("error: --unroll k=2,i=2: 'k' is the iterator the 'stream' schedule "
+                          "streams: its sweep computes one plane at a time"),
+            std::string::npos)
       << k.output;
+  EXPECT_NE(k.output.find("hint: unroll along j or i instead, or stream another iterator"),
+            std::string::npos)
+      << k.output;
+  const fs::path dir = fs::temp_directory_path() / ("unroll-k-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  {
+    std::ofstream f(dir / "p.sten");
+    f << "parameter L=8, M=8, N=8;\niterator k, j, i;\ndouble a[L,M,N], b[L,M,N];\n"
+         "copyin a;\n#pragma stream k unroll k=2, i=2\nstencil s (b, a) {\n"
+         "  b[k][j][i] = a[k-1][j][i] + a[k+1][j][i] + a[k][j][i-1];\n}\ns(b, a);\ncopyout b;\n";
+  }
+  auto p = runCommand(tesselBinary() + " emit " + (dir / "p.sten").string() +
+                      " --target opencl -o " + (dir / "out").string());
+  fs::remove_all(dir);
+  EXPECT_EQ(p.exitCode, 0) << p.output;
+  EXPECT_NE(p.output.find("unroll (" + (dir / "p.sten").string() +
+                          ":5:18) along the streamed iterator 'k' is not applied"),
+            std::string::npos)
+      << p.output;
 }

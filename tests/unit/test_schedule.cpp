@@ -434,7 +434,7 @@ TEST(Schedule, HeatBenchmarkPragmaGivesStream) {
   EXPECT_TRUE(r.valid) << allText(r.diags);
   EXPECT_EQ(toString(r.schedule, true),
             "stream [heat.sten:13:9], stream k [heat.sten:13:9], chunk 16 [default], "
-            "block (32, 16) [heat.sten:13:18], shmem (in) [heat.sten:14:9]");
+            "block (32, 16) [heat.sten:13:18], shmem (in) [heat.sten:17:18]");
 }
 
 // ---- schedules: the command line ----
