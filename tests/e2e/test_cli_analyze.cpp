@@ -239,7 +239,7 @@ TEST(CliAnalyze, RegisterEstimateIsWhatTheScriptFits) {
 TEST(CliAnalyze, RegisterCsvIsTodaysPtxas) {
   // The fit's data must be today's kernels: ptxas's registers of j3d7pt and heat under three
   // families equal the CSV's (else the kernels changed: refit with register_fit.py --collect).
-  if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
+  TESSEL_REQUIRE_NVCC();
   std::ifstream in(sourceDir() + "/docs/data/2026-11-27-ptxas-sm90-registers.csv");
   std::map<std::string, int> csv;  // "bench|flags|kernel" -> registers
   std::string line;

@@ -106,7 +106,7 @@ TEST(CliFusionGroups, ThePassAndTheOtherCommands) {
 
 // The regrouped program's CUDA compiles (ptxas through tessel resources).
 TEST(CliFusionGroups, RegroupedCudaCompiles) {
-  if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
+  TESSEL_REQUIRE_NVCC();
   const std::string rhs4 = sourceDir() + kRhs4Like;
   for (const char* schedule : {" --schedule overlapped", " --schedule global --fuse-statements"}) {
     auto r = runCommand(tesselBinary() + " resources " + rhs4 +

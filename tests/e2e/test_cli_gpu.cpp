@@ -12,6 +12,7 @@
 #include "exec/cuda_resources.h"
 #include "exec/gpu_module.h"
 #include "support/command.h"
+#include "support/nvcc.h"
 
 using namespace tessel::testing;
 namespace fs = std::filesystem;
@@ -29,12 +30,6 @@ fs::path freshDir(const std::string& name) {
 bool has(const std::string& s, const std::string& what) {
   return s.find(what) != std::string::npos;
 }
-
-#define REQUIRE_NVCC()                                                                  \
-  do {                                                                                  \
-    if (tessel::findNvcc().empty())                                                     \
-      GTEST_SKIP() << "skipped: nvcc not found (install the CUDA toolkit or set NVCC)"; \
-  } while (0)
 
 }  // namespace
 
@@ -147,7 +142,7 @@ TEST(CliGpu, EmitRejectsAnUnknownTarget) {
 }
 
 TEST(CliGpu, ResourcesPrintsPtxasFiguresPerKernel) {
-  REQUIRE_NVCC();
+  TESSEL_REQUIRE_NVCC();
   auto r = runCommand(tesselBinary() + " resources " + bench("j3d27pt"));
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(has(r.output, "ptxas resources for sm_90")) << r.output;
@@ -163,7 +158,7 @@ TEST(CliGpu, ResourcesPrintsPtxasFiguresPerKernel) {
 }
 
 TEST(CliGpu, ResourcesAsJsonFollowsTheSchedule) {
-  REQUIRE_NVCC();
+  TESSEL_REQUIRE_NVCC();
   auto r = runCommand(tesselBinary() + " resources " + bench("j2d5pt") +
                       " --json --schedule global --block 64,4 --arch sm_80 2>/dev/null");
   ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -219,7 +214,7 @@ TEST(CliGpu, ArchIsCheckedAndOnlyForCuda) {
 }
 
 TEST(CliGpu, ResourcesForAnArchitectureNvccDropped) {
-  REQUIRE_NVCC();
+  TESSEL_REQUIRE_NVCC();
   // CUDA 13 no longer compiles for sm_35: a user error that says so, not an internal error.
   auto r = runCommand(tesselBinary() + " resources " + bench("heat") + " --arch sm_35");
   EXPECT_EQ(r.exitCode, 1) << r.output;
@@ -280,7 +275,7 @@ TEST(CliGpu, SharedMemoryBeyond48KiBIsDynamic) {
   EXPECT_TRUE(has(srcOff, "kTesselKernelDynamicShared[] = {0, 0, 92736, 0, 0, 92736, 0};"))
       << srcOff;
   verifies(off);
-  if (tessel::findNvcc().empty()) return;
+  if (tessel::findNvcc().empty() && !tessel::testing::nvccRequired()) return;
   for (const std::string& f : {flags, off}) {
     auto res = runCommand(tesselBinary() + " resources " + bench("j3d7pt") + f);
     EXPECT_EQ(res.exitCode, 0) << res.output;

@@ -6,6 +6,7 @@
 
 #include "exec/cuda_resources.h"
 #include "support/command.h"
+#include "support/nvcc.h"
 
 using namespace tessel::testing;
 
@@ -135,7 +136,7 @@ TEST(CliInfoKernels, BarriersAsTheBarrierPassPlacedThem) {
 }
 
 TEST(CliInfoKernels, PtxasRegistersWhenNvccIsPresent) {
-  if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
+  TESSEL_REQUIRE_NVCC();
   for (const char* family : {"global", "shared", "stream"}) {
     auto r = runCommand(tesselBinary() + " info --json " + bench("heat") + " --schedule " + family);
     ASSERT_EQ(r.exitCode, 0) << r.output;
@@ -182,7 +183,8 @@ TEST(CliInfoKernels, OccupancyOnTheMachine) {
       runCommand(tesselBinary() + " info --no-ptxas " + bench("j3d27pt") + " --schedule shared");
   EXPECT_TRUE(has(t.output, "registers (estimated)")) << t.output;
   EXPECT_TRUE(has(t.output, "(with the estimated registers)")) << t.output;
-  if (tessel::findNvcc().empty()) return;  // with ptxas: the registers decide, no bound
+  // With ptxas: the registers decide, no bound.
+  if (tessel::findNvcc().empty() && !tessel::testing::nvccRequired()) return;
   auto p = runCommand(tesselBinary() + " info --json --kernels " + bench("j3d7pt"));
   ASSERT_EQ(p.exitCode, 0) << p.output;
   auto k = nlohmann::json::parse(p.output)["kernels"][0];

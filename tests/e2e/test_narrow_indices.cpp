@@ -12,6 +12,7 @@
 
 #include "exec/cuda_resources.h"
 #include "support/files.h"
+#include "support/nvcc.h"
 #include "transforms/narrow_indices.h"
 
 using namespace tessel::testing;
@@ -180,7 +181,7 @@ TEST(IndexBits, PragmaClause) {
 }
 
 TEST(IndexBits, Sm90RegistersOfJ3d7pt) {
-  if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
+  TESSEL_REQUIRE_NVCC();
   // Issue 11: the stream kernel at most 48 registers, the fused kernels of stream + time tile 2
   // and overlapped T = 2 at most 56, none spilling (ptxas of CUDA 13 on 2026-11-28: 40, 32 and
   // 47; their 64-bit copies 38, 48 and 74, which --index-bits 64 runs). Pinned at the default

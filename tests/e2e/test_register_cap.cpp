@@ -10,6 +10,7 @@
 
 #include "exec/cuda_resources.h"
 #include "support/files.h"
+#include "support/nvcc.h"
 
 using namespace tessel::testing;
 namespace fs = std::filesystem;
@@ -54,7 +55,7 @@ TEST(RegisterCap, CudaKernelsTakeMaxnregOpenclIsUnchanged) {
 // --backend cuda, resources): one note says so; --max-registers bounds and a max_registers clause
 // keep it off; the 64-bit copies keep the launch bounds.
 TEST(RegisterCap, TheModelsCapIsTheCudaDefault) {
-  if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
+  TESSEL_REQUIRE_NVCC();
   fs::path d = freshTempDir("cap", "default");
   const std::string emit = tesselBinary() + " emit --target cuda -o " + d.string() + " " +
                            benchFile("j3d7pt") + " --schedule overlapped --time-tile 2";
@@ -107,7 +108,7 @@ TEST(RegisterCap, ValidatedAgainstTheMachine) {
 }
 
 TEST(RegisterCap, PtxasKeepsTheKernelsWithinIt) {
-  if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
+  TESSEL_REQUIRE_NVCC();
   // overlapped T = 2 of j3d7pt: 47 registers under its launch bounds; a cap of 40 holds it,
   // without spills in the 32-bit kernel. Its 64-bit copy keeps the launch bounds (74 registers,
   // no spills; a cap of 40 made it spill).
@@ -134,6 +135,7 @@ TEST(RegisterCap, PtxasKeepsTheKernelsWithinIt) {
 TEST(RegisterCap, AutoIsTheModelsChoiceFromPtxas) {
   const std::string flags = " --schedule overlapped --time-tile 2 --max-registers auto";
   if (tessel::findNvcc().empty()) {
+    EXPECT_FALSE(tessel::testing::nvccRequired()) << "nvcc not found";
     auto r = runCommand(tesselBinary() + " info --kernels " + benchFile("j3d7pt") + flags);
     EXPECT_EQ(r.exitCode, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "nvcc not found, so no ptxas figures")) << r.output;

@@ -104,7 +104,7 @@ TEST(RetimeRefusals, OtherFamiliesAndUnhomogenisableTermsAreRefused) {
 // nvcc, ptxas gives each fewer registers (sm_90; j3d27pt 56 -> 35 and gaussian 56 -> 38 when
 // this was written), and no spills.
 TEST(RetimeReport, FewerSharedLoadsAndRegisters) {
-  const bool ptxas = !findNvcc().empty();
+  const bool ptxas = !findNvcc().empty() || tessel::testing::nvccRequired();
   const std::string noPtxas = ptxas ? "" : " --no-ptxas";
   for (auto [bench, before, after] :
        {std::tuple<const char*, double, double>{"j3d27pt", 27, 9}, {"gaussian", 25, 5}}) {
@@ -122,7 +122,11 @@ TEST(RetimeReport, FewerSharedLoadsAndRegisters) {
     EXPECT_NE(a.output.find("    applied  32-bit indices"), std::string::npos) << a.output;
     EXPECT_NE(a.output.find("retimed: "), std::string::npos) << a.output;
     if (!ptxas) continue;
+    // Pinned (CUDA 13.0's ptxas, sm_90): 56 registers each without retiming; j3d27pt 36 and
+    // gaussian 39 with it when this was last checked, here bounded with a little room.
     EXPECT_LT(retimed["registers"].get<int>(), plain["registers"].get<int>()) << retimed.dump();
+    EXPECT_LE(retimed["registers"].get<int>(), 40) << retimed.dump();
+    EXPECT_GE(plain["registers"].get<int>(), 50) << plain.dump();
     EXPECT_EQ(retimed["spill_bytes"].get<int>(), 0) << retimed.dump();
   }
 }

@@ -222,7 +222,7 @@ TEST(StreamStmtFusion, TheModelRanksIt) {
 }
 
 TEST(StreamStmtFusion, CudaCompilesWithoutSpills) {
-  if (tessel::findNvcc().empty()) GTEST_SKIP() << "skipped: nvcc not found";
+  TESSEL_REQUIRE_NVCC();
   for (const char* bench : {"rhs4sg", "cosmo-hdiff", "hypterm"}) {
     const std::string cmd = tesselBinary() + " resources --json " + benchmarkPath(bench).string() +
                             " --schedule stream --fuse-statements";

@@ -28,6 +28,7 @@
 #include "runtime/errors.h"
 #include "runtime/interpreter.h"
 #include "schedule/resolve.h"
+#include "support/nvcc.h"
 
 namespace tessel::gputest {
 
@@ -366,12 +367,6 @@ inline std::string openclUnavailable() {
         FAIL() << "no OpenCL device (TESSEL_TESTS_REQUIRE_OPENCL is set): " << why; \
       GTEST_SKIP() << "skipped: no OpenCL device: " << why;                         \
     }                                                                               \
-  } while (0)
-
-#define TESSEL_REQUIRE_NVCC()                                                           \
-  do {                                                                                  \
-    if (::tessel::findNvcc().empty())                                                   \
-      GTEST_SKIP() << "skipped: nvcc not found (install the CUDA toolkit or set NVCC)"; \
   } while (0)
 
 }  // namespace tessel::gputest
