@@ -705,8 +705,15 @@ int main(int argc, char** argv) {
     // the launch bounds).
     // --max-registers auto: the model's cap from ptxas's figures replaces it (one line says
     // which).
+    // `analyze` with ptxas's figures predicts the CUDA kernels that `emit --target cuda` and
+    // `run --backend cuda` build, their default cap included; not under --compare,
+    // --fusion-choices or --defaults-effect, whose rows are other schedules.
+    const bool analyzesCuda = analyze->parsed() && !analyzeNoPtxas && !ao.compare &&
+                              !ao.fusionChoices && !ao.defaultsEffect &&
+                              machineOf(scheduleValues) != "host";
     const bool cudaCode = (run->parsed() && backendName == "cuda") ||
-                          (emit->parsed() && eo.target == "cuda") || res->parsed();
+                          (emit->parsed() && eo.target == "cuda") || res->parsed() ||
+                          analyzesCuda;
     if (const CapRequest asked = capRequest(prog, scheduleValues, cudaCode);
         asked != CapRequest::None) {
       std::map<std::string, int64_t> given;

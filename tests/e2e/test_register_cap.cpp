@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "exec/cuda_resources.h"
 #include "support/files.h"
@@ -80,6 +81,34 @@ TEST(RegisterCap, TheModelsCapIsTheCudaDefault) {
                        benchFile("j3d7pt") + " --schedule overlapped --time-tile 2");
   ASSERT_EQ(cl.exitCode, 0) << cl.output;
   EXPECT_FALSE(contains(cl.output, "register cap")) << cl.output;
+  // `analyze` (with ptxas's figures) predicts the kernels `emit --target cuda` builds: the same
+  // note, and the prediction the note gives for the cap (the launch bounds' under `bounds`).
+  const std::string analyze = tesselBinary() + " analyze --json " + benchFile("j3d7pt") +
+                              " --schedule overlapped --time-tile 2";
+  auto a = runCommand(analyze);
+  ASSERT_EQ(a.exitCode, 0) << a.output;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(a.output, m,
+                        std::regex("the model chose 32 \\(ptxas: [^;]*; predicted ([0-9.]+) "
+                                   "ms per run against ([0-9.]+) ms with the launch")))
+      << a.output;
+  const double capped = std::stod(m[1]), bounded = std::stod(m[2]);
+  auto seconds = [](const std::string& out) {
+    return nlohmann::json::parse(out.substr(out.find('{')))["seconds"].get<double>() * 1e3;
+  };
+  EXPECT_NEAR(seconds(a.output), capped, capped * 1e-3) << a.output;
+  EXPECT_TRUE(contains(a.output, "a cap of 32 registers per thread")) << a.output;
+  auto ab = runCommand(analyze + " --max-registers bounds");
+  ASSERT_EQ(ab.exitCode, 0) << ab.output;
+  EXPECT_FALSE(contains(ab.output, "register cap")) << ab.output;
+  EXPECT_NEAR(seconds(ab.output), bounded, bounded * 1e-3) << ab.output;
+  // Without ptxas (--no-ptxas) and under --compare, the launch bounds: no cap is chosen.
+  for (const char* f : {" --no-ptxas", " --compare"}) {
+    auto n = runCommand(analyze + f);
+    ASSERT_EQ(n.exitCode, 0) << f << n.output;
+    EXPECT_FALSE(contains(n.output, "register cap")) << f << n.output;
+  }
 }
 
 TEST(RegisterCap, ValidatedAgainstTheMachine) {
