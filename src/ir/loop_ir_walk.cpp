@@ -169,4 +169,36 @@ std::set<std::string> namesUsed(const StmtPtr& s) {
   return u.names;
 }
 
+namespace {
+
+/// The names a body declares: locals and loop variables.
+class Declared : public StmtVisitor {
+ public:
+  std::set<std::string> names;
+
+ protected:
+  void visitLeaf(const Stmt& s) override {
+    if (s.kind == StmtKind::LocalDecl) names.insert(s.name);
+    StmtVisitor::visitLeaf(s);
+  }
+  void visitFor(const Stmt& s) override {
+    names.insert(s.name);
+    StmtVisitor::visitFor(s);
+  }
+};
+
+}  // namespace
+
+std::set<std::string> namesTaken(const Function& f) {
+  std::set<std::string> out;
+  for (const Param& p : f.params) out.insert(p.name);
+  for (const SharedArray& a : f.shared) out.insert(a.name);
+  if (!f.body) return out;
+  Declared d;
+  d.visit(f.body);
+  out.merge(d.names);
+  out.merge(namesUsed(f.body));
+  return out;
+}
+
 }  // namespace tessel::lir

@@ -61,6 +61,9 @@ class StmtMutator {
 std::set<std::string> namesUsed(const std::vector<StmtPtr>& body);
 /// The same for one statement.
 std::set<std::string> namesUsed(const StmtPtr& s);
+/// Every name function `f` has: its parameters and shared arrays, and the locals, loop
+/// variables and buffers its body declares or uses (a pass's new names avoid them).
+std::set<std::string> namesTaken(const Function& f);
 
 template <typename F>
 ExprPtr rewriteExpr(const ExprPtr& e, F&& f) {

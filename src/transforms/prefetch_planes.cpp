@@ -104,22 +104,6 @@ struct Input {
   std::vector<std::string> regs;  // empty: not prefetched
 };
 
-/// Every name a function declares or uses, so that the registers' names are new.
-class Names : public StmtVisitor {
- public:
-  std::set<std::string> names;
-
- protected:
-  void visitLeaf(const lir::Stmt& s) override {
-    if (s.kind == StmtKind::LocalDecl) names.insert(s.name);
-    StmtVisitor::visitLeaf(s);
-  }
-  void visitFor(const lir::Stmt& s) override {
-    names.insert(s.name);
-    StmtVisitor::visitFor(s);
-  }
-};
-
 class Prefetcher {
  public:
   explicit Prefetcher(const Function& f) : f_(f) {}
@@ -129,11 +113,7 @@ class Prefetcher {
     if (!f_.body) return f_;
     collect(f_.body->body);
     if (inputs_.empty()) return f_;
-    Names used;
-    used.visit(f_.body);
-    used.names.merge(namesUsed(f_.body));
-    for (const lir::Param& p : f_.params) used.names.insert(p.name);
-    for (const SharedArray& a : f_.shared) used.names.insert(a.name);
+    std::set<std::string> used = namesTaken(f_);
     std::vector<std::string> refused;
     for (auto& [stem, in] : inputs_) {
       if (in.slots > kMaxPrefetchRegisters) {
@@ -143,8 +123,8 @@ class Prefetcher {
       }
       for (int64_t m = 0; m < in.slots; ++m) {
         std::string name = fmt::format("{}_{}", stem, m);
-        for (int n = 2; used.names.count(name); ++n) name = fmt::format("{}_{}_{}", stem, m, n);
-        used.names.insert(name);
+        for (int n = 2; used.count(name); ++n) name = fmt::format("{}_{}_{}", stem, m, n);
+        used.insert(name);
         in.regs.push_back(name);
       }
       info.prefetched += static_cast<int>(in.slots);
