@@ -182,6 +182,14 @@ std::string appliedText(const KernelReport& r) {
     parts.push_back(fmt::format("unrolled: {} points per thread ({}, {})", points,
                                 fmt::join(along, "x"), k.cyclic ? "cyclic" : "blocked"));
   }
+  if (const int e = k.tileUnroll[0] * k.tileUnroll[1] * k.tileUnroll[2]; e > 1) {
+    std::vector<int> along(k.tileUnroll.begin(),
+                           k.tileUnroll.begin() + std::max<size_t>(1, k.gridIters.size()));
+    parts.push_back(
+        fmt::format("unrolled: a stage's region per block is {} times its threads "
+                    "(x, y, z), {} elements per thread in each stage's loop",
+                    fmt::join(along, "x"), e));
+  }
   if (!k.perspective.empty()) parts.push_back("input perspective: " + k.perspective);
   if (!k.folded.empty())
     parts.push_back("folded: " + k.folded + " staged as one array (computed as it is loaded)");

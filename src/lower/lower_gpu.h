@@ -65,9 +65,13 @@ struct GpuKernelInfo {
   int chunk = 0;                          // stream: planes per block; 0: the whole extent
   std::array<int, 3> unroll = {1, 1, 1};  // points per thread along grid x, y, z
   bool cyclic = false;                    // unrolled points a block apart (else consecutive)
-  int prefetched = 0;                     // stream: prefetch registers per thread
-  std::string notPrefetched;              // stream with prefetch: the planes left without, why
-  std::string folded;                     // folded combinations staged as one array ("my * u")
+  /// overlapped (tiled): the block covers block x tileUnroll points along grid x, y, z, each
+  /// stage's cooperative loop giving a thread that many elements (`unroll` stays 1: a thread
+  /// has no copies of its own).
+  std::array<int, 3> tileUnroll = {1, 1, 1};
+  int prefetched = 0;         // stream: prefetch registers per thread
+  std::string notPrefetched;  // stream with prefetch: the planes left without, why
+  std::string folded;         // folded combinations staged as one array ("my * u")
   /// Fused streamed kernels: the arrays read from global memory instead of an input ring
   /// (TileSpec::globalInputs: gmem placements, occupancy demotion), "m, c"; "" for none.
   std::string inGlobalMemory;

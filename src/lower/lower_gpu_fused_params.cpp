@@ -25,6 +25,8 @@ GpuKernelInfo kernelInfo(const FusedContext& c, int64_t shared) {
   if (c.sd >= 0) {  // the streamed kernel's copies per thread (the tiled one loops instead)
     info.unroll = c.unroll;
     info.cyclic = c.cyclic;
+  } else {
+    info.tileUnroll = c.unroll;
   }
   info.fusedCalls = c.v.seq.calls;
   info.tile = c.v.tile;

@@ -85,10 +85,21 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
                               "its taps; stage the reused values on chip (--schedule shared or "
                               "stream)",
                               oi(bound)));
-  if (bound.level == "shared memory")
-    out.push_back(lead + fmt::format("shared-memory-bound ({}): keep more values in registers "
-                                     "(streaming keeps the planes along the swept dimension there)",
-                                     oi(bound)));
+  if (bound.level == "shared memory") {
+    // ARTEMIS's register optimisations where shared memory binds: streaming (its planes in
+    // registers), then retiming (a plane's neighbourhood read once for every output around it;
+    // j3d27pt's 27 shared loads per point become 9).
+    const std::string how =
+        r.info.streamIter < 0
+            ? "keep more values in registers (--schedule stream keeps the planes along the "
+              "swept dimension there; --retime then reads each plane's neighbourhood once)"
+        : r.info.retimed == 0
+            ? "retime it (--retime: each plane's neighbourhood read once for all the outputs "
+              "around it, where `tessel info` says the statement is retimable)"
+            : "it is retimed already: a larger block (fewer halo loads per point) or fewer "
+              "fused steps";
+    out.push_back(lead + fmt::format("shared-memory-bound ({}): {}", oi(bound), how));
+  }
   if (bound.level == "compute" && r.redundancyPercent > 25)
     out.push_back(lead + fmt::format("compute-bound with {:.0f}% of the computed points redundant: "
                                      "fuse fewer steps or stream one dimension "

@@ -498,7 +498,9 @@ struct Checker {
         error(s.maxRegisters.origin,
               fmt::format("{}: a register cap must be from 16 to {} per thread on {}", what, most,
                           m.name),
-              "ptxas needs at least 16; without the clause each family keeps its launch bounds");
+              "ptxas needs at least 16; without a cap the CUDA kernels take the model's "
+              "(--max-registers auto, the default), and --max-registers bounds keeps each "
+              "family's launch bounds");
       else if (m.limits.maxRegistersPerBlock > 0 && n * block > m.limits.maxRegistersPerBlock)
         error(s.maxRegisters.origin,
               fmt::format("{}: {} registers for each of the block's {} threads are {}, more than "

@@ -343,6 +343,11 @@ TEST(CliAnalyze, EachHintShowsTheFiguresThatTriggeredIt) {
         EXPECT_NE(h.find("keep more values in registers"), std::string::npos) << h;
       }
     EXPECT_TRUE(seen);
+    // Streamed, the remedy is retiming (j3d27pt's 27 shared loads per point); retimed, it says so.
+    const auto s = analyzedKernels(sourceDir() + "/benchmarks/j3d27pt.sten --schedule stream")[0];
+    ASSERT_EQ(s["bound"], "shared memory") << s;
+    EXPECT_NE(hintOf(s, "shared-memory-bound (").find("retime it (--retime"), std::string::npos)
+        << s;
   }
   // Low occupancy: rhs4center's fused kernel at T = 3 on the K20c holds one block of 512
   // threads per SM (of 2048), limited by its shared memory.

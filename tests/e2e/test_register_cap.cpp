@@ -116,6 +116,10 @@ TEST(RegisterCap, ValidatedAgainstTheMachine) {
   EXPECT_EQ(low.exitCode, 1) << low.output;
   EXPECT_TRUE(contains(low.output, "--max-registers 8: a register cap must be from 16 to 255"))
       << low.output;
+  EXPECT_TRUE(contains(low.output,
+                       "hint: ptxas needs at least 16; without a cap the CUDA kernels "
+                       "take the model's (--max-registers auto, the default)"))
+      << low.output;
   // 200 x 512 threads (the stencil's block (32, 16)) = 102,400 > 65,536.
   auto high = runCommand(tesselBinary() + " check " + benchFile("j3d7pt") + " --max-registers 200");
   EXPECT_EQ(high.exitCode, 1) << high.output;

@@ -98,6 +98,23 @@ TEST(UnrollReport, TheKernelReportNamesThePointsPerThread) {
   nlohmann::json rt = info("--schedule stream --retime --unroll i=2");
   EXPECT_NE(rt["applied"].get<std::string>().find("retimed: 6 accumulators"), std::string::npos)
       << rt;
+  // overlapped: the fused kernel's block covers twice its threads along x; no copies per thread.
+  auto o =
+      runCommand(tesselBinary() + " info --kernels --json " + benchmarkPath("j3d7pt").string() +
+                 " --schedule overlapped --time-tile 2 --unroll i=2");
+  ASSERT_EQ(o.exitCode, 0) << o.output;
+  bool fused = false;
+  const nlohmann::json oj = nlohmann::json::parse(o.output.substr(o.output.find('{')));
+  for (const auto& k : oj["kernels"]) {
+    if (k["name"].get<std::string>().rfind("fused", 0) != 0) continue;
+    fused = true;
+    EXPECT_NE(k["applied"].get<std::string>().find(
+                  "unrolled: a stage's region per block is 2x1x1 times its threads (x, y, z), 2 "
+                  "elements per thread in each stage's loop"),
+              std::string::npos)
+        << k;
+  }
+  EXPECT_TRUE(fused) << o.output;
 }
 
 TEST(UnrollRefusals, TooManyPointsPerThreadAreRefusedWithAHint) {
