@@ -506,22 +506,53 @@ std::string analyzeText(const nlohmann::json& a) {
   out +=
       "\nSchedules ranked by predicted time per run (registers estimated from the kernels' "
       "IR):\n";
-  int rank = 0;
+  // Rows of one family whose time tiles change nothing (a run of fewer calls than the tile
+  // fuses them all already) are one line: "overlapped --time-tile 1, 2, 3", "stream (= --time-tile
+  // 2, 3)".
+  struct Row {
+    std::string schedule, family;
+    const nlohmann::json* c;
+    std::vector<std::string> tiles;  // the time tiles of the rows merged into it
+  };
+  std::vector<Row> rows;
   for (const auto& c : a["compare"]) {
+    const std::string schedule = c["schedule"].get<std::string>();
+    std::string family = schedule;
+    const size_t t = schedule.find(" --time-tile ");
+    if (t != std::string::npos) family.resize(t);
+    if (t != std::string::npos && !c.contains("refused") && !rows.empty() &&
+        !rows.back().c->contains("refused") && rows.back().family == family &&
+        (*rows.back().c)["seconds"] == c["seconds"] &&
+        (*rows.back().c)["kernels"] == c["kernels"]) {
+      rows.back().tiles.push_back(schedule.substr(schedule.rfind(' ') + 1));
+      continue;
+    }
+    rows.push_back({schedule, family, &c, {}});
+  }
+  for (Row& r : rows)
+    if (!r.tiles.empty())
+      r.schedule += r.schedule.find(" --time-tile ") != std::string::npos
+                        ? fmt::format(", {}", fmt::join(r.tiles, ", "))
+                        : fmt::format(" (= --time-tile {})", fmt::join(r.tiles, ", "));
+  int rank = 0;
+  for (const Row& r : rows) {
+    const nlohmann::json& c = *r.c;
     if (c.contains("refused")) {
-      out += fmt::format("   -  {:<26} refused: {}\n", c["schedule"].get<std::string>(),
-                         c["refused"].get<std::string>());
+      out += fmt::format("   -  {:<26} refused: {}\n", r.schedule, c["refused"].get<std::string>());
       continue;
     }
     out +=
         fmt::format("  {:>2}  {:<26} {:>10.4g} ms  {:>8.4g} GStencil/s  {} kernel{}, bound: {}\n",
-                    ++rank, c["schedule"].get<std::string>(), c["seconds"].get<double>() * 1e3,
+                    ++rank, r.schedule, c["seconds"].get<double>() * 1e3,
                     c["gstencils_per_s"].get<double>(), c["kernels"].get<size_t>(),
                     c["kernels"].get<size_t>() == 1 ? "" : "s", c["bound"].get<std::string>());
     if (c["extrapolated"].get<bool>())
-      out +=
-          "      (fuses a number of steps the machine's calibration did not measure for its "
-          "family: the model's choice leaves it out)\n";
+      out += r.schedule.find("--fuse-statements") != std::string::npos &&
+                     r.schedule.find("--time-tile") == std::string::npos
+                 ? "      (its statements fused in one streamed kernel, which the machine's "
+                   "calibration did not measure: the model's choice leaves it out)\n"
+                 : "      (fuses a number of time steps the machine's calibration did not measure "
+                   "for its family: the model's choice leaves it out)\n";
   }
   return out;
 }

@@ -76,6 +76,19 @@ TEST(CliAnalyze, CompareRanksEveryFamily) {
   auto h = runCommand(tesselBinary() + " analyze --no-ptxas --machine a100 " + j3d7pt());
   EXPECT_NE(h.output.find("an uncalibrated roofline"), std::string::npos) << h.output;
   EXPECT_NE(t.output.find("Schedules ranked by predicted time"), std::string::npos) << t.output;
+  // cosmo-hdiff runs one call: time tiles fuse nothing more, and the text says so in one line
+  // per family (the JSON keeps every row); its fused streamed kernel is uncalibrated for
+  // fusing statements, not time steps.
+  const std::string hdiff = sourceDir() + "/benchmarks/cosmo-hdiff.sten";
+  auto h1 = runCommand(tesselBinary() + " analyze --no-ptxas --compare " + hdiff);
+  ASSERT_EQ(h1.exitCode, 0) << h1.output;
+  EXPECT_NE(h1.output.find("overlapped --time-tile 1, 2, 3 "), std::string::npos) << h1.output;
+  EXPECT_NE(h1.output.find("stream (= --time-tile 2, 3) "), std::string::npos) << h1.output;
+  EXPECT_NE(h1.output.find("(its statements fused in one streamed kernel, which the machine's "
+                           "calibration did not measure"),
+            std::string::npos)
+      << h1.output;
+  EXPECT_EQ(h1.output.find("fuses a number of time steps"), std::string::npos) << h1.output;
 }
 
 TEST(CliAnalyze, RegisterLimitedOccupancyPointsToTheModelsCap) {
