@@ -55,6 +55,9 @@ struct tessel_runtime {
   // progress (and the launches before it); per loop (its site), its executable graph, kept from
   // one run to the next and updated with the new run's buffers.
   bool graphs = true;
+  // $TESSEL_SYNC_LAUNCHES=1: wait for each kernel as it is launched, so that a fault names the
+  // kernel that faulted (slower; no graphs then, whose launches cannot be waited for one by one).
+  bool sync_launches = false;
   bool capturing = false;
   int launches_before_capture = 0;
   std::vector<cudaGraphExec_t> graph_execs;
@@ -110,7 +113,9 @@ struct tessel_runtime {
     }
     name = names[device];
     const char* graphs_env = std::getenv("TESSEL_GRAPHS");
-    graphs = !(graphs_env && std::string(graphs_env) == "0");
+    const char* sync_env = std::getenv("TESSEL_SYNC_LAUNCHES");
+    sync_launches = sync_env && *sync_env && std::string(sync_env) != "0";
+    graphs = !(graphs_env && std::string(graphs_env) == "0") && !sync_launches;
     tessel_check(cudaSetDevice(device), "cudaSetDevice");
     tessel_check(cudaStreamCreate(&stream), "cudaStreamCreate");
     tessel_check(cudaMalloc(reinterpret_cast<void**>(&status), sizeof(int)), "cudaMalloc",
@@ -262,6 +267,9 @@ static void tessel_launch(tessel_runtime& rt, int id, int dims, int64_t gx, int6
                                 size_t(dynamic_shared), rt.stream),
                "cudaLaunchKernel", name);
   rt.after_timed();
+  if (rt.sync_launches)
+    tessel_check(cudaStreamSynchronize(rt.stream), "cudaStreamSynchronize",
+                 std::string("kernel ") + name + " faulted ($TESSEL_SYNC_LAUNCHES waits for each)");
 }
 
 // A loop as a CUDA Graph (lower_gpu_graph.cpp): *replays > 0 when the loop's iterations, from

@@ -104,6 +104,9 @@ struct tessel_runtime {
   // 0; while `recording`, kernels and on-device copies are kept in `recorded` (each with the
   // arguments and buffers of its time) instead of enqueued.
   bool graphs = true;
+  // $TESSEL_SYNC_LAUNCHES=1: wait for each kernel as it is enqueued (clFinish), so that a kernel
+  // the device reports failing is named (slower).
+  bool sync_launches = false;
   bool recording = false;
   std::vector<std::function<void()>> recorded;
 
@@ -176,6 +179,8 @@ struct tessel_runtime {
     name = all[pick].second;
     const char* graphs_env = std::getenv("TESSEL_GRAPHS");
     graphs = !(graphs_env && std::string(graphs_env) == "0");
+    const char* sync_env = std::getenv("TESSEL_SYNC_LAUNCHES");
+    sync_launches = sync_env && *sync_env && std::string(sync_env) != "0";
     context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
     tessel_check(err, "clCreateContext");
     queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &err);
@@ -392,6 +397,9 @@ static void tessel_launch(tessel_runtime& rt, int id, int dims, int64_t gx, int6
                                               global, local, 0, nullptr, &e);
     if (err != CL_SUCCESS) tessel_launch_failed(rt, k, name, err, size_t(bx * by * bz));
     rt.timed(e);
+    if (rt.sync_launches)
+      tessel_check(clFinish(rt.queue), "clFinish",
+                   std::string("kernel ") + name + " failed ($TESSEL_SYNC_LAUNCHES waits for each)");
   });
 }
 
