@@ -34,7 +34,7 @@ LevelTime level(std::string name, double amount, double rate, std::string source
 
 /// ARTEMIS's hints (paper 000, section IV), each with the figures that triggered it.
 std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
-                                  const LevelTime& bound) {
+                                  const LevelTime& bound, const HintContext& context) {
   std::vector<std::string> out;
   // Latency-bound: the remedies its figures leave open, first; the bandwidth level's hint then
   // says what binds once the latency is hidden.
@@ -65,10 +65,21 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
   auto oi = [&](const LevelTime& l) {
     return fmt::format("{:.3g} FLOP/B against a ridge of {:.3g}", l.intensity, l.ridge);
   };
-  if (bound.level == "DRAM" && !fused)
+  if (bound.level == "DRAM" && !fused && !context.oneStep)
     out.push_back(lead + fmt::format("DRAM-bound ({}): fuse time steps (--schedule overlapped, or "
                                      "stream --time-tile T) to divide DRAM traffic by T",
                                      oi(bound)));
+  // A run of one call has no time steps to fuse: what is left is fusing its statements.
+  if (bound.level == "DRAM" && !fused && context.oneStep)
+    out.push_back(lead +
+                  fmt::format("DRAM-bound ({}) in a run of one call (no time steps to fuse): {}",
+                              oi(bound),
+                              context.statementsToFuse && r.info.fusedStmts.empty()
+                                  ? "fuse the call's statements so that their intermediates "
+                                    "stay on chip (--fuse-statements: under global where no "
+                                    "statement reads another's result at an offset, under stream "
+                                    "all of them; or --fusion-groups)"
+                                  : "its DRAM traffic is the compulsory reads and writes"));
   if (bound.level == "DRAM" && fused && r.traffic.steps > 1)
     out.push_back(lead + fmt::format("DRAM-bound ({}) at {} fused steps: more steps would cut DRAM "
                                      "traffic further, at the cost of more redundant work",
@@ -176,7 +187,7 @@ LatencyBound latencyBound(const KernelReport& r, const MachineDesc& m, int64_t b
 }  // namespace
 
 Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t blocks,
-                         double updates) {
+                         double updates, const HintContext& context) {
   const Traffic& t = r.traffic;
   const double peak = t.fp64 ? m.compute.peakFp64 : m.compute.peakFp32;
   Prediction p;
@@ -229,7 +240,7 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
   if (p.calibrated) p.calibration = factor->second;
   p.secondsPerUpdate = p.rooflineSecondsPerUpdate / p.calibration;
   p.seconds = p.secondsPerUpdate * updates;
-  p.hints = hintsFor(r, p, *bound);
+  p.hints = hintsFor(r, p, *bound, context);
   return p;
 }
 
@@ -349,7 +360,10 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
             box = fusedBox(v);
           }
     }
-    out.kernels.push_back(predictKernel(r, m, launchBlocks(k, box), updates));
+    HintContext context;
+    context.oneStep = work.callsExecuted <= 1;
+    context.statementsToFuse = prog.calls.at(static_cast<size_t>(k.call)).stmts.size() > 1;
+    out.kernels.push_back(predictKernel(r, m, launchBlocks(k, box), updates, context));
     out.seconds += out.kernels.back().seconds;
     out.rooflineSeconds += out.kernels.back().rooflineSecondsPerUpdate * updates;
   }

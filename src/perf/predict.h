@@ -78,10 +78,17 @@ struct Prediction {
   double gstencilsPerSecond() const { return secondsPerUpdate > 0 ? 1e-9 / secondsPerUpdate : 0; }
 };
 
+/// What the program around a kernel leaves open, for its hints: a run of one call has no time
+/// steps to fuse; a call of several statements has statements to fuse.
+struct HintContext {
+  bool oneStep = false;
+  bool statementsToFuse = false;
+};
+
 /// The prediction for kernel `r` on `m`, launched over `blocks` blocks, performing `updates`
 /// point-updates per run.
 Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t blocks,
-                         double updates);
+                         double updates, const HintContext& context = {});
 
 struct ProgramPrediction {
   std::vector<Prediction> kernels;  // one per report, in launch order

@@ -356,6 +356,13 @@ TEST(CliAnalyze, EachHintShowsTheFiguresThatTriggeredIt) {
         EXPECT_NE(h.find("keep more values in registers"), std::string::npos) << h;
       }
     EXPECT_TRUE(seen);
+    // A run of one call (cosmo-hdiff) has no time steps to fuse: its statements are what fuses.
+    const auto o = analyzedKernels(sourceDir() + "/benchmarks/cosmo-hdiff.sten --schedule global");
+    const std::string oh = hintOf(o[0], "DRAM-bound (");
+    EXPECT_NE(oh.find("in a run of one call (no time steps to fuse): fuse the call's statements"),
+              std::string::npos)
+        << oh;
+    EXPECT_EQ(oh.find("--time-tile"), std::string::npos) << oh;
     // Streamed, the remedy is retiming (j3d27pt's 27 shared loads per point); retimed, it says so.
     const auto s = analyzedKernels(sourceDir() + "/benchmarks/j3d27pt.sten --schedule stream")[0];
     ASSERT_EQ(s["bound"], "shared memory") << s;
