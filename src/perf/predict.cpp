@@ -210,9 +210,19 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
                                   ? fmt::format("derived: {} SMs x {} B x {:.3g} GHz",
                                                 m.compute.sms, perClock, *m.compute.smClock / 1e9)
                                   : std::string("unknown (no clock in the machine file)");
-  p.levels.push_back(level("L1", t.l1Bytes, m.compute.ccMajor >= 7 ? onChip : 0,
-                           m.compute.ccMajor >= 7 ? derived : "unknown (before the unified L1)",
-                           t.flops, peak));
+  // Register spills (ptxas's figures): local memory, through L1. An estimate: each byte of
+  // ptxas's spill stores and loads moves once per point a thread computes (per copy of an
+  // unrolled thread's points, per fused step).
+  const int copies = std::max(1, r.info.unroll[0] * r.info.unroll[1] * r.info.unroll[2]);
+  const double spill = r.ptxas ? static_cast<double>(r.ptxas->spillStores + r.ptxas->spillLoads) /
+                                     copies / std::max(1, t.steps)
+                               : 0.0;
+  std::string l1Source = m.compute.ccMajor >= 7 ? derived : "unknown (before the unified L1)";
+  if (spill > 0)
+    l1Source +=
+        fmt::format("; {:.3g} B of it register spills (ptxas's bytes, once per point)", spill);
+  p.levels.push_back(
+      level("L1", t.l1Bytes + spill, m.compute.ccMajor >= 7 ? onChip : 0, l1Source, t.flops, peak));
   p.levels.push_back(level("shared memory", t.sharedBytes, onChip, derived, t.flops, peak));
   const LevelTime* bound = &p.levels.front();
   for (const LevelTime& l : p.levels)

@@ -160,6 +160,28 @@ TEST(RegisterCap, PtxasKeepsTheKernelsWithinIt) {
   EXPECT_TRUE(found) << r.output;
 }
 
+// A cap that makes ptxas spill: the model counts the spills as L1 traffic (local memory), the
+// bytes ptxas reports once per point (j3d27pt's stream kernel under a cap of 24).
+TEST(RegisterCap, SpillsAreL1TrafficInTheModel) {
+  TESSEL_REQUIRE_NVCC();
+  auto l1 = [](const std::string& flags, int& spilled) {
+    auto r = runCommand(tesselBinary() + " analyze --json " + benchFile("j3d27pt") +
+                        " --schedule stream " + flags);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    const nlohmann::json k =
+        nlohmann::json::parse(r.output.substr(r.output.find('{')))["kernels"][0];
+    spilled = k["spill_bytes"].get<int>();
+    for (const auto& l : k["levels"])
+      if (l["level"] == "L1") return l["amount"].get<double>();
+    return -1.0;
+  };
+  int none = 0, some = 0;
+  const double plain = l1("--max-registers bounds", none), capped = l1("--max-registers 24", some);
+  ASSERT_EQ(none, 0);
+  ASSERT_GT(some, 0) << "a cap of 24 no longer spills: pick a lower one";
+  EXPECT_DOUBLE_EQ(capped, plain + some);
+}
+
 // `--max-registers auto`: the model's choice from ptxas's figures. j3d7pt overlapped T = 2 on
 // the H100 has 47 registers under its launch bounds (2 blocks of 512 threads per SM: 50%); the
 // caps that add one or two blocks (40, 32) are compiled, neither spills, and the model predicts
