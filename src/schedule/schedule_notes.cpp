@@ -65,15 +65,22 @@ std::vector<std::string> scheduleNotes(const Program& prog,
     for (const PlacementSpec& p : s.placements) {
       if (overlapped) continue;                                // said above
       if (perStatementStaged && p.readFromGlobal()) continue;  // applied
-      if (perStatementStaged && p.kind == PlacementKind::Shmem && s.occupancy) {
+      if (perStatementStaged && p.kind == PlacementKind::Shmem) {
+        // The staging analysis stages what is read at offsets; the hint moves nothing there.
         notes.push_back(fmt::format(
-            "stencil '{}': shmem ({}) ({}): the occupancy target never moves '{}' to global "
-            "memory; whether it is in shared memory is the staging analysis's choice (an array "
-            "read only at its centre is not)",
-            who, p.array, describe(p.origin), p.array));
+            "stencil '{}': the placement of '{}' in shared memory ({}): {}whether it is there is "
+            "the staging analysis's choice (an array read at offsets is staged, one read only at "
+            "its centre stays in registers)",
+            who, p.array, describe(p.origin),
+            s.occupancy
+                ? fmt::format("the occupancy target never moves '{}' to global memory; ", p.array)
+                : ""));
         continue;
       }
-      note(fmt::format("the placement of '{}'", p.array), p.origin);
+      notes.push_back(fmt::format(
+          "stencil '{}': the placement of '{}' ({}) does not apply to the '{}' family, which "
+          "stages nothing on chip (the 'shared' and 'stream' families apply placements)",
+          who, p.array, describe(p.origin), familyName(f)));
     }
     if (overlapped || f == ScheduleFamily::Shared)
       for (auto& c : prog.stencils[s.stencil].hints.clauses)

@@ -132,6 +132,13 @@ TEST(CliGpu, EmitCudaWritesOneFileAndCMakeLists) {
   std::string cm((std::istreambuf_iterator<char>(in)), {});
   EXPECT_TRUE(has(cm, "set(CMAKE_CUDA_ARCHITECTURES 80)")) << cm;
   EXPECT_TRUE(has(r.output, "the placement of 'in'")) << "heat's #assign is noted\n" << r.output;
+  // Under a family that stages nothing on chip, the note says so.
+  auto g = runCommand(tesselBinary() + " emit " + bench("heat") + " --target opencl -o " +
+                      freshDir("heat-global").string() + " --schedule global");
+  EXPECT_EQ(g.exitCode, 0) << g.output;
+  EXPECT_TRUE(has(g.output, "the placement of 'in' (") &&
+              has(g.output, "does not apply to the 'global' family, which stages nothing on chip"))
+      << g.output;
 }
 
 TEST(CliGpu, EmitRejectsAnUnknownTarget) {

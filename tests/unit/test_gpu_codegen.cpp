@@ -584,7 +584,9 @@ TEST(GpuLowering, PlanFromSchedules) {
   // analysis decides what lives in shared memory).
   auto notes = scheduleNotes(*p.prog, *schedules);
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_TRUE(contains(notes[0], "the placement of 'in'")) << notes[0];
+  EXPECT_TRUE(contains(notes[0], "the placement of 'in' in shared memory (")) << notes[0];
+  EXPECT_TRUE(contains(notes[0], "whether it is there is the staging analysis's choice"))
+      << notes[0];
 
   // --schedule global-stream keeps the old meaning of the clause (a note: it runs full).
   ScheduleOptions gs;
