@@ -194,7 +194,7 @@ std::string appliedText(const KernelReport& r) {
   if (!k.folded.empty())
     parts.push_back("folded: " + k.folded + " staged as one array (computed as it is loaded)");
   if (!k.inGlobalMemory.empty())
-    parts.push_back("read from global memory instead of an input ring (gmem, occupancy): " +
+    parts.push_back("read from global memory instead of an input ring (gmem, occupancy, no_shmem): " +
                     k.inGlobalMemory);
   if (k.prefetched > 0)
     parts.push_back(fmt::format("prefetched: the next plane in {} register{} per thread",

@@ -175,11 +175,16 @@ class Planner {
     for (int c : seq.calls) {
       const CallInst& call = prog_.calls.at(static_cast<size_t>(c));
       if (call.stencil != stencil) continue;
+      // Under `no_shmem`: every global array the call reads.
+      std::set<int> read;
+      for (const Stmt& st : call.stmts)
+        for (const Reference& r : stmtAccesses(st).reads)
+          if (!r.scalar && !r.array.local) read.insert(r.array.index);
       for (size_t a = 0; a < prog_.arrays.size(); ++a) {
         const std::string formal = formalName(prog_, call, {false, static_cast<int>(a)});
-        if (std::find(grid.globalFormals.begin(), grid.globalFormals.end(), formal) ==
-            grid.globalFormals.end())
-          continue;
+        const bool listed = std::find(grid.globalFormals.begin(), grid.globalFormals.end(),
+                                      formal) != grid.globalFormals.end();
+        if (!listed && !(grid.noShmem && read.count(static_cast<int>(a)))) continue;
         if (!written.count(static_cast<int>(a)))
           out.insert(static_cast<int>(a));
         else
@@ -442,6 +447,7 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   for (const PlacementSpec& p : s.placements)
     if (p.readFromGlobal()) g.globalFormals.push_back(p.array);
   for (const std::string& d : s.demoted) g.globalFormals.push_back(d);
+  g.noShmem = s.noShmem.value;
   g.indexBits = s.indexBits.value;
   g.fma = s.fma.value;
   g.maxRegisters = s.maxRegisters.value;
@@ -590,10 +596,12 @@ StmtStaging stageStatement(const Program& prog, const CallInst& call, const Stmt
   if (!retimed && !folded) s = planStaging(prog, call, st, tile, g.stream, g.staged());
   // Arrays placed in global memory (`gmem`) or demoted there for the occupancy target: read
   // from global memory at each use.
+  // Under `no_shmem`, every array that would be in shared memory.
   for (StagePlan& p : s.groups)
     if (p.kind != StageKind::Global &&
-        std::find(g.globalFormals.begin(), g.globalFormals.end(),
-                  formalName(prog, call, p.group.array)) != g.globalFormals.end())
+        ((g.noShmem && p.sharedElements() > 0) ||
+         std::find(g.globalFormals.begin(), g.globalFormals.end(),
+                   formalName(prog, call, p.group.array)) != g.globalFormals.end()))
       p.kind = StageKind::Global;
   s.sharedBytes = 0;
   for (const StagePlan& p : s.groups)

@@ -61,6 +61,12 @@ struct GridShape {
   /// staged families: arrays (the stencil's formal names) read from global memory at each use,
   /// never staged: `gmem` placements and the arrays Schedule::demoted names.
   std::vector<std::string> globalFormals;
+  /// The stencil-wide `no_shmem` clause (paper 000 II-B): under the staged families every array
+  /// a kernel would stage in shared memory is read from global memory at each use instead (its
+  /// register planes too; an array read only at its centre keeps its registers); a fused
+  /// streamed kernel's intermediates, and the arrays it writes, keep their rings (nothing else
+  /// holds them), with a remark.
+  bool noShmem = false;
   int indexBits = 0;     // Schedule::indexBits: 0 auto, 32 or 64
   bool fma = false;      // Schedule::fma: contracted multiply-adds
   int maxRegisters = 0;  // Schedule::maxRegisters: a register cap; 0 none

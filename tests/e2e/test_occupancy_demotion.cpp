@@ -167,7 +167,7 @@ TEST(OccupancyDemotion, StreamTimeTileDemotesTheLeastReadInputRing) {
   EXPECT_FALSE(contains(r.output, "'b' (")) << r.output;
   EXPECT_TRUE(contains(r.output,
                        "read from global memory instead of an input ring (gmem, "
-                       "occupancy): c"))
+                       "occupancy, no_shmem): c"))
       << r.output;
   EXPECT_TRUE(contains(r.output, "shared 49664 B")) << r.output;
   EXPECT_FALSE(contains(r.output, "is recorded but not applied yet")) << r.output;
@@ -184,7 +184,7 @@ TEST(OccupancyDemotion, StreamTimeTilePlacementsAndOverlapped) {
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_TRUE(contains(r.output,
                        "read from global memory instead of an input ring (gmem, "
-                       "occupancy): a"))
+                       "occupancy, no_shmem): a"))
       << r.output;
   EXPECT_TRUE(contains(r.output, "'in' stays in shared memory: the fused kernel writes it"))
       << r.output;
@@ -195,5 +195,52 @@ TEST(OccupancyDemotion, StreamTimeTilePlacementsAndOverlapped) {
   EXPECT_TRUE(contains(o.output,
                        "do not apply to the 'overlapped' family: its shared tiles hold "
                        "the values its kernels compute"))
+      << o.output;
+}
+
+// The stencil-wide `no_shmem` clause (paper 000 II-B): under shared and stream nothing is staged
+// in shared memory (every array read from global memory at each use); a fused streamed kernel
+// reads the arrays it only reads from global memory and keeps rings for those it writes, and
+// says so; `overlapped` and the global families say it does not apply. Each verifies on PoCL.
+TEST(OccupancyDemotion, StencilWideNoShmemStagesNothing) {
+  const std::string text =
+      "parameter L=32, M=32, N=32, T=2;\niterator k, j, i;\n"
+      "double a[L,M,N], b[L,M,N], c[L,M,N];\ncopyin a, b, c;\n"
+      "#pragma stream k block (16, 8) no_shmem\nstencil s (o, x, w) {\n"
+      "  o[k][j][i] = w[k][j][i] * (x[k-1][j][i] + x[k+1][j][i] + x[k][j-1][i] + x[k][j+1][i]"
+      " + x[k][j][i-1] + x[k][j][i+1]) + w[k][j-1][i];\n}\n"
+      "iterate 1:T {\n  s (b, a, c);\n  s (a, b, c);\n}\ncopyout a;\n";
+  const std::string file = write("noshmem", text);
+  for (const char* family : {"stream", "shared"}) {
+    auto r = runCommand(tesselBinary() + " info --kernels --json --no-ptxas " + file +
+                        " --schedule " + family);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const nlohmann::json j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    for (const auto& k : j["kernels"]) EXPECT_EQ(k["shared_bytes"], 0) << family << k;
+  }
+  // The fused kernel: c (w, only read) from global memory, a and b (x, written) in rings.
+  auto f = runCommand(tesselBinary() + " info --kernels --no-ptxas " + file + " --time-tile 2");
+  ASSERT_EQ(f.exitCode, 0) << f.output;
+  EXPECT_TRUE(contains(f.output, "'x' stays in shared memory: the fused kernel writes it"))
+      << f.output;
+  EXPECT_TRUE(contains(f.output,
+                       "read from global memory instead of an input ring (gmem, "
+                       "occupancy, no_shmem): c"))
+      << f.output;
+  for (const char* flags : {"--schedule stream", "--schedule shared", "--time-tile 2",
+                            "--schedule global", "--schedule overlapped --time-tile 2"}) {
+    SCOPED_TRACE(flags);
+    expectRunVerifies(file, "opencl", std::string(flags) + kSizes + " --param T=2");
+  }
+  auto g = runCommand(tesselBinary() + " info --no-ptxas " + file + " --schedule global");
+  EXPECT_TRUE(contains(g.output,
+                       "does not apply to the 'global' family: it stages nothing in "
+                       "shared memory"))
+      << g.output;
+  auto o = runCommand(tesselBinary() + " info --no-ptxas " + file +
+                      " --schedule overlapped --time-tile 2");
+  EXPECT_TRUE(contains(o.output, "no_shmem (" + file +
+                                     ":5:32) does not apply to the 'overlapped' family: its "
+                                     "shared tiles hold the values its kernels compute"))
       << o.output;
 }
