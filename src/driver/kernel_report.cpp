@@ -175,27 +175,26 @@ std::string appliedText(const KernelReport& r) {
   else
     parts.push_back(k.wideReason.empty() ? "64-bit indices (index_bits 64)"
                                          : "64-bit indices: " + k.wideReason);
-  const int points = k.unroll[0] * k.unroll[1] * k.unroll[2];
-  if (points > 1) {
-    std::vector<int> along(k.unroll.begin(),
-                           k.unroll.begin() + std::max<size_t>(1, k.gridIters.size()));
-    parts.push_back(fmt::format("unrolled: {} points per thread ({}, {})", points,
-                                fmt::join(along, "x"), k.cyclic ? "cyclic" : "blocked"));
-  }
-  if (const int e = k.tileUnroll[0] * k.tileUnroll[1] * k.tileUnroll[2]; e > 1) {
-    std::vector<int> along(k.tileUnroll.begin(),
-                           k.tileUnroll.begin() + std::max<size_t>(1, k.gridIters.size()));
+  // Per grid dimension in use (x first), "2x1": the unrolled points or elements of a thread.
+  auto along = [&](const std::array<int, 3>& u) {
+    return fmt::format(
+        "{}", fmt::join(u.begin(), u.begin() + std::max<size_t>(1, k.gridIters.size()), "x"));
+  };
+  if (const int points = k.unroll[0] * k.unroll[1] * k.unroll[2]; points > 1)
+    parts.push_back(fmt::format("unrolled: {} points per thread ({}, {})", points, along(k.unroll),
+                                k.cyclic ? "cyclic" : "blocked"));
+  if (const int e = k.tileUnroll[0] * k.tileUnroll[1] * k.tileUnroll[2]; e > 1)
     parts.push_back(
         fmt::format("unrolled: a stage's region per block is {} times its threads "
                     "(x, y, z), {} elements per thread in each stage's loop",
-                    fmt::join(along, "x"), e));
-  }
+                    along(k.tileUnroll), e));
   if (!k.perspective.empty()) parts.push_back("input perspective: " + k.perspective);
   if (!k.folded.empty())
     parts.push_back("folded: " + k.folded + " staged as one array (computed as it is loaded)");
   if (!k.inGlobalMemory.empty())
-    parts.push_back("read from global memory instead of an input ring (gmem, occupancy, no_shmem): " +
-                    k.inGlobalMemory);
+    parts.push_back(
+        "read from global memory instead of an input ring (gmem, occupancy, no_shmem): " +
+        k.inGlobalMemory);
   if (k.prefetched > 0)
     parts.push_back(fmt::format("prefetched: the next plane in {} register{} per thread",
                                 k.prefetched, k.prefetched == 1 ? "" : "s"));

@@ -313,6 +313,23 @@ Module eachFunction(const Module& m, Function (*pass)(const Function&)) {
   return out;
 }
 
+CType valueType(ScalarType t) { return t == ScalarType::Int ? CType::Int64 : ctypeOf(t); }
+
+ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc && x ? binary(Op::And, acc, x) : acc ? acc : x; }
+
+ExprPtr zeroOf(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return boolLit(false);
+    case ScalarType::Int:
+      return intLit(0);
+    case ScalarType::Float:
+    case ScalarType::Double:
+      return floatLit(0.0, t);
+  }
+  return intLit(0);
+}
+
 ExprPtr indexAddConst(ExprPtr a, int64_t c) {
   if (c == 0) return a;
   if (isLit(a)) return intLit(a->ival + c);

@@ -276,6 +276,13 @@ struct Module {
 /// time) runs on a module.
 Module eachFunction(const Module& m, Function (*pass)(const Function&));
 
+/// The C type of a language value in generated code (ints are 64-bit values).
+CType valueType(ScalarType t);
+/// `acc && x`, or the one given when the other is absent (building a guard term by term).
+ExprPtr allOf(ExprPtr acc, ExprPtr x);
+/// The zero of a language type (false, 0, 0.0 with the type's suffix).
+ExprPtr zeroOf(ScalarType t);
+
 /// Index arithmetic with light folding (`k + 0` -> `k`, `k + -1` -> `k - 1`, literal folding).
 ExprPtr indexAdd(ExprPtr a, ExprPtr b);
 ExprPtr indexAddConst(ExprPtr a, int64_t c);

@@ -18,8 +18,6 @@ namespace {
 
 }  // namespace
 
-CType valueType(ScalarType t) { return t == ScalarType::Int ? CType::Int64 : ctypeOf(t); }
-
 ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args) {
   auto n = std::make_shared<Expr>(*e);
   n->args = std::move(args);
@@ -262,21 +260,6 @@ GroupBounds declareGroupBounds(CallExprs& x, const ProgramNames& g, const CallRe
     out.push_back(localDecl(CType::Int64, b.boxHi[d], h));
   }
   return b;
-}
-
-ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc && x ? binary(Op::And, acc, x) : acc ? acc : x; }
-
-ExprPtr zeroOf(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return boolLit(false);
-    case ScalarType::Int:
-      return intLit(0);
-    case ScalarType::Float:
-    case ScalarType::Double:
-      return floatLit(0.0, t);
-  }
-  return intLit(0);
 }
 
 std::vector<lir::Param> programTableParams() {

@@ -59,13 +59,10 @@ struct Assignment {
   ExprPtr registerVar;
 };
 
-/// The C type of a language value in generated code (ints are 64-bit values).
-lir::CType valueType(ScalarType t);
-
-/// `acc && x`, or the one given when the other is absent (building a guard term by term).
-ExprPtr allOf(ExprPtr acc, ExprPtr x);
-/// The zero of a language type (false, 0, 0.0 with the type's suffix).
-ExprPtr zeroOf(ScalarType t);
+// valueType, allOf and zeroOf: ir/loop_ir.h (the passes use them too).
+using lir::allOf;
+using lir::valueType;
+using lir::zeroOf;
 
 /// Copy of e with its arguments replaced (types and everything else kept).
 ExprPtr withArgs(const ExprPtr& e, std::vector<ExprPtr> args);

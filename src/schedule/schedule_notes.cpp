@@ -63,11 +63,11 @@ std::vector<std::string> scheduleNotes(const Program& prog,
     else if (s.occupancy && !perStatementStaged)
       note("occupancy", s.occupancy->origin);
     if (s.noShmem.value && (overlapped || !grid.staged()))
-      notes.push_back(fmt::format(
-          "stencil '{}': no_shmem ({}) does not apply to the '{}' family: {}", who,
-          describe(s.noShmem.origin), familyName(f),
-          overlapped ? "its shared tiles hold the values its kernels compute"
-                     : "it stages nothing in shared memory"));
+      notes.push_back(
+          fmt::format("stencil '{}': no_shmem ({}) does not apply to the '{}' family: {}", who,
+                      describe(s.noShmem.origin), familyName(f),
+                      overlapped ? "its shared tiles hold the values its kernels compute"
+                                 : "it stages nothing in shared memory"));
     for (const PlacementSpec& p : s.placements) {
       if (overlapped) continue;                                // said above
       if (perStatementStaged && p.readFromGlobal()) continue;  // applied

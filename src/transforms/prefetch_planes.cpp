@@ -24,8 +24,6 @@ namespace {
 
 bool isIntLit(const ExprPtr& e) { return e && e->kind == ExprKind::IntLit; }
 
-ExprPtr allOf(ExprPtr acc, ExprPtr x) { return acc ? binary(Op::And, acc, x) : x; }
-
 /// A cooperative loop nest of a plane load: the loops (outermost first), the innermost
 /// loop's body (declarations, then `if (cond) shared[index] = value;`) and the iterations a
 /// thread makes at most.
@@ -156,43 +154,47 @@ class Prefetcher {
     }
   }
 
-  /// The registers' loads of `in`'s plane, its plane variable replaced by `plane`.
-  std::vector<StmtPtr> fetch(const Input& in, const ExprPtr& plane) const {
+  /// `load`'s statements with each cooperative loop nest made straight-line, one copy per
+  /// element a thread loads, whose store `then(store, its register)` replaces; the other
+  /// statements where `keep` says so.
+  std::vector<StmtPtr> straighten(
+      const lir::Stmt& load, const Input& in, bool (*keep)(const lir::Stmt&),
+      const std::function<StmtPtr(const lir::Stmt&, const std::string&)>& then) const {
     std::vector<StmtPtr> out;
     size_t r = 0;
-    for (const StmtPtr& x : in.load->body) {
-      if (x->kind == StmtKind::LocalDecl) {
-        out.push_back(x);
-      } else if (x->kind == StmtKind::For) {
-        Nest n = nestOf(*x);
-        for (int64_t m = 0; m < n.slots; ++m) {
-          const std::string& reg = in.regs.at(r++);
-          out.push_back(slotOf(n, m, [&](const lir::Stmt& st) { return assign(reg, st.value); }));
-        }
+    for (const StmtPtr& x : load.body) {
+      if (x->kind != StmtKind::For) {
+        if (keep(*x)) out.push_back(x);
+        continue;
+      }
+      Nest n = nestOf(*x);
+      for (int64_t m = 0; m < n.slots; ++m) {
+        const std::string& reg = in.regs.at(r++);
+        out.push_back(slotOf(n, m, [&](const lir::Stmt& st) { return then(st, reg); }));
       }
     }
-    return substituteVar(out, in.fetch->plane, plane);
+    return out;
+  }
+
+  /// The registers' loads of `in`'s plane (the load's declarations kept, its own points'
+  /// stores left out), its plane variable replaced by `plane`.
+  std::vector<StmtPtr> fetch(const Input& in, const ExprPtr& plane) const {
+    return substituteVar(
+        straighten(
+            *in.load, in, [](const lir::Stmt& x) { return x.kind == StmtKind::LocalDecl; },
+            [](const lir::Stmt& st, const std::string& reg) { return assign(reg, st.value); }),
+        in.fetch->plane, plane);
   }
 
   /// Marked load `s`: its cooperative loops store the registers; then the next plane's load.
   std::vector<StmtPtr> prefetched(const StmtPtr& s, const Input& in) const {
     auto stores = std::make_shared<lir::Stmt>(*s);
     stores->fetch = nullptr;
-    stores->body.clear();
-    size_t r = 0;
-    for (const StmtPtr& x : s->body) {
-      if (x->kind != StmtKind::For) {
-        stores->body.push_back(x);
-        continue;
-      }
-      Nest n = nestOf(*x);
-      for (int64_t m = 0; m < n.slots; ++m) {
-        const std::string& reg = in.regs.at(r++);
-        stores->body.push_back(slotOf(n, m, [&](const lir::Stmt& st) {
+    stores->body = straighten(
+        *s, in, [](const lir::Stmt&) { return true; },
+        [&](const lir::Stmt& st, const std::string& reg) {
           return store(st.name, st.index, var(reg, in.type));
-        }));
-      }
-    }
+        });
     const PlaneFetch& f = *s->fetch;
     std::vector<StmtPtr> next = {comment(fmt::format(
         "Prefetch: the next plane of {} into its {} register{}, in flight while this one is "
@@ -204,16 +206,13 @@ class Prefetcher {
 
   /// The start marker of `in`: the registers, and the sweep's first plane loaded into them.
   std::vector<StmtPtr> start(const PlaneFetch& f, const Input& in) const {
-    CType t = in.type == ScalarType::Int ? CType::Int64 : ctypeOf(in.type);
-    ExprPtr zero = in.type == ScalarType::Int    ? intLit(0)
-                   : in.type == ScalarType::Bool ? boolLit(false)
-                                                 : floatLit(0.0, in.type);
     std::vector<StmtPtr> out = {comment(fmt::format(
         "Prefetching (paper 000 III-A4): each plane of {} that goes to shared memory is loaded "
         "a plane ahead into {} register{} per thread, while the plane before is computed; the "
         "first one now.",
         f.input, in.regs.size(), in.regs.size() == 1 ? "" : "s"))};
-    for (const std::string& r : in.regs) out.push_back(localDecl(t, r, zero, false));
+    for (const std::string& r : in.regs)
+      out.push_back(localDecl(valueType(in.type), r, zeroOf(in.type), false));
     // (In a block of its own where it declares a variable the sweep declares again.)
     std::vector<StmtPtr> first = fetch(in, f.first);
     if (std::any_of(first.begin(), first.end(),
