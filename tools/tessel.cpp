@@ -712,8 +712,7 @@ int main(int argc, char** argv) {
                               !ao.fusionChoices && !ao.defaultsEffect &&
                               machineOf(scheduleValues) != "host";
     const bool cudaCode = (run->parsed() && backendName == "cuda") ||
-                          (emit->parsed() && eo.target == "cuda") || res->parsed() ||
-                          analyzesCuda;
+                          (emit->parsed() && eo.target == "cuda") || res->parsed() || analyzesCuda;
     if (const CapRequest asked = capRequest(prog, scheduleValues, cudaCode);
         asked != CapRequest::None) {
       std::map<std::string, int64_t> given;
