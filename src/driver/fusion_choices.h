@@ -31,8 +31,8 @@ nlohmann::json rankFusionChoices(const Program& prog,
                                  const ParamValues& params, DiagnosticEngine& diags);
 
 /// `--fusion-groups auto`: the fusion choice the model predicts fastest per run, of the program
-/// as written and the variants fusionChoiceNames() makes that change it (MODESTO's grouping is
-/// left out for its counting time); ties within kChoiceMargin go to the earlier one, the program
+/// as written and the variants fusionChoiceNames() makes that change it; ties within
+/// kChoiceMargin go to the earlier one, the program
 /// as written first. With `chooseSchedules` (--schedule auto, or a GPU run without a family) each
 /// is costed under its own chooseSchedule() and the schedule comes with the choice; else under
 /// `flags` as they are.

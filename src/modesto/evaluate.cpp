@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 
+#include "modesto/packed_keys.h"
 #include "modesto/tiling.h"
 
 namespace tessel::modesto {
@@ -19,6 +21,7 @@ using detail::Key;
 using detail::KeySet;
 using detail::kId;
 using detail::kPoint;
+using detail::Packed;
 
 /// Every leaf of `g` sits `depth` levels below it.
 bool leavesAt(const Group& g, int depth) {
@@ -38,7 +41,14 @@ class Counter {
         n_(p.dims),
         maps_(std::move(maps)),
         inputs_(p.inputFields()),
-        onlyRootChild_(onlyRootChild) {}
+        onlyRootChild_(onlyRootChild),
+        packing_(packingFor(p, maps_, p.stencils.size() + inputs_.size())) {
+    for (const KeySet& tiles : maps_.tiles) {
+      selectedTiles_.emplace_back();
+      for (const Key& k : tiles)
+        if (selected(k)) selectedTiles_.back().push_back(packing_.pack(k));
+    }
+  }
 
   Evaluation run(const Group& root) {
     Evaluation e;
@@ -73,25 +83,62 @@ class Counter {
                             (std::find(inputs_.begin(), inputs_.end(), f) - inputs_.begin()));
   }
 
-  /// I_s restricted to `fields`, over S: (field, point read, tile id of the evaluation).
-  void inputMap(int s, const std::set<int>& fields, KeySet& out) const {
+  /// Calls `visit` with each element of I_s restricted to `fields`, over S, packed: (field,
+  /// point read, tile id of the evaluation), duplicates included.
+  /// With `originTilesOf` > 1: only the evaluations in the origin tile of every level before
+  /// that one (what a group of that level stores).
+  template <typename Visit>
+  void forEachInput(int s, const std::set<int>& fields, Visit&& visit,
+                    int originTilesOf = 1) const {
+    std::vector<Packed> origin;
+    const std::vector<Packed>* tiles = &selectedTiles_[static_cast<size_t>(s)];
+    if (originTilesOf > 1) {
+      // The offsets change points only: the tiles are filtered once for every access.
+      std::copy_if(tiles->begin(), tiles->end(), std::back_inserter(origin),
+                   [&](Packed k) { return packing_.outerTilesZero(k, originTilesOf); });
+      tiles = &origin;
+    }
     for (const Access& a : p_.stencils[static_cast<size_t>(s)].in) {
       const int f = fieldIndex(a.field);
       if (!fields.count(f)) continue;
-      for (Key k : maps_.tiles[static_cast<size_t>(s)]) {
-        if (!selected(k)) continue;
-        k[0] = f;
-        for (int d = 0; d < n_; ++d) k[kPoint + d] += static_cast<int32_t>(a.offset[d]);
-        out.push_back(k);
-      }
+      Packed delta = packing_.delta(0, f - s);
+      for (int d = 0; d < n_; ++d) delta += packing_.delta(kPoint + d, a.offset[d]);
+      for (Packed k : *tiles) visit(k + delta);
     }
   }
 
-  /// `keys` with the tile coordinates of levels `keep` and deeper projected out, deduplicated.
-  KeySet project(KeySet keys, int keep) const {
-    for (Key& k : keys) std::fill(k.begin() + kId + keep * n_, k.end(), 0);
-    detail::normalize(keys);
-    return keys;
+  /// The keys of `sten`'s tiles over S: what a set of their reads or writes holds, about.
+  size_t tileCount(const std::vector<int>& sten) const {
+    size_t n = 0;
+    for (int s : sten) n += selectedTiles_[static_cast<size_t>(s)].size();
+    return n;
+  }
+
+  /// The packing of every key the counts form: the tiles' coordinates, the points their
+  /// accesses read, the fields' indices, and tile coordinate 0 (outerTilesZero).
+  static detail::KeyPacking packingFor(const StencilProgram& p, const detail::TilingMaps& maps,
+                                       size_t fields) {
+    // Tile coordinates start at 0 (outerTilesZero packs a 0), points at the first tile's.
+    Key lo{}, hi{};
+    hi[0] = static_cast<int32_t>(fields);
+    for (const KeySet& tiles : maps.tiles)
+      if (!tiles.empty())
+        for (int d = 0; d < p.dims; ++d) lo[kPoint + d] = hi[kPoint + d] = tiles[0][kPoint + d];
+    for (const KeySet& tiles : maps.tiles)
+      for (const Key& k : tiles)
+        for (size_t i = kPoint; i < k.size(); ++i)
+          lo[i] = std::min(lo[i], k[i]), hi[i] = std::max(hi[i], k[i]);
+    std::array<int64_t, kMaxDims> lowest{}, highest{};
+    for (const Stencil& st : p.stencils)
+      for (const Access& a : st.in)
+        for (int d = 0; d < p.dims; ++d)
+          lowest[static_cast<size_t>(d)] = std::min(lowest[static_cast<size_t>(d)], a.offset[d]),
+          highest[static_cast<size_t>(d)] = std::max(highest[static_cast<size_t>(d)], a.offset[d]);
+    for (int d = 0; d < p.dims; ++d) {
+      lo[kPoint + d] = static_cast<int32_t>(lo[kPoint + d] + lowest[static_cast<size_t>(d)]);
+      hi[kPoint + d] = static_cast<int32_t>(hi[kPoint + d] + highest[static_cast<size_t>(d)]);
+    }
+    return detail::KeyPacking(lo, hi, p.dims);
   }
 
   /// The stencils of `g` whose fields are read outside it or leave the program.
@@ -140,33 +187,41 @@ class Counter {
       ChildCounts cc;
       cc.text = variantText(c, p_);
       // Loads: the child's input map over S, per element and parent tile.
-      KeySet in;
-      for (int s : cs) inputMap(s, cin, in);
-      cc.loads = static_cast<double>(project(std::move(in), level).size());
-      // I_{p,c}: what the later children read of this child's outputs.
-      KeySet later;
-      for (size_t cj = ci + 1; cj < g.children.size(); ++cj)
-        for (int s : g.children[cj].stencils()) inputMap(s, cout, later);
+      detail::PackedSet in;
+      in.reserve(tileCount(cs));
+      for (int s : cs)
+        forEachInput(s, cin, [&](Packed k) { in.insert(packing_.projected(k, level)); });
+      cc.loads = static_cast<double>(in.size());
+      // I_{p,c}: what the later children read of this child's outputs (its own tiles of them
+      // are `mine`).
+      auto forEachLater = [&](auto&& visit) {
+        for (size_t cj = ci + 1; cj < g.children.size(); ++cj)
+          for (int s : g.children[cj].stencils()) forEachInput(s, cout, visit);
+      };
+      auto forEachMine = [&](auto&& visit) {
+        for (int s : cout) {
+          if (lv.halo == Halo::OnTheFly && !groupOut.count(s)) continue;
+          for (Packed k : selectedTiles_[static_cast<size_t>(s)]) visit(k);
+        }
+      };
       // O_c: halo exchange, the child's own tiles of its outputs; on the fly, what the later
       // children read of them and, for the group's outputs, their tiles.
-      KeySet written;
-      for (int s : cout) {
-        if (lv.halo == Halo::OnTheFly && !groupOut.count(s)) continue;
-        for (const Key& k : maps_.tiles[static_cast<size_t>(s)])
-          if (selected(k)) written.push_back(k);
-      }
-      if (lv.halo == Halo::OnTheFly) written.insert(written.end(), later.begin(), later.end());
-      const KeySet writtenP = project(written, level);
-      cc.stores = static_cast<double>(writtenP.size());
+      detail::PackedSet written;
+      written.reserve(tileCount(cs));
+      forEachMine([&](Packed k) { written.insert(packing_.projected(k, level)); });
+      if (lv.halo == Halo::OnTheFly)
+        forEachLater([&](Packed k) { written.insert(packing_.projected(k, level)); });
+      cc.stores = static_cast<double>(written.size());
       // Lateral: consumed but not produced in the same tile, level by level (on the fly the
       // child writes all that later children read: nothing).
       cc.lateral.assign(static_cast<size_t>(level), 0);
       double before = 0;
       for (int k = 1; k <= level && lv.halo != Halo::OnTheFly; ++k) {
-        const KeySet need = project(later, k), have = project(written, k);
-        KeySet missing;
-        std::set_difference(need.begin(), need.end(), have.begin(), have.end(),
-                            std::back_inserter(missing));
+        detail::PackedSet have, missing;
+        forEachMine([&](Packed key) { have.insert(packing_.projected(key, k)); });
+        forEachLater([&](Packed key) {
+          if (const Packed p = packing_.projected(key, k); !have.contains(p)) missing.insert(p);
+        });
         const double d = static_cast<double>(missing.size());
         cc.lateral[static_cast<size_t>(k - 1)] = d - before;
         before = d;
@@ -188,16 +243,13 @@ class Counter {
     }
     // Storage: the inputs and temporaries the children read, over the origin tile of every level
     // down to this one (S*), per element.
-    KeySet stored;
+    detail::PackedSet stored;
     if (!alone)
-      for (int s : sten) inputMap(s, storedFields, stored);
-    std::erase_if(stored, [&](const Key& k) {
-      for (int i = 0; i < level * n_; ++i)
-        if (k[kId + i] != 0) return true;
-      return false;
-    });
+      for (int s : sten)
+        forEachInput(
+            s, storedFields, [&](Packed k) { stored.insert(packing_.projected(k, level)); }, level);
     GroupCounts& out = e.groups[me];
-    out.storage = static_cast<double>(project(std::move(stored), level).size());
+    out.storage = static_cast<double>(stored.size());
     out.fits = lv.capacity <= 0 || out.storage <= lv.capacity;
     out.children = std::move(children);
     out.seconds = seconds;
@@ -210,6 +262,8 @@ class Counter {
   detail::TilingMaps maps_;
   std::vector<std::string> inputs_;
   int onlyRootChild_ = -1;
+  detail::KeyPacking packing_;
+  std::vector<std::vector<Packed>> selectedTiles_;  // per stencil, its tiles over S, packed
 };
 
 /// The checks evaluate() makes of its arguments.
@@ -241,11 +295,18 @@ Evaluation evaluate(const StencilProgram& p, const Hierarchy& h, const Group& va
 
 Evaluation evaluateRootChild(const StencilProgram& p, const Hierarchy& h, const Group& variant,
                              size_t child) {
+  checkArguments(p, h, variant);  // before tiling it
+  return evaluateRootChild(p, h, variant, child, detail::tileRoot(p, h, variant));
+}
+
+Evaluation evaluateRootChild(const StencilProgram& p, const Hierarchy& h, const Group& variant,
+                             size_t child, const detail::RootTiling& base) {
   checkArguments(p, h, variant);
   if (child >= variant.children.size())
     throw std::invalid_argument(
         fmt::format("variant '{}' has no child {}", variantText(variant, p), child));
-  return Counter(p, h, detail::tileVariant(p, h, variant), static_cast<int>(child)).run(variant);
+  return Counter(p, h, detail::tileRootChild(p, h, base, variant, child), static_cast<int>(child))
+      .run(variant);
 }
 
 }  // namespace tessel::modesto

@@ -20,6 +20,10 @@
 
 namespace tessel::modesto {
 
+namespace detail {
+struct RootTiling;
+}
+
 struct StencilCounts {
   std::string name;
   double evaluations = 0;  // |T_s ∩ S|: one per (point, tile) evaluated
@@ -68,5 +72,9 @@ Evaluation evaluate(const StencilProgram& p, const Hierarchy& h, const Group& va
 /// (grouping.h) needs per run, a child's counts depending only on the stencils it holds.
 Evaluation evaluateRootChild(const StencilProgram& p, const Hierarchy& h, const Group& variant,
                              size_t child);
+/// The same with level 1's tiling computed once for every variant of `p` on `h`
+/// (detail::tileRoot): only the child is tiled below level 1.
+Evaluation evaluateRootChild(const StencilProgram& p, const Hierarchy& h, const Group& variant,
+                             size_t child, const detail::RootTiling& base);
 
 }  // namespace tessel::modesto

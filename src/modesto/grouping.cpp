@@ -6,6 +6,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "modesto/tiling.h"
+
 namespace tessel::modesto {
 
 namespace {
@@ -34,13 +36,14 @@ Group variantOf(const std::vector<int>& order, const std::vector<size_t>& cuts) 
 /// run evaluated in a variant where every other stencil is a group of its own (its counts do not
 /// depend on how the others are grouped).
 std::pair<double, bool> childTime(const StencilProgram& p, const Hierarchy& h,
-                                  const std::vector<int>& order, size_t a, size_t b) {
+                                  const detail::RootTiling& base, const std::vector<int>& order,
+                                  size_t a, size_t b) {
   std::vector<size_t> cuts;
   for (size_t k = 1; k <= a; ++k) cuts.push_back(k);
   cuts.push_back(b);
   for (size_t k = b + 1; k <= order.size(); ++k) cuts.push_back(k);
   const Group v = variantOf(order, cuts);
-  const Evaluation e = evaluateRootChild(p, h, v, a);  // the run is the root's child a
+  const Evaluation e = evaluateRootChild(p, h, v, a, base);  // the run is the root's child a
   const std::string text = variantText(run(order, a, b), p);
   double seconds = -1;
   for (const ChildCounts& c : e.groups.front().children)
@@ -66,12 +69,17 @@ std::optional<Evaluation> groupByDynamicProgram(const StencilProgram& p, const H
   // A run's time and fit depend only on which stencils it holds (not on their order in it nor
   // on how the others are grouped): each set is evaluated once over all orders.
   std::map<std::vector<int>, std::pair<double, bool>> known;
+  // Level 1's tiling is the same in every variant (the root holds every stencil): once.
+  std::optional<detail::RootTiling> base;
   auto timeOf = [&](const std::vector<int>& order, size_t a, size_t b) {
     std::vector<int> set(order.begin() + static_cast<long>(a),
                          order.begin() + static_cast<long>(b));
     std::sort(set.begin(), set.end());
     auto it = known.find(set);
-    if (it == known.end()) it = known.emplace(set, childTime(p, h, order, a, b)).first;
+    if (it == known.end()) {
+      if (!base) base = detail::tileRoot(p, h, variantOf(order, {order.size()}));
+      it = known.emplace(set, childTime(p, h, *base, order, a, b)).first;
+    }
     return it->second;
   };
   for (const std::vector<int>& order : topologicalOrders(p, orderLimit)) {

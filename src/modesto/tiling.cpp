@@ -78,9 +78,25 @@ class Tiler {
 
   TilingMaps run(const Group& root) {
     derivedDomains();
-    tiles_ = domain_;
-    tile(root, 0);
-    return TilingMaps{n_, static_cast<int>(h_.levels.size()), std::move(tiles_)};
+    tiles_ = ownDomains_;
+    tile(root, 0, true);
+    return maps();
+  }
+
+  RootTiling rootLevel(const Group& root) {
+    derivedDomains();
+    tiles_ = ownDomains_;
+    tile(root, 0, false);
+    return RootTiling{std::move(ownDomains_), shift_, maps()};
+  }
+
+  TilingMaps rootChild(const RootTiling& base, const Group& root, size_t child) {
+    domain_ = &base.domains;
+    shift_ = base.shift;
+    tiles_ = base.maps.tiles;
+    const Group& c = root.children.at(child);
+    if (!c.leaf()) tile(c, 1, true);
+    return maps();
   }
 
  private:
@@ -88,7 +104,7 @@ class Tiler {
   /// bounded by the stencil's own domain.
   void derivedDomains() {
     const size_t ns = p_.stencils.size();
-    domain_.assign(ns, {});
+    ownDomains_.assign(ns, {});
     for (size_t s = ns; s-- > 0;) {
       const Stencil& st = p_.stencils[s];
       KeySet d;
@@ -96,7 +112,7 @@ class Tiler {
       for (size_t c = s + 1; c < ns; ++c)
         for (const Access& a : p_.stencils[c].in)
           if (a.field == st.name)
-            for (Key k : domain_[c]) {
+            for (Key k : ownDomains_[c]) {
               k[0] = static_cast<int32_t>(s);
               for (int d2 = 0; d2 < n_; ++d2) k[kPoint + d2] += static_cast<int32_t>(a.offset[d2]);
               d.push_back(k);
@@ -109,7 +125,7 @@ class Tiler {
           return false;
         });
       normalize(d);
-      domain_[s] = std::move(d);
+      ownDomains_[s] = std::move(d);
     }
   }
 
@@ -132,7 +148,7 @@ class Tiler {
   bool evaluated(int s, Key k) const {
     std::fill(k.begin() + kId, k.end(), 0);
     k[0] = s;
-    const KeySet& d = domain_[static_cast<size_t>(s)];
+    const KeySet& d = (*domain_)[static_cast<size_t>(s)];
     return std::binary_search(d.begin(), d.end(), k);
   }
 
@@ -151,7 +167,12 @@ class Tiler {
     return out;
   }
 
-  void tile(const Group& g, int level) {
+  TilingMaps maps() {
+    return TilingMaps{n_, static_cast<int>(h_.levels.size()), std::move(tiles_)};
+  }
+
+  /// Tiles `g` on `level` (0-based) and, with `deeper`, its groups on the levels below.
+  void tile(const Group& g, int level, bool deeper) {
     const Level& l = h_.levels.at(static_cast<size_t>(level));
     const std::vector<int> sten = g.stencils();
     const std::set<int> inside(sten.begin(), sten.end());
@@ -200,15 +221,17 @@ class Tiler {
       for (int s : sten)
         tiles_[static_cast<size_t>(s)] = rect(s, tiles_[static_cast<size_t>(s)], level);
     }
-    for (const Group& c : g.children)
-      if (!c.leaf()) tile(c, level + 1);
+    if (deeper)
+      for (const Group& c : g.children)
+        if (!c.leaf()) tile(c, level + 1, true);
   }
 
   const StencilProgram& p_;
   const Hierarchy& h_;
   int n_;
   std::vector<std::vector<int64_t>> shift_;
-  std::vector<KeySet> domain_;
+  std::vector<KeySet> ownDomains_;                    // derivedDomains()
+  const std::vector<KeySet>* domain_ = &ownDomains_;  // ownDomains_ or a RootTiling's
   std::vector<KeySet> tiles_;
 };
 
@@ -216,6 +239,15 @@ class Tiler {
 
 TilingMaps tileVariant(const StencilProgram& p, const Hierarchy& h, const Group& root) {
   return Tiler(p, h).run(root);
+}
+
+RootTiling tileRoot(const StencilProgram& p, const Hierarchy& h, const Group& root) {
+  return Tiler(p, h).rootLevel(root);
+}
+
+TilingMaps tileRootChild(const StencilProgram& p, const Hierarchy& h, const RootTiling& base,
+                         const Group& root, size_t child) {
+  return Tiler(p, h).rootChild(base, root, child);
 }
 
 }  // namespace tessel::modesto::detail

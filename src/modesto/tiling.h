@@ -33,4 +33,22 @@ struct TilingMaps {
 
 TilingMaps tileVariant(const StencilProgram& p, const Hierarchy& h, const Group& root);
 
+/// Level 1's tiling of every stencil, with the shifts of a sequential halo there. The root group
+/// of every variant holds all the stencils, so this is the same for every variant of `p` on
+/// `h`: the dynamic programme (grouping.h) computes it once for all the runs it counts.
+struct RootTiling {
+  std::vector<KeySet> domains;              // where each stencil is evaluated
+  std::vector<std::vector<int64_t>> shift;  // per stencil and dimension
+  TilingMaps maps;                          // level 1's tiles
+};
+
+/// `root` is any variant of `p` on `h` (all give the same).
+RootTiling tileRoot(const StencilProgram& p, const Hierarchy& h, const Group& root);
+
+/// The tiling maps of `root` with only its child `child` tiled below level 1 (the other
+/// stencils keep `base`'s level-1 tiles): what counting that child alone reads
+/// (evaluateRootChild).
+TilingMaps tileRootChild(const StencilProgram& p, const Hierarchy& h, const RootTiling& base,
+                         const Group& root, size_t child);
+
 }  // namespace tessel::modesto::detail

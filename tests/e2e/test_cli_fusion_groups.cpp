@@ -118,9 +118,11 @@ TEST(CliFusionGroups, RegroupedCudaCompiles) {
 
 // `analyze --fusion-choices`: the model ranks the program as written and its fission and
 // fusion variants under every schedule --compare tries. rhs4center: trivial fission makes three
-// calls, the others change nothing (not ranked), and the fused program as written ranks first;
-// the deep chain: recompute-fission's split is predicted faster than the chain fused whole under
-// overlapped (its halo of 5 is mostly recomputation), and `global` beats both.
+// calls, the others change nothing (not ranked; MODESTO's grouping keeps a call that writes
+// per-point scalars whole), and the fused program as written ranks first; the deep chain:
+// recompute-fission's split is predicted faster than the chain fused whole under overlapped (its
+// halo of 5 is mostly recomputation), and `global` beats both; MODESTO's grouping splits it in
+// two and is ranked with the others.
 TEST(CliFusionGroups, AnalyzeRanksFusionChoices) {
   auto r = runCommand(tesselBinary() + " analyze " + benchmarkPath("rhs4center").string() +
                       " --fusion-choices --no-ptxas --json 2>/dev/null");
@@ -128,10 +130,10 @@ TEST(CliFusionGroups, AnalyzeRanksFusionChoices) {
   const nlohmann::json j = nlohmann::json::parse(r.output)["fusion_choices"];
   std::map<std::string, nlohmann::json> variants;
   for (const auto& v : j["variants"]) variants[v["fusion"].get<std::string>()] = v;
-  ASSERT_EQ(variants.size(), 5u);
+  ASSERT_EQ(variants.size(), 6u);
   EXPECT_EQ(variants["trivial-fission"]["calls"], 3);
   EXPECT_FALSE(variants["trivial-fission"]["same_as_written"].get<bool>());
-  for (const char* same : {"maxfuse", "recompute-fission", "greedy"})
+  for (const char* same : {"maxfuse", "recompute-fission", "greedy", "modesto"})
     EXPECT_TRUE(variants[same]["same_as_written"].get<bool>()) << same;
   std::set<std::string> ranked;
   for (const auto& row : j["ranking"]) ranked.insert(row["fusion"].get<std::string>());
@@ -155,6 +157,14 @@ TEST(CliFusionGroups, AnalyzeRanksFusionChoices) {
             seconds("as written", "overlapped --time-tile 1"));
   EXPECT_LT(seconds("as written", "global"),
             seconds("recompute-fission", "overlapped --time-tile 1"));
+  bool modesto = false;
+  for (const auto& v : c["variants"])
+    if (v["fusion"] == "modesto") {
+      modesto = true;
+      EXPECT_EQ(v["calls"], 2) << v.dump();
+    }
+  EXPECT_TRUE(modesto) << c["variants"].dump();
+  EXPECT_GT(seconds("modesto", "overlapped --time-tile 1"), 0);
   auto text = runCommand(tesselBinary() + " analyze " + sourceDir() +
                          "/tests/e2e/data/deep_chain.sten --fusion-choices --no-ptxas");
   ASSERT_EQ(text.exitCode, 0) << text.output;
@@ -168,7 +178,8 @@ TEST(CliFusionGroups, AnalyzeRanksFusionChoices) {
 TEST(CliFusionGroups, EveryNamedChoiceRunsAndVerifies) {
   TESSEL_REQUIRE_OPENCL();
   for (const std::string bench : {"hypterm", "fdtd2d"})
-    for (const char* choice : {"none", "trivial-fission", "maxfuse", "recompute-fission"})
+    for (const char* choice :
+         {"none", "trivial-fission", "maxfuse", "recompute-fission", "modesto"})
       for (const char* backend : {"opencl", "cpp"}) {
         const std::string cmd = tesselBinary() + " run " + benchmarkPath(bench).string() +
                                 " --backend " + backend + " --verify --fusion-groups " + choice +
@@ -186,9 +197,9 @@ TEST(CliFusionGroups, EveryNamedChoiceRunsAndVerifies) {
 }
 
 // Every fission or fusion choice that changes a benchmark (as `analyze --fusion-choices` lists
-// them: diffterm's trivial fission and greedy plan, fdtd2d's maxfuse, hypterm's and rhs4center's
-// trivial fission) runs and verifies against the program as written on PoCL and the C++ backend,
-// under the families that fuse a call's statements.
+// them: diffterm's trivial fission, greedy plan and MODESTO's grouping, fdtd2d's maxfuse,
+// hypterm's and rhs4center's trivial fission) runs and verifies against the program as written on
+// PoCL and the C++ backend, under the families that fuse a call's statements.
 TEST(CliFusionGroups, EveryBenchmarksChoicesVerifyOnPoclAndTheCppBackend) {
   TESSEL_REQUIRE_OPENCL();
   size_t changed = 0;
@@ -224,7 +235,7 @@ TEST(CliFusionGroups, AutoTakesTheModelsFastestChoice) {
     std::string expected;
     double best = 0;
     for (const char* choice :
-         {"none", "trivial-fission", "maxfuse", "recompute-fission", "greedy"}) {
+         {"none", "trivial-fission", "maxfuse", "recompute-fission", "greedy", "modesto"}) {
       auto a = runCommand(tesselBinary() + " analyze --json --no-ptxas " + chain + big + schedule +
                           " --fusion-groups " + choice);
       ASSERT_EQ(a.exitCode, 0) << choice << "\n" << a.output;

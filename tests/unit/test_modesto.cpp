@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -14,6 +15,7 @@
 #include "modesto/evaluate.h"
 #include "modesto/from_program.h"
 #include "modesto/grouping.h"
+#include "modesto/packed_keys.h"
 #include "modesto/search.h"
 #include "modesto/tiling.h"
 #include "modesto/variant.h"
@@ -455,4 +457,55 @@ TEST(Modesto, DynamicProgrammeGroupsHorizontalDiffusionByCapacity) {
   Hierarchy three = twoLevels();
   three.levels.push_back(three.levels[1]);
   EXPECT_THROW(groupByDynamicProgram(p, three), std::invalid_argument);
+}
+
+// The counting engine's packed keys (modesto/packed_keys.h): a shift by an offset is an addition,
+// a projection a mask, and the set counts what a std::set of the keys themselves counts, on keys
+// with negative coordinates and ranges of 1 to 2^12 values.
+TEST(Modesto, PackedKeysCountAsTheKeysThemselves) {
+  using detail::Key;
+  const int dims = 3;
+  Key lo{}, hi{};
+  hi[0] = 5;
+  for (int i = detail::kPoint; i < static_cast<int>(lo.size()); ++i) {
+    lo[static_cast<size_t>(i)] = -(i % 4) * 3;
+    hi[static_cast<size_t>(i)] = (i % 3 == 0) ? 0 : 1 << (i % 13);
+  }
+  const detail::KeyPacking packing(lo, hi, dims);
+  uint64_t state = 12345;
+  auto next = [&](int32_t a, int32_t b) {  // uniform in [a, b]
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return a + static_cast<int32_t>((state >> 33) % static_cast<uint64_t>(b - a + 1));
+  };
+  for (int keep = 0; keep <= 4; ++keep) {
+    detail::PackedSet set;
+    std::set<Key> reference;
+    for (int n = 0; n < 20000; ++n) {
+      Key k;
+      for (size_t i = 0; i < k.size(); ++i) k[i] = next(lo[i], hi[i] / 4 + lo[i] / 2);
+      // An offset along each point dimension that stays in range.
+      Key shifted = k;
+      detail::Packed packed = packing.pack(k);
+      for (int d = 0; d < dims; ++d) {
+        const int32_t by = next(lo[detail::kPoint + d] - k[detail::kPoint + d],
+                                hi[detail::kPoint + d] - k[detail::kPoint + d]);
+        shifted[detail::kPoint + d] += by;
+        packed += packing.delta(detail::kPoint + d, by);
+      }
+      ASSERT_TRUE(packed == packing.pack(shifted));
+      Key projected = shifted;
+      std::fill(projected.begin() + detail::kId + keep * dims, projected.end(), 0);
+      set.insert(packing.projected(packed, keep));
+      reference.insert(projected);
+      bool outerZero = true;
+      for (int i = 0; i < keep * dims; ++i) outerZero = outerZero && shifted[detail::kId + i] == 0;
+      ASSERT_EQ(packing.outerTilesZero(packed, keep), outerZero);
+    }
+    EXPECT_EQ(set.size(), reference.size()) << "keep " << keep;
+    EXPECT_TRUE(set.contains(packing.projected(packing.pack(*reference.begin()), keep)));
+  }
+  // Ranges needing more than 127 bits are refused, not packed wrong.
+  Key wide{};
+  wide.fill(1 << 20);
+  EXPECT_THROW(detail::KeyPacking(Key{}, wide, dims), std::invalid_argument);
 }

@@ -1,0 +1,92 @@
+// Packed keys and their set (packed_keys.h).
+#include "modesto/packed_keys.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace tessel::modesto::detail {
+
+KeyPacking::KeyPacking(const Key& lo, const Key& hi, int dims) : lo_(lo) {
+  std::array<int, std::tuple_size_v<Key>> bits{};
+  int total = 0;
+  for (size_t i = lo.size(); i-- > 0;) {
+    const uint64_t range = static_cast<uint64_t>(static_cast<int64_t>(hi[i]) - lo[i]);
+    bits[i] = range == 0 ? 0 : 64 - __builtin_clzll(range);
+    shift_[i] = total;
+    total += bits[i];
+  }
+  if (total > 127)
+    throw std::invalid_argument(fmt::format(
+        "modesto: the counting domain's keys need {} bits, more than the 127 the counting "
+        "engine packs them in (a smaller domain or fewer tiling levels)",
+        total));
+  auto field = [&](size_t i) { return ((Packed{1} << bits[i]) - 1) << shift_[i]; };
+  const size_t n = static_cast<size_t>(dims);
+  for (size_t keep = 0; keep <= kMaxLevels; ++keep) {
+    Packed all = (Packed{1} << total) - 1, outer = 0, zero = 0;
+    for (size_t i = kId + keep * n; i < lo.size(); ++i) all &= ~field(i);
+    for (size_t i = kId; i < kId + keep * n && i < lo.size(); ++i) {
+      outer |= field(i);
+      // The packed value of a tile coordinate 0 (inside the range: the origin tile is counted).
+      zero |= static_cast<Packed>(static_cast<uint64_t>(-static_cast<int64_t>(lo[i]))) << shift_[i];
+    }
+    keepMask_[keep] = all;
+    outerMask_[keep] = outer;
+    outerZero_[keep] = zero & outer;
+  }
+}
+
+Packed KeyPacking::pack(const Key& k) const {
+  Packed p = 0;
+  for (size_t i = 0; i < k.size(); ++i)
+    p |= static_cast<Packed>(static_cast<uint64_t>(static_cast<int64_t>(k[i]) - lo_[i]))
+         << shift_[i];
+  return p;
+}
+
+Packed KeyPacking::delta(int i, int64_t by) const {
+  __extension__ typedef __int128 Signed;
+  return static_cast<Packed>(static_cast<Signed>(by) << shift_[static_cast<size_t>(i)]);
+}
+
+namespace {
+
+size_t mix(Packed k) {
+  uint64_t h = static_cast<uint64_t>(k) ^ (static_cast<uint64_t>(k >> 64) * 0x9e3779b97f4a7c15ULL);
+  h = (h ^ (h >> 32)) * 0xd6e8feb86659fd93ULL;
+  return static_cast<size_t>(h ^ (h >> 32));
+}
+
+}  // namespace
+
+size_t PackedSet::find(Packed k) const {
+  const size_t mask = slots_.size() - 1;
+  for (size_t slot = mix(k) & mask;; slot = (slot + 1) & mask)
+    if (slots_[slot] == kEmpty || slots_[slot] == k) return slot;
+}
+
+void PackedSet::reserve(size_t n) {
+  size_t slots = 1024;
+  while (slots < 2 * n) slots *= 2;
+  if (slots > slots_.size()) rehash(slots);
+}
+
+void PackedSet::insert(Packed k) {
+  if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? 1024 : 2 * slots_.size());
+  const size_t slot = find(k);
+  if (slots_[slot] == k) return;
+  slots_[slot] = k;
+  ++size_;
+}
+
+bool PackedSet::contains(Packed k) const { return size_ > 0 && slots_[find(k)] == k; }
+
+void PackedSet::rehash(size_t slots) {
+  std::vector<Packed> old = std::move(slots_);
+  slots_.assign(slots, kEmpty);
+  for (Packed k : old)
+    if (k != kEmpty) slots_[find(k)] = k;
+}
+
+}  // namespace tessel::modesto::detail

@@ -1,0 +1,63 @@
+// The counting engine's keys packed into 128-bit integers, and a set of them that removes
+// duplicates as they are inserted (internal to modesto/). Counting a projected map needs only
+// |{keys}|: packing turns a key (16 coordinates, 64 bytes) into one integer, a shift by an
+// access offset into one addition and a projection into one mask, and the set counts without
+// storing every key with its duplicates and sorting them (a 27-point stencil's input map has 27
+// keys per point, most of them a point a neighbour reads as well).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "modesto/tiling.h"
+
+namespace tessel::modesto::detail {
+
+__extension__ typedef unsigned __int128 Packed;
+
+/// A packing of the keys whose coordinates lie in [lo, hi] each: coordinate i biased by lo[i]
+/// in the bits its range needs, so that adding to a coordinate within its range adds to the
+/// packed value.
+class KeyPacking {
+ public:
+  /// Throws std::invalid_argument when the ranges need more than 127 bits.
+  KeyPacking(const Key& lo, const Key& hi, int dims);
+
+  Packed pack(const Key& k) const;
+  /// What adding `by` to coordinate `i` adds to a packed key (modulo 2^128).
+  Packed delta(int i, int64_t by) const;
+  /// The packed key with its tile coordinates of levels `keep` (0-based) and deeper cleared.
+  Packed projected(Packed p, int keep) const { return p & keepMask_[static_cast<size_t>(keep)]; }
+  /// Whether the tile coordinates of the levels before `levels` are all 0.
+  bool outerTilesZero(Packed p, int levels) const {
+    const auto l = static_cast<size_t>(levels);
+    return (p & outerMask_[l]) == outerZero_[l];
+  }
+
+ private:
+  Key lo_{};
+  std::array<int, std::tuple_size_v<Key>> shift_{};
+  std::array<Packed, kMaxLevels + 1> keepMask_{}, outerMask_{}, outerZero_{};
+};
+
+/// A set of packed keys: open addressing, linear probing, at most half full.
+class PackedSet {
+ public:
+  /// Room for `n` keys without growing.
+  void reserve(size_t n);
+  void insert(Packed k);
+  bool contains(Packed k) const;
+  size_t size() const { return size_; }
+
+ private:
+  static constexpr Packed kEmpty = ~Packed{0};  // no key: the packing leaves bit 127 clear
+  size_t find(Packed k) const;
+  void rehash(size_t slots);
+
+  std::vector<Packed> slots_;
+  size_t size_ = 0;
+};
+
+}  // namespace tessel::modesto::detail
