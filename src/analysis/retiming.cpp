@@ -309,4 +309,28 @@ std::string describeRetiming(const Program& prog, const Retiming& r) {
   return out;
 }
 
+std::string whyFusedKernelsCannotRetime(const Stmt& st, const Retiming& r, SourceLoc& at) {
+  const std::string only =
+      "which only the per-statement kernels of stream and global-stream retime; the fused "
+      "streamed kernels (time_tile, fuse_statements) keep it in a register";
+  if (st.lhsIsScalar()) {
+    at = st.lhs->loc;
+    return fmt::format("it writes the per-point local scalar '{}', {}", st.lhs->name, only);
+  }
+  std::string why;
+  visitExpr(st.rhs, [&](const ExprPtr& x) {
+    if (!why.empty()) return;
+    if (isLocalScalarRef(*x))
+      why = fmt::format("it reads the per-point local scalar '{}', {}", x->name, only);
+    else if (r.atOutput && x->kind == ExprKind::ArrayRef && x->array == st.lhs->array)
+      why = fmt::format(
+          "it reads '{}', the array it writes, which only the per-statement kernels of stream "
+          "and global-stream evaluate at the output; the fused streamed kernels (time_tile, "
+          "fuse_statements) accumulate their stages from the rings",
+          x->name);
+    if (!why.empty()) at = x->loc;
+  });
+  return why;
+}
+
 }  // namespace tessel

@@ -76,6 +76,13 @@ struct Retiming {
 /// Decomposes and retimes statement `stmt` of `call` along iterator dimension `streamDim`.
 Retiming retime(const Program& prog, const CallInst& call, const Stmt& stmt, int streamDim);
 
+/// Why the fused streamed kernels (stream + time_tile, stream --fuse-statements) cannot retime
+/// statement `st`, which the per-statement kernels of stream and global-stream retime as `r`
+/// (empty when they can), and where (`at`): the fused kernels keep per-point local scalars in
+/// registers, and their retimed stages accumulate from the rings only, where another stage or
+/// step may have changed the array a statement writes before its output is complete.
+std::string whyFusedKernelsCannotRetime(const Stmt& st, const Retiming& r, SourceLoc& at);
+
 /// The parts added back, each on its plane, then the terms evaluated at the output (atOutput):
 /// the statement's right-hand side reassociated, what
 /// a retimed kernel computes for one output point (r.ok; `lhsPlane`: the plane the statement

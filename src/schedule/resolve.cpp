@@ -134,27 +134,36 @@ class Planner {
     return true;
   }
   /// The statements of `seq` retimed along the streamed dimension `sd` (stream + time_tile
-  /// with retime; the schedule's validation has checked that they can be).
-  std::vector<RetimedStmt> retimedStmts(const FusedSequence& seq, int sd) const {
+  /// with retime). A call of a stencil whose own schedule the validation checked for fused
+  /// kernels retimes; one fused into another stencil's kernel (the group's grid is its first
+  /// call's), or met while the schedules are still being fitted, is left unretimed where some
+  /// statement cannot be retimed in a fused kernel, with a remark.
+  std::vector<RetimedStmt> retimedStmts(const FusedSequence& seq, int sd,
+                                        std::vector<std::string>& remarks) const {
     std::vector<RetimedStmt> out;
     if (sd < 0) return out;
     std::set<int> seen;
     for (int c : seq.calls) {
       const CallInst& call = prog_.calls.at(static_cast<size_t>(c));
       if (!seen.insert(c).second || !grids_.at(static_cast<size_t>(call.stencil)).retime) continue;
-      for (size_t k = 0; k < call.stmts.size(); ++k) {
+      std::vector<RetimedStmt> mine;
+      std::string why;
+      for (size_t k = 0; k < call.stmts.size() && why.empty(); ++k) {
         Retiming r = retime(prog_, call, call.stmts[k], sd);
-        if (!r.ok)
-          throw std::logic_error(
-              "internal: a retimed schedule for a statement that cannot be "
-              "retimed: " +
-              r.whyNot);
-        if (r.atOutput)
-          throw std::logic_error(
-              "internal: a fused streamed kernel retimes a statement that reads the array it "
-              "writes (the schedule's validation refuses it)");
-        out.push_back({c, static_cast<int>(k), std::move(r)});
+        SourceLoc at;
+        why = r.ok ? whyFusedKernelsCannotRetime(call.stmts[k], r, at) : r.whyNot;
+        if (!why.empty())
+          why = fmt::format("statement {}: {}", k + 1, why);
+        else
+          mine.push_back({c, static_cast<int>(k), std::move(r)});
       }
+      if (why.empty())
+        out.insert(out.end(), mine.begin(), mine.end());
+      else
+        remark(remarks,
+               fmt::format("retime: the fused kernel does not retime call {} (stencil "
+                           "'{}'): {}",
+                           c, prog_.stencils.at(static_cast<size_t>(call.stencil)).name, why));
     }
     return out;
   }
@@ -350,7 +359,7 @@ class Planner {
       }
       v.tile = *tile;
       if (g.streamDim >= 0) v.tile[static_cast<size_t>(g.streamDim)] = 1;
-      const std::vector<RetimedStmt> retimed = retimedStmts(v.seq, g.streamDim);
+      const std::vector<RetimedStmt> retimed = retimedStmts(v.seq, g.streamDim, g.remarks);
       std::vector<Fold> folds = sequenceFolds(v.seq, g.streamDim, grid, g.remarks);
       const std::vector<int> inMemory =
           g.streamDim >= 0 ? globalInputs(v.seq, g.stencil, grid, g.remarks) : std::vector<int>{};

@@ -15,35 +15,6 @@ namespace tessel {
 
 namespace {
 
-/// Why the fused streamed kernels (stream + time_tile, stream --fuse-statements) cannot retime
-/// statement `st`, which the per-statement kernels of stream and global-stream retime as `r`
-/// (empty when they can), and where: the fused kernels keep per-point local scalars in
-/// registers, and their retimed stages accumulate from the rings only, where another stage or
-/// step may have changed the array a statement writes before its output is complete.
-std::string fusedRetimeRefusal(const Stmt& st, const Retiming& r, SourceLoc& at) {
-  const std::string only =
-      "which only the per-statement kernels of stream and global-stream retime; the fused "
-      "streamed kernels (time_tile, fuse_statements) keep it in a register";
-  if (st.lhsIsScalar()) {
-    at = st.lhs->loc;
-    return fmt::format("it writes the per-point local scalar '{}', {}", st.lhs->name, only);
-  }
-  std::string why;
-  visitExpr(st.rhs, [&](const ExprPtr& x) {
-    if (!why.empty()) return;
-    if (isLocalScalarRef(*x))
-      why = fmt::format("it reads the per-point local scalar '{}', {}", x->name, only);
-    else if (r.atOutput && x->kind == ExprKind::ArrayRef && x->array == st.lhs->array)
-      why = fmt::format(
-          "it reads '{}', the array it writes, which only the per-statement kernels of stream "
-          "and global-stream evaluate at the output; the fused streamed kernels (time_tile, "
-          "fuse_statements) accumulate their stages from the rings",
-          x->name);
-    if (!why.empty()) at = x->loc;
-  });
-  return why;
-}
-
 // The launch plan (lower/lower_gpu.h) holds unroll factors and chunks as int.
 constexpr int64_t kMaxInt = std::numeric_limits<int32_t>::max();
 /// Points per thread where the kernel writes a copy of the statement per point.
@@ -459,7 +430,7 @@ struct Checker {
         Retiming r = retime(prog, call, st, sd);
         std::string why = r.whyNot;
         SourceLoc at = r.where;
-        if (r.ok && streamsTimeTiled(s, prog)) why = fusedRetimeRefusal(st, r, at);
+        if (r.ok && streamsTimeTiled(s, prog)) why = whyFusedKernelsCannotRetime(st, r, at);
         if (why.empty()) continue;
         diags.report(
             DiagId::bad_schedule, at.valid() ? at : st.loc,

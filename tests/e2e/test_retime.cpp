@@ -72,6 +72,24 @@ TESSEL_INSTANTIATE_BENCHMARK_SWEEP(Retime);
 
 // Not a streamed sweep: refused, the family named; a term of two planes: refused at the access
 // with file:line:col and a caret.
+// A `#pragma`'s retime on a stencil the fused streamed kernels cannot retime (it reads the array
+// it writes), fused by the command line's --time-tile 2 after another stencil whose block is
+// fitted: refused with the statement named, not an internal error while fitting (found by
+// scripts/random_programs.py, seed 76); without the time tile it retimes and verifies.
+TEST(RetimeRefusals, APragmasRetimeIsCheckedBeforeTheFittingFusesIt) {
+  const std::string file = sourceDir() + "/tests/e2e/data/retime_pragma_fitted.sten";
+  auto r = runCommand(tesselBinary() + " check " + file + " --schedule stream --time-tile 2");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("retime_pragma_fitted.sten:16:17: error: 'retime': statement 1 of "
+                          "stencil 'kern' cannot be retimed along j: it reads 'B', the array it "
+                          "writes"),
+            std::string::npos)
+      << r.output;
+  TESSEL_REQUIRE_OPENCL();
+  expectRunVerifies(file, "opencl", "");
+}
+
 TEST(RetimeRefusals, OtherFamiliesAndUnhomogenisableTermsAreRefused) {
   auto shared = runCommand(tesselBinary() + " check " + benchmarkPath("j3d7pt").string() +
                            " --schedule shared --retime");
