@@ -33,6 +33,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import random_programs  # noqa: E402  (the generator)
 
 MODES = ["trivial-fission", "maxfuse", "recompute-fission", "greedy", "modesto"]
+# Extra modes (not in the default): MODESTO's grouping in a block memory of 200 values, which
+# splits most calls it can group (their temporaries and per-point scalars cross kernels).
+EXTRA_MODES = {"modesto-small": ["--mode", "modesto", "--modesto-capacity", "200"]}
 BAD = ("different", "check-failed", "run-failed", "crash")
 
 
@@ -96,7 +99,8 @@ def check_one(tessel, prog, modes, work):
     for mode in modes:
         d = os.path.join(work, mode)
         rc, text = run([tessel, "deep-tune", prog, "-o", d] if mode == "deep-tune" else
-                       [tessel, "split", prog, "--mode", mode, "-o", d])
+                       [tessel, "split", prog] + EXTRA_MODES.get(mode, ["--mode", mode]) +
+                       ["-o", d])
         if rc == 1:
             out.append((mode, "refused", last_line(text)))
             continue
@@ -128,7 +132,7 @@ def main(argv=None):
     ap.add_argument("--count", type=int, default=100, help="number of programs (default 100)")
     ap.add_argument("--modes", default=",".join(MODES),
                     help="split modes, separated by commas (default: " + ",".join(MODES) +
-                    "), and deep-tune")
+                    "), modesto-small (MODESTO in 200 values) and deep-tune")
     ap.add_argument("--tessel", default=None, help="tessel binary (default: $TESSEL, build/tessel)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel 'tessel check' runs of the generator")
     args = ap.parse_args(argv)

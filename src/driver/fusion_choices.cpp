@@ -32,7 +32,7 @@ std::vector<Variant> variantsOf(const Program& prog, const std::string& machineN
   std::vector<Variant> out;
   for (const std::string& name : fusionChoiceNames()) {
     Variant v{name == "none" ? "as written" : name, Program{}, {}};
-    auto p = fusionVariant(prog, name, machineName, diags, v.notes);
+    auto p = fusionVariant(prog, name, machineName, diags, v.notes, kChoicesModestoWork);
     if (!p) continue;
     v.program = std::move(*p);
     out.push_back(std::move(v));
@@ -114,7 +114,7 @@ std::optional<FusionModelChoice> chooseFusion(const Program& prog,
   for (const std::string& name : fusionChoiceNames()) {
     DiagnosticEngine quiet;  // a choice the model cannot cost is left out, with why
     std::vector<std::string> notes;
-    auto variant = fusionVariant(prog, name, machineName, quiet, notes);
+    auto variant = fusionVariant(prog, name, machineName, quiet, notes, kChoicesModestoWork);
     if (!variant) continue;
     // A variant that regroups nothing differs from the program as written only where the
     // family is fixed and does not fuse already (the schedules the model chooses among fuse
@@ -162,8 +162,8 @@ std::optional<nlohmann::json> measureChoice(const Program& prog, const nlohmann:
                                             const MeasureOptions& mo, DiagnosticEngine& diags) {
   const std::string fusion = row["fusion"], schedule = row["schedule"];
   std::vector<std::string> notes;
-  auto variant =
-      fusionVariant(prog, fusion == "as written" ? "none" : fusion, machineName, diags, notes);
+  auto variant = fusionVariant(prog, fusion == "as written" ? "none" : fusion, machineName, diags,
+                               notes, kChoicesModestoWork);
   if (!variant) return std::nullopt;
   MeasureOptions m = mo;
   m.verify = true;

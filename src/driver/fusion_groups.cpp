@@ -154,9 +154,17 @@ Groupings modestoGroupings(const Program& prog, const HierarchyFor& hierarchy,
         for (size_t d = 0; d < dims && d < small.size(); ++d)
           small[d] = std::min(small[d], 2 * tile[d] + margin);
         p = modesto::fromCall(prog, call, small);
+        if (const double work = modesto::countingWork(*p);
+            opt.workLimit > 0 && work > opt.workLimit)
+          throw std::invalid_argument(fmt::format(
+              "its counting would visit about {:.2g} keys per order, more than the {:.2g} the "
+              "model's fusion choices allow (--fusion-groups modesto counts it)",
+              work, opt.workLimit));
         if (opt.progress)
-          opt.progress(fmt::format("call {} ({}): {} statements, up to {} orders", c, call.name,
-                                   p->stencils.size(), opt.orderLimit));
+          opt.progress(fmt::format(
+              "call {} ({}): {} statements, up to {} orders, about {:.2g} keys "
+              "to count per order",
+              c, call.name, p->stencils.size(), opt.orderLimit, modesto::countingWork(*p)));
         best = modesto::groupByDynamicProgram(*p, h, opt.orderLimit);
         if (!best || best->seconds > 0) break;
       }
@@ -334,9 +342,13 @@ std::optional<Groupings> splitGroupings(const Program& prog, const std::string& 
 }
 
 std::optional<Groupings> optionGroupings(const Program& prog, const std::string& value,
-                                         const std::string& machineName, DiagnosticEngine& diags) {
-  if (value == "greedy" || value == "modesto" || value == "recompute-fission")
-    return splitGroupings(prog, value, {}, machineName, {}, {}, diags);
+                                         const std::string& machineName, DiagnosticEngine& diags,
+                                         double modestoWorkLimit) {
+  if (value == "greedy" || value == "modesto" || value == "recompute-fission") {
+    ModestoGroupingOptions modesto;
+    modesto.workLimit = modestoWorkLimit;
+    return splitGroupings(prog, value, {}, machineName, {}, modesto, diags);
+  }
   std::vector<std::string> specs;
   for (size_t at = 0;;) {
     const size_t semi = value.find(';', at);
@@ -372,12 +384,12 @@ std::optional<Groupings> optionGroupings(const Program& prog, const std::string&
 
 std::optional<Program> fusionVariant(const Program& prog, const std::string& value,
                                      const std::string& machineName, DiagnosticEngine& diags,
-                                     std::vector<std::string>& notes) {
+                                     std::vector<std::string>& notes, double modestoWorkLimit) {
   if (value == "none") return prog;
   if (value == "trivial-fission" || value == "maxfuse")
     return splitProgram(
         prog, value == "maxfuse" ? FissionMode::MaxFuse : FissionMode::TrivialFission, notes);
-  auto groups = optionGroupings(prog, value, machineName, diags);
+  auto groups = optionGroupings(prog, value, machineName, diags, modestoWorkLimit);
   if (!groups) return std::nullopt;
   notes = groups->notes;
   return regroupProgram(prog, groups->groups, notes);

@@ -51,8 +51,11 @@ struct ModestoGroupingOptions {
   /// The level-2 memory's capacity in values; 0: the machine's (48 KiB per block).
   double capacity = 0;
   size_t orderLimit = 24;  // topological orders searched per call
-  /// Told before each call's search (the counting engine enumerates points: a call of nine
-  /// statements takes about a minute on two cores).
+  /// Above 0: a call whose counting would visit more keys than this (modesto::countingWork) stays
+  /// whole, with a note, instead of being counted.
+  double workLimit = 0;
+  /// Told before each call's search (the counting engine enumerates points: diffterm's nine
+  /// and four statements take 4 s on two cores, rhs4center's 30 over a minute).
   std::function<void(const std::string&)> progress;
 };
 
@@ -89,10 +92,17 @@ std::optional<Groupings> splitGroupings(const Program& prog, const std::string& 
                                         DiagnosticEngine& diags);
 
 /// The groupings of the `--fusion-groups` value of run, emit, analyze, info and check: greedy,
-/// modesto (each with its defaults on `machineName`), recompute-fission or `--groups` values
-/// separated by ';'.
+/// modesto (each with its defaults on `machineName`; MODESTO's calls above `modestoWorkLimit`
+/// keys stay whole when it is above 0), recompute-fission or `--groups` values separated by ';'.
 std::optional<Groupings> optionGroupings(const Program& prog, const std::string& value,
-                                         const std::string& machineName, DiagnosticEngine& diags);
+                                         const std::string& machineName, DiagnosticEngine& diags,
+                                         double modestoWorkLimit = 0);
+
+/// The most keys MODESTO's counting may visit per program among the fusion choices that the
+/// model costs (`--fusion-groups auto`, `analyze --fusion-choices`, `tune`): about 5 s on this
+/// project's 2-core machine (diffterm's 2.9e7 keys take 4 s); a call beyond it stays whole
+/// there, and `--fusion-groups modesto` or `tessel split --mode modesto` counts it.
+inline constexpr double kChoicesModestoWork = 5e7;
 
 /// The fusion choices `--fusion-groups` names by a word: the program as written (`none`),
 /// ARTEMIS's fission modes, the greedy plan and MODESTO's grouping, in the order the model's
@@ -109,7 +119,7 @@ inline const std::vector<std::string>& fusionChoiceNames() {
 /// each call's grouping and what was regrouped.
 std::optional<Program> fusionVariant(const Program& prog, const std::string& value,
                                      const std::string& machineName, DiagnosticEngine& diags,
-                                     std::vector<std::string>& notes);
+                                     std::vector<std::string>& notes, double modestoWorkLimit = 0);
 
 /// Pass `fusion-groups` (run through `log`, which prints the program it makes in the language
 /// when asked): fusionVariant.

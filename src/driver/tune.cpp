@@ -202,7 +202,8 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
     std::vector<std::string> notes;
     DiagnosticEngine quiet;
     const std::string fusion = row["fusion"];
-    auto variant = fusionVariant(prog, fusionValue(fusion), machineName, quiet, notes);
+    auto variant =
+        fusionVariant(prog, fusionValue(fusion), machineName, quiet, notes, kChoicesModestoWork);
     if (!variant) continue;
     for (const auto& extra : *extras) {
       auto f = row["flags"].get<std::map<std::string, std::string>>();

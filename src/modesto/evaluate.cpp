@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -33,31 +34,34 @@ bool leavesAt(const Group& g, int depth) {
 
 class Counter {
  public:
-  /// `onlyRootChild` >= 0: count that child of the root alone (evaluateRootChild).
+  /// `onlyRootChild` >= 0: count that child of the root alone (evaluateRootChild), whose
+  /// `maps` share level 1's tiles of `base` for the other stencils.
   Counter(const StencilProgram& p, const Hierarchy& h, detail::TilingMaps maps,
-          int onlyRootChild = -1)
+          int onlyRootChild = -1, const detail::RootTiling* base = nullptr)
       : p_(p),
         h_(h),
         n_(p.dims),
         maps_(std::move(maps)),
         inputs_(p.inputFields()),
         onlyRootChild_(onlyRootChild),
-        packing_(packingFor(p, maps_, p.stencils.size() + inputs_.size())) {
-    for (const KeySet& tiles : maps_.tiles) {
-      selectedTiles_.emplace_back();
-      for (const Key& k : tiles)
-        if (selected(k)) selectedTiles_.back().push_back(packing_.pack(k));
-    }
-  }
+        packing_(packingFor(p, maps_, p.stencils.size() + inputs_.size(), base)),
+        selectedTiles_(p.stencils.size()) {}
 
   Evaluation run(const Group& root) {
     Evaluation e;
     e.variant = variantText(root, p_);
+    // Counting one child of the root alone, only its stencils' evaluations are counted.
+    std::vector<int> counted = root.stencils();
+    if (onlyRootChild_ >= 0)
+      counted = root.children.at(static_cast<size_t>(onlyRootChild_)).stencils();
+    const std::set<int> count(counted.begin(), counted.end());
     for (size_t s = 0; s < p_.stencils.size(); ++s) {
       StencilCounts c;
       c.name = p_.stencils[s].name;
-      c.evaluations = static_cast<double>(std::count_if(
-          maps_.tiles[s].begin(), maps_.tiles[s].end(), [&](const Key& k) { return selected(k); }));
+      const KeySet& tiles = *maps_.tiles[s];
+      if (count.count(static_cast<int>(s)))
+        c.evaluations = static_cast<double>(
+            std::count_if(tiles.begin(), tiles.end(), [&](const Key& k) { return selected(k); }));
       c.flops = c.evaluations * p_.stencils[s].ops;
       c.seconds = h_.compute > 0 ? c.flops / h_.compute : 0;
       e.stencils.push_back(c);
@@ -91,7 +95,7 @@ class Counter {
   void forEachInput(int s, const std::set<int>& fields, Visit&& visit,
                     int originTilesOf = 1) const {
     std::vector<Packed> origin;
-    const std::vector<Packed>* tiles = &selectedTiles_[static_cast<size_t>(s)];
+    const std::vector<Packed>* tiles = &selectedTiles(s);
     if (originTilesOf > 1) {
       // The offsets change points only: the tiles are filtered once for every access.
       std::copy_if(tiles->begin(), tiles->end(), std::back_inserter(origin),
@@ -110,24 +114,46 @@ class Counter {
   /// The keys of `sten`'s tiles over S: what a set of their reads or writes holds, about.
   size_t tileCount(const std::vector<int>& sten) const {
     size_t n = 0;
-    for (int s : sten) n += selectedTiles_[static_cast<size_t>(s)].size();
+    for (int s : sten) n += selectedTiles(s).size();
     return n;
   }
 
-  /// The packing of every key the counts form: the tiles' coordinates, the points their
-  /// accesses read, the fields' indices, and tile coordinate 0 (outerTilesZero).
+  /// Stencil `s`'s tiles over S, packed (once, when first asked for).
+  const std::vector<Packed>& selectedTiles(int s) const {
+    auto& packed = selectedTiles_[static_cast<size_t>(s)];
+    if (!packed) {
+      packed.emplace();
+      for (const Key& k : *maps_.tiles[static_cast<size_t>(s)])
+        if (selected(k)) packed->push_back(packing_.pack(k));
+    }
+    return *packed;
+  }
+
+  /// The packing of every key the counts form: the tiles' coordinates (`base`'s bounds for
+  /// the tiles `maps` shares with it), the points their accesses read, the fields' indices, and
+  /// tile coordinate 0 (outerTilesZero).
   static detail::KeyPacking packingFor(const StencilProgram& p, const detail::TilingMaps& maps,
-                                       size_t fields) {
-    // Tile coordinates start at 0 (outerTilesZero packs a 0), points at the first tile's.
+                                       size_t fields, const detail::RootTiling* base) {
     Key lo{}, hi{};
+    bool first = true;
+    auto widen = [&](const Key& k) {
+      for (size_t i = kPoint; i < k.size(); ++i) {
+        lo[i] = first ? k[i] : std::min(lo[i], k[i]);
+        hi[i] = first ? k[i] : std::max(hi[i], k[i]);
+      }
+      first = false;
+    };
+    if (base) {
+      widen(base->lo);
+      widen(base->hi);
+    }
+    for (size_t s = 0; s < maps.tiles.size(); ++s)
+      if (!base || maps.tiles[s] != base->maps.tiles[s])
+        for (const Key& k : *maps.tiles[s]) widen(k);
+    // Tile coordinates start at 0 (outerTilesZero packs a 0); fields at 0.
+    for (size_t i = kId; i < lo.size(); ++i) lo[i] = std::min(lo[i], 0), hi[i] = std::max(hi[i], 0);
+    lo[0] = 0;
     hi[0] = static_cast<int32_t>(fields);
-    for (const KeySet& tiles : maps.tiles)
-      if (!tiles.empty())
-        for (int d = 0; d < p.dims; ++d) lo[kPoint + d] = hi[kPoint + d] = tiles[0][kPoint + d];
-    for (const KeySet& tiles : maps.tiles)
-      for (const Key& k : tiles)
-        for (size_t i = kPoint; i < k.size(); ++i)
-          lo[i] = std::min(lo[i], k[i]), hi[i] = std::max(hi[i], k[i]);
     std::array<int64_t, kMaxDims> lowest{}, highest{};
     for (const Stencil& st : p.stencils)
       for (const Access& a : st.in)
@@ -201,7 +227,7 @@ class Counter {
       auto forEachMine = [&](auto&& visit) {
         for (int s : cout) {
           if (lv.halo == Halo::OnTheFly && !groupOut.count(s)) continue;
-          for (Packed k : selectedTiles_[static_cast<size_t>(s)]) visit(k);
+          for (Packed k : selectedTiles(s)) visit(k);
         }
       };
       // O_c: halo exchange, the child's own tiles of its outputs; on the fly, what the later
@@ -263,7 +289,7 @@ class Counter {
   std::vector<std::string> inputs_;
   int onlyRootChild_ = -1;
   detail::KeyPacking packing_;
-  std::vector<std::vector<Packed>> selectedTiles_;  // per stencil, its tiles over S, packed
+  mutable std::vector<std::optional<std::vector<Packed>>> selectedTiles_;  // selectedTiles()
 };
 
 /// The checks evaluate() makes of its arguments.
@@ -305,7 +331,8 @@ Evaluation evaluateRootChild(const StencilProgram& p, const Hierarchy& h, const 
   if (child >= variant.children.size())
     throw std::invalid_argument(
         fmt::format("variant '{}' has no child {}", variantText(variant, p), child));
-  return Counter(p, h, detail::tileRootChild(p, h, base, variant, child), static_cast<int>(child))
+  return Counter(p, h, detail::tileRootChild(p, h, base, variant, child), static_cast<int>(child),
+                 &base)
       .run(variant);
 }
 

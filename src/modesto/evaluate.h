@@ -67,8 +67,9 @@ struct Evaluation {
 Evaluation evaluate(const StencilProgram& p, const Hierarchy& h, const Group& variant);
 
 /// evaluate() counting the root's child `child` alone (with the groups below it): its
-/// ChildCounts and GroupCounts are evaluate()'s, the root's other children are left out, and
-/// the root's time, storage and feasibility are not the variant's. What the dynamic programme
+/// ChildCounts and GroupCounts and its stencils' StencilCounts are evaluate()'s, the root's other
+/// children are left out (their stencils' evaluations 0), and the root's time, storage and
+/// feasibility are not the variant's. What the dynamic programme
 /// (grouping.h) needs per run, a child's counts depending only on the stencils it holds.
 Evaluation evaluateRootChild(const StencilProgram& p, const Hierarchy& h, const Group& variant,
                              size_t child);

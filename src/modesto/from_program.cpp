@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include "analysis/accesses.h"
@@ -25,34 +27,56 @@ StencilProgram fromCall(const Program& prog, const CallInst& call, const ParamVa
         fmt::format("call '{}' has {} dimensions; the hierarchical model takes at most {}",
                     call.name, dims, kMaxDims));
   const CallRegions regions = analyzeRegions(prog, call);
+  // Each write makes a new version of its field (static single assignment): a per-point scalar
+  // or an array written by several statements is a field per write, `name` for the first and
+  // `name#2`, `name#3`, ... after it, and a read takes the version written last before it (the
+  // statements of a call run one after the other over their regions, language.md 9.1). An array
+  // read before its first write is an input under its own name, and its writes are `name#1`, ...
+  auto fieldOf = [&](const Reference& r) {
+    return r.scalar ? call.localScalars.at(static_cast<size_t>(r.index)).name
+                    : prog.arrayName(call, r.array);
+  };
+  std::set<std::string> readFirst, written;
+  for (const Stmt& st : call.stmts) {
+    const StmtAccesses acc = stmtAccesses(st);
+    for (const Reference& r : acc.reads)
+      if (!written.count(fieldOf(r))) readFirst.insert(fieldOf(r));
+    written.insert(fieldOf(acc.write));
+  }
+  std::map<std::string, int> versions;        // writes so far, per field
+  std::map<std::string, std::string> latest;  // the version a read takes, per written field
+  std::map<std::string, bool> leaves;         // per version: an array the call's caller sees
   for (size_t si = 0; si < call.stmts.size(); ++si) {
     const Stmt& st = call.stmts[si];
     const StmtAccesses acc = stmtAccesses(st);
-    if (acc.write.scalar) fail(st, "a statement writes a per-point scalar");
     Stencil s;
-    s.name = prog.arrayName(call, acc.write.array);
-    if (p.producer(s.name) >= 0)
-      fail(st, fmt::format("'{}' is written by two statements; the hierarchical model computes "
-                           "each field once",
-                           s.name));
+    const std::string field = fieldOf(acc.write);
+    const int version = ++versions[field];
+    s.name = version == 1 && !readFirst.count(field) ? field : fmt::format("{}#{}", field, version);
     s.ops = stmtFlops(st);
     for (const Reference& r : acc.reads) {
-      if (r.scalar) continue;  // a per-point scalar is read at the thread's own point
-      const std::string name = prog.arrayName(call, r.array);
-      if (name == s.name) fail(st, fmt::format("the statement reads '{}', which it writes", name));
-      if (r.fixedPlane() || static_cast<int>(r.subs.size()) != dims)
+      const std::string name = fieldOf(r);
+      auto at = latest.find(name);
+      const std::string read = at == latest.end() ? name : at->second;
+      if (!r.scalar && (r.fixedPlane() || static_cast<int>(r.subs.size()) != dims))
         fail(st, fmt::format("'{}' is read at a fixed plane or with fewer subscripts than the "
                              "call has iterators",
                              name));
-      Access a{name, std::vector<int64_t>(static_cast<size_t>(dims), 0)};
-      for (const Subscript& sub : r.subs) a.offset[static_cast<size_t>(sub.iter)] = sub.offset;
+      // A per-point scalar is read at the evaluation point; a statement reads the array it
+      // writes only there (language.md 5.8), the version before it.
+      Access a{read, std::vector<int64_t>(static_cast<size_t>(dims), 0)};
+      if (!r.scalar)
+        for (const Subscript& sub : r.subs) a.offset[static_cast<size_t>(sub.iter)] = sub.offset;
       s.in.push_back(std::move(a));
     }
+    latest[field] = s.name;
     const Box box = evalIter(regions.stmts[si], params);
     s.domain = box.empty ? IndexBox{std::vector<int64_t>(static_cast<size_t>(dims), 0),
                                     std::vector<int64_t>(static_cast<size_t>(dims), -1)}
                          : IndexBox{box.lo, box.hi};
-    if (!acc.write.array.local) p.outputs.push_back(s.name);
+    // Every version of an array the caller sees leaves the program (a later write may cover
+    // only part of an earlier one's region).
+    if (!acc.write.scalar && !acc.write.array.local) p.outputs.push_back(s.name);
     p.stencils.push_back(std::move(s));
   }
   validate(p);

@@ -108,4 +108,19 @@ std::optional<Evaluation> groupByDynamicProgram(const StencilProgram& p, const H
   return evaluate(p, h, variantOf(bestOrder, bestCuts));
 }
 
+double countingWork(const StencilProgram& p) {
+  // Each stencil's keys, then each run's sum by prefix sums.
+  std::vector<double> prefix{0};
+  for (const Stencil& s : p.stencils) {
+    double points = 1;
+    for (size_t d = 0; s.domain && d < s.domain->lo.size(); ++d)
+      points *= static_cast<double>(std::max<int64_t>(0, s.domain->hi[d] - s.domain->lo[d] + 1));
+    prefix.push_back(prefix.back() + points * static_cast<double>(s.in.size()));
+  }
+  double work = 0;
+  for (size_t b = 1; b < prefix.size(); ++b)
+    for (size_t a = 0; a < b; ++a) work += prefix[b] - prefix[a];
+  return work;
+}
+
 }  // namespace tessel::modesto

@@ -78,22 +78,32 @@ class Tiler {
 
   TilingMaps run(const Group& root) {
     derivedDomains();
-    tiles_ = ownDomains_;
+    shareDomains();
     tile(root, 0, true);
     return maps();
   }
 
   RootTiling rootLevel(const Group& root) {
     derivedDomains();
-    tiles_ = ownDomains_;
+    shareDomains();
     tile(root, 0, false);
-    return RootTiling{std::move(ownDomains_), shift_, maps()};
+    RootTiling out{std::move(ownDomains_), shift_, maps(), {}, {}};
+    bool first = true;
+    for (const auto& tiles : out.maps.tiles)
+      for (const Key& k : *tiles) {
+        for (size_t i = 0; i < k.size(); ++i) {
+          out.lo[i] = first ? k[i] : std::min(out.lo[i], k[i]);
+          out.hi[i] = first ? k[i] : std::max(out.hi[i], k[i]);
+        }
+        first = false;
+      }
+    return out;
   }
 
   TilingMaps rootChild(const RootTiling& base, const Group& root, size_t child) {
     domain_ = &base.domains;
     shift_ = base.shift;
-    tiles_ = base.maps.tiles;
+    tiles_ = base.maps.tiles;  // shared: only the child's are replaced
     const Group& c = root.children.at(child);
     if (!c.leaf()) tile(c, 1, true);
     return maps();
@@ -171,6 +181,16 @@ class Tiler {
     return TilingMaps{n_, static_cast<int>(h_.levels.size()), std::move(tiles_)};
   }
 
+  /// Every stencil's tiles start as its domain.
+  void shareDomains() {
+    tiles_.clear();
+    for (const KeySet& d : ownDomains_) tiles_.push_back(std::make_shared<const KeySet>(d));
+  }
+
+  void setTiles(int s, KeySet t) {
+    tiles_[static_cast<size_t>(s)] = std::make_shared<const KeySet>(std::move(t));
+  }
+
   /// Tiles `g` on `level` (0-based) and, with `deeper`, its groups on the levels below.
   void tile(const Group& g, int level, bool deeper) {
     const Level& l = h_.levels.at(static_cast<size_t>(level));
@@ -207,19 +227,18 @@ class Tiler {
       for (auto it = sten.rbegin(); it != sten.rend(); ++it) {
         const int s = *it;
         KeySet t;
-        if (isOut(s)) t = rect(s, tiles_[static_cast<size_t>(s)], level);
+        if (isOut(s)) t = rect(s, *tiles_[static_cast<size_t>(s)], level);
         for (auto [c, a] : consumers(s))
-          for (Key k : tiles_[static_cast<size_t>(c)]) {
+          for (Key k : *tiles_[static_cast<size_t>(c)]) {
             k[0] = s;
             for (int d = 0; d < n_; ++d) k[kPoint + d] += static_cast<int32_t>(a->offset[d]);
             if (evaluated(s, k)) t.push_back(k);
           }
         normalize(t);
-        tiles_[static_cast<size_t>(s)] = std::move(t);
+        setTiles(s, std::move(t));
       }
     } else {
-      for (int s : sten)
-        tiles_[static_cast<size_t>(s)] = rect(s, tiles_[static_cast<size_t>(s)], level);
+      for (int s : sten) setTiles(s, rect(s, *tiles_[static_cast<size_t>(s)], level));
     }
     if (deeper)
       for (const Group& c : g.children)
@@ -232,7 +251,7 @@ class Tiler {
   std::vector<std::vector<int64_t>> shift_;
   std::vector<KeySet> ownDomains_;                    // derivedDomains()
   const std::vector<KeySet>* domain_ = &ownDomains_;  // ownDomains_ or a RootTiling's
-  std::vector<KeySet> tiles_;
+  std::vector<std::shared_ptr<const KeySet>> tiles_;
 };
 
 }  // namespace

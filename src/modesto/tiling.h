@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "modesto/hierarchy.h"
@@ -28,7 +29,9 @@ void normalize(KeySet& s);
 /// outputs' domains (each bounded by the stencil's own domain where it has one).
 struct TilingMaps {
   int dims = 0, levels = 0;
-  std::vector<KeySet> tiles;  // per stencil
+  /// Per stencil; shared, never changed: a variant's maps share the tiles a tiling left as they
+  /// were (tileRootChild: every stencil but the child's keeps level 1's).
+  std::vector<std::shared_ptr<const KeySet>> tiles;
 };
 
 TilingMaps tileVariant(const StencilProgram& p, const Hierarchy& h, const Group& root);
@@ -40,6 +43,7 @@ struct RootTiling {
   std::vector<KeySet> domains;              // where each stencil is evaluated
   std::vector<std::vector<int64_t>> shift;  // per stencil and dimension
   TilingMaps maps;                          // level 1's tiles
+  Key lo{}, hi{};                           // the least and greatest of each coordinate there
 };
 
 /// `root` is any variant of `p` on `h` (all give the same).

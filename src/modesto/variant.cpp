@@ -79,8 +79,9 @@ class VariantParser {
 
   int stencil() {
     const size_t start = pos_;
-    while (pos_ < text_.size() &&
-           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+    // Names as in the language, and `#` of a field's later versions (`m0#2`, from_program.h).
+    while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
+                                   text_[pos_] == '_' || text_[pos_] == '#'))
       ++pos_;
     const std::string name = text_.substr(start, pos_ - start);
     if (name.empty()) fail("expected a stencil name");
