@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -267,15 +268,23 @@ class Counter {
       seconds += cc.time();
       children.push_back(std::move(cc));
     }
-    // Storage: the inputs and temporaries the children read, over the origin tile of every level
-    // down to this one (S*), per element.
+    // Storage: the inputs and temporaries the children read, per element, in one tile of this
+    // level within the origin tile of every level above (S*): the fullest such tile. The paper
+    // takes the origin tile, which on a finite domain may be an edge tile, part empty (a region
+    // that starts at k = 1 leaves the origin tile of a 1 x 8 x 32 tiling empty: everything
+    // would fit); the feasibility check must hold for every tile.
     detail::PackedSet stored;
     if (!alone)
       for (int s : sten)
         forEachInput(
-            s, storedFields, [&](Packed k) { stored.insert(packing_.projected(k, level)); }, level);
+            s, storedFields, [&](Packed k) { stored.insert(packing_.projected(k, level)); },
+            level - 1);
+    std::map<Packed, double> perTile;
+    double fullest = 0;
+    stored.forEach(
+        [&](Packed k) { fullest = std::max(fullest, ++perTile[packing_.tileOf(k, level - 1)]); });
     GroupCounts& out = e.groups[me];
-    out.storage = static_cast<double>(stored.size());
+    out.storage = fullest;
     out.fits = lv.capacity <= 0 || out.storage <= lv.capacity;
     out.children = std::move(children);
     out.seconds = seconds;

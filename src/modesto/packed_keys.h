@@ -30,6 +30,11 @@ class KeyPacking {
   Packed delta(int i, int64_t by) const;
   /// The packed key with its tile coordinates of levels `keep` (0-based) and deeper cleared.
   Packed projected(Packed p, int keep) const { return p & keepMask_[static_cast<size_t>(keep)]; }
+  /// The tile coordinates of level `level` (0-based) alone.
+  Packed tileOf(Packed p, int level) const {
+    const auto l = static_cast<size_t>(level);
+    return p & (outerMask_[l + 1] & ~outerMask_[l]);
+  }
   /// Whether the tile coordinates of the levels before `levels` are all 0.
   bool outerTilesZero(Packed p, int levels) const {
     const auto l = static_cast<size_t>(levels);
@@ -50,6 +55,12 @@ class PackedSet {
   void insert(Packed k);
   bool contains(Packed k) const;
   size_t size() const { return size_; }
+  /// Calls `f` with each key, in no particular order.
+  template <typename F>
+  void forEach(F&& f) const {
+    for (Packed k : slots_)
+      if (k != kEmpty) f(k);
+  }
 
  private:
   static constexpr Packed kEmpty = ~Packed{0};  // no key: the packing leaves bit 127 clear

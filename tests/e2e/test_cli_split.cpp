@@ -143,7 +143,7 @@ TEST(CliSplit, ModestoGroupingsComputeTheSame) {
   const fs::path dir = freshTempDir("split", "hdiff-modesto");
   const std::string hdiff = benchmarkPath("cosmo-hdiff").string();
   auto s = runCommand(tesselBinary() + " split " + hdiff +
-                      " --mode modesto --modesto-capacity 1000 -o " + dir.string());
+                      " --mode modesto --modesto-capacity 1300 -o " + dir.string());
   ASSERT_EQ(s.exitCode, 0) << s.output;
   EXPECT_NE(s.output.find("MODESTO's cheapest grouping [[lap],[fli,flj,out]]"), std::string::npos)
       << s.output;
@@ -152,7 +152,7 @@ TEST(CliSplit, ModestoGroupingsComputeTheSame) {
   EXPECT_NE(s.output.find("tessel: MODESTO's grouping of call 0 (hdiff): 4 statements"),
             std::string::npos)
       << s.output;
-  expectSameResults(hdiff, "modesto", dir, smallParams("cosmo-hdiff"), " --modesto-capacity 1000");
+  expectSameResults(hdiff, "modesto", dir, smallParams("cosmo-hdiff"), " --modesto-capacity 1300");
   expectSameResults(benchmarkPath("heat").string(), "modesto", freshTempDir("split", "heat-m"),
                     smallParams("heat"));
 }
