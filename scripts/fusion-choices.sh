@@ -3,7 +3,8 @@
 # (rhs4center, rhs4sg, diffterm): each program, its `tessel split --mode trivial-fission` version and a
 # fusion-groups version (rhs4center and rhs4sg with their twelve shared temporaries in a kernel of their own,
 # through global memory, and a kernel per output: `--mode groups --groups '0-11|12-17|18-23|
-# 24-29'`; diffterm as the greedy plan groups it: `--mode greedy`), under `global` (a kernel per statement), `global --fuse-statements` and `overlapped`:
+# 24-29'`; diffterm as the greedy plan groups it: `--mode greedy`, and as MODESTO groups it: `--mode
+# modesto`), under `global` (a kernel per statement), `global --fuse-statements` and `overlapped`:
 #   1. predicted on the H100 by the model (`tessel analyze`, the programs' own sizes, ptxas
 #      registers where nvcc is installed): a prediction, not a measurement;
 #   2. measured on this machine's PoCL (OpenCL on the CPU) and C++ target (scripts/bench.py,
@@ -28,7 +29,8 @@ for b in ${which//,/ }; do
       progs+="${progs:+,}$b,$b-trivial-fission,$b-groups" ;;
     diffterm)
       "$tessel" split benchmarks/diffterm.sten --mode greedy -o "$out/programs" >/dev/null
-      progs+="${progs:+,}diffterm,diffterm-trivial-fission,diffterm-greedy" ;;
+      "$tessel" split benchmarks/diffterm.sten --mode modesto -o "$out/programs" >/dev/null
+      progs+="${progs:+,}diffterm,diffterm-trivial-fission,diffterm-greedy,diffterm-modesto" ;;
     *) echo "unknown program $b" >&2; exit 1 ;;
   esac
 done

@@ -82,7 +82,7 @@ std::optional<nlohmann::json> predictUnder(const Program& prog,
     }
     return std::nullopt;
   }
-  KernelReportSet ks = reportKernels(prog, setup->resolved, setup->machine, ptxas, log);
+  KernelReportSet ks = reportKernels(prog, setup->resolved, setup->machine, ptxas, log, &params);
   ProgramPrediction pp = predictProgram(prog, setup->resolved, ks.reports, setup->machine, params);
   nlohmann::json j = {
       {"machine", setup->machine.name}, {"seconds", pp.seconds},

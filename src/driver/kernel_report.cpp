@@ -12,6 +12,7 @@
 #include "driver/resources.h"
 #include "lower/lower.h"
 #include "support/saturating.h"
+#include "transforms/narrow_indices.h"
 
 namespace tessel {
 
@@ -74,11 +75,28 @@ void addOccupancy(std::vector<KernelReport>& reports, const MachineDesc& m) {
 }  // namespace
 
 KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resolved,
-                              const MachineDesc& machine, bool ptxas, PassLog* log) {
+                              const MachineDesc& machine, bool ptxas, PassLog* log,
+                              const ParamValues* params) {
   KernelReportSet out;
   PassLog silent;
   GpuProgram gpu = lower(prog, resolved, GpuApi::OpenCL, log ? *log : silent);
   out.reports = kernelReports(prog, gpu, resolved);
+  // Sizes beyond 32-bit indices: the narrowed kernels' 64-bit copies run (the registers and
+  // ptxas figures below are matched by name).
+  if (params && gpu.indexMargin >= 0 &&
+      !evalInt(transforms::indexFitTest(prog, gpu.indexMargin), *params)) {
+    for (KernelReport& r : out.reports) {
+      if (r.info.indexBits != 32 || r.info.fallback < 0) continue;
+      const lir::Function& wide = gpu.device.functions.at(static_cast<size_t>(r.info.fallback));
+      r.info.name = wide.name;
+      r.info.maxRegisters = wide.maxRegisters;
+      r.info.indexBits = 64;
+      r.info.wideReason =
+          "a run at these sizes does not fit 32-bit indices (an array of 2^31 elements or more, "
+          "or a parameter beyond 2^30): the kernel's 64-bit copy runs";
+      r.info.fallback = -1;
+    }
+  }
   addRegisterEstimates(out.reports, gpu.device, machine);
   out.notes = gpu.notes;
   // Statement fusion: where each call's kernels split, and why.

@@ -37,8 +37,12 @@ std::vector<std::string> occupancyTargetNotes(const Program& prog,
 /// one.
 /// Occupancy is computed for `machine`; ptxas runs for its architecture where nvcc supports it
 /// (sm_75 and later), else for sm_90, and the note says so.
+/// With `params`: where a run at those sizes does not fit the narrowed kernels' 32-bit indices
+/// (pass narrow-indices' test), each narrowed kernel's report is its 64-bit copy's (`NAME_i64`:
+/// the kernel that runs, its registers and ptxas figures), and says so.
 KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resolved,
-                              const MachineDesc& machine, bool ptxas, PassLog* log = nullptr);
+                              const MachineDesc& machine, bool ptxas, PassLog* log = nullptr,
+                              const ParamValues* params = nullptr);
 
 /// A report's occupancy as JSON (blocks_per_sm, warps_per_sm, fraction, limited_by,
 /// upper_bound, registers_estimated); null where it has none.

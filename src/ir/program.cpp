@@ -99,8 +99,25 @@ int64_t evalInt(const ExprPtr& e, const ParamValues& p) {
       return r;
     }
     case ExprKind::Binary: {
-      int64_t a = evalInt(e->args[0], p), b = evalInt(e->args[1], p), r = 0;
+      int64_t a = evalInt(e->args[0], p), r = 0;
+      // && and || evaluate their right operand only where it decides (a guard before a
+      // product that could overflow).
+      if (e->op == Op::And) return a != 0 && evalInt(e->args[1], p) != 0;
+      if (e->op == Op::Or) return a != 0 || evalInt(e->args[1], p) != 0;
+      const int64_t b = evalInt(e->args[1], p);
       switch (e->op) {
+        case Op::Lt:
+          return a < b;
+        case Op::Le:
+          return a <= b;
+        case Op::Gt:
+          return a > b;
+        case Op::Ge:
+          return a >= b;
+        case Op::Eq:
+          return a == b;
+        case Op::Ne:
+          return a != b;
         case Op::Add:
           checkOverflow(__builtin_add_overflow(a, b, &r));
           return r;

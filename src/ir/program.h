@@ -182,7 +182,8 @@ std::string statementText(const Program& prog, const CallInst& call, const Stmt&
 /// Values of every parameter, indexed like Program::params.
 using ParamValues = std::vector<int64_t>;
 
-/// Evaluates an int expression over parameters (literals, ParamRef, + - * / % ^ unary -).
+/// Evaluates an int expression over parameters (literals, ParamRef, + - * / % ^ unary -, and
+/// comparisons, && and || as 0 or 1).
 int64_t evalInt(const ExprPtr& e, const ParamValues& params);
 
 /// Every array element count: product of evaluated extents.

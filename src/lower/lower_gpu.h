@@ -123,6 +123,9 @@ struct GpuProgram {
   lir::Module host;                    // the call functions and tessel_program
   std::vector<GpuKernelInfo> kernels;  // by launch id
   std::vector<std::string> notes;      // decisions the user should hear about (fallbacks)
+  /// Pass narrow-indices: the margin of the host's test that a run's sizes fit the narrowed
+  /// kernels (transforms::indexFitTest); -1 where no kernel is narrowed.
+  int64_t indexMargin = -1;
 };
 
 /// The kernels and host code of `prog` for its resolved schedule (schedule/resolve.h): the

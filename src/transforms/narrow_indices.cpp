@@ -320,6 +320,7 @@ GpuProgram narrowKernels(const GpuProgram& p, const Program& prog, const Resolve
     }
   }
   if (!any) return out;
+  out.indexMargin = margin;
 
   HostRewrite h{out, {}, {}};
   for (const lir::Function& f : out.host.functions)

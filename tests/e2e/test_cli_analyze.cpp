@@ -108,6 +108,34 @@ TEST(CliAnalyze, RegisterLimitedOccupancyPointsToTheModelsCap) {
   EXPECT_EQ(c.output.find("--max-registers auto caps them"), std::string::npos) << c.output;
 }
 
+// At sizes beyond 32-bit indices (2048 x 2048 x 1024: 2^32 elements per array) the narrowed
+// kernels' 64-bit copies run, and the model predicts those: their names, their registers (the
+// estimate of the 64-bit kernel, more than the narrowed one's) and the reason.
+TEST(CliAnalyze, SizesBeyond32BitIndicesPredictThe64BitCopies) {
+  auto wide = runCommand(tesselBinary() + " analyze " + j3d7pt() +
+                         " --param L=2048 --param M=2048 --param N=1024 --no-ptxas --json");
+  ASSERT_EQ(wide.exitCode, 0) << wide.output;
+  auto narrow = runCommand(tesselBinary() + " analyze " + j3d7pt() + " --no-ptxas --json");
+  ASSERT_EQ(narrow.exitCode, 0) << narrow.output;
+  const nlohmann::json w = nlohmann::json::parse(wide.output.substr(wide.output.find("{\n")));
+  const nlohmann::json n = nlohmann::json::parse(narrow.output.substr(narrow.output.find("{\n")));
+  ASSERT_FALSE(w["kernels"].empty());
+  ASSERT_EQ(w["kernels"].size(), n["kernels"].size());
+  for (size_t k = 0; k < w["kernels"].size(); ++k) {
+    const std::string name = w["kernels"][k]["name"];
+    EXPECT_EQ(name, n["kernels"][k]["name"].get<std::string>() + "_i64");
+    EXPECT_GT(w["kernels"][k]["registers_estimate"]["registers"].get<int>(),
+              n["kernels"][k]["registers_estimate"]["registers"].get<int>())
+        << name;
+  }
+  auto text = runCommand(tesselBinary() + " analyze " + j3d7pt() +
+                         " --param L=2048 --param M=2048 --param N=1024 --no-ptxas");
+  EXPECT_NE(text.output.find("applied  64-bit indices: a run at these sizes does not fit 32-bit "
+                             "indices"),
+            std::string::npos)
+      << text.output;
+}
+
 TEST(CliAnalyze, FewGlobalStreamBlocksSayWhy) {
   // j2d5pt (8192^2) under global-stream: each of 8192 threads sweeps a column, 16 blocks of 512
   // for 132 SMs; the hint says why and what spreads the work (not the generic tile advice).
