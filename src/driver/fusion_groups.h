@@ -98,10 +98,11 @@ std::optional<Groupings> optionGroupings(const Program& prog, const std::string&
                                          const std::string& machineName, DiagnosticEngine& diags,
                                          double modestoWorkLimit = 0);
 
-/// The most keys MODESTO's counting may visit per program among the fusion choices that the
-/// model costs (`--fusion-groups auto`, `analyze --fusion-choices`, `tune`): about 5 s on this
-/// project's 2-core machine (diffterm's 2.9e7 keys take 4 s); a call beyond it stays whole
-/// there, and `--fusion-groups modesto` or `tessel split --mode modesto` counts it.
+/// The most keys MODESTO's counting may visit per call and order (modesto::countingWork) among
+/// the fusion choices that the model costs (`--fusion-groups auto`, `analyze --fusion-choices`,
+/// `tune`): a few seconds on this project's 2-core machine (diffterm's calls, 1.3e7 and 1.6e7
+/// keys, take 4 s together); a call beyond it stays whole there, and `--fusion-groups modesto`
+/// or `tessel split --mode modesto` counts it.
 inline constexpr double kChoicesModestoWork = 5e7;
 
 /// The fusion choices `--fusion-groups` names by a word: the program as written (`none`),
