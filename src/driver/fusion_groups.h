@@ -55,7 +55,7 @@ struct ModestoGroupingOptions {
   /// whole, with a note, instead of being counted.
   double workLimit = 0;
   /// Told before each call's search (the counting engine enumerates points: diffterm's nine
-  /// and four statements take 4 s on two cores, rhs4center's 30 over a minute).
+  /// and four statements take 6 s on two cores, rhs4center's 30 take 37 s).
   std::function<void(const std::string&)> progress;
 };
 
@@ -107,7 +107,7 @@ inline constexpr double kChoicesModestoWork = 5e7;
 
 /// The fusion choices `--fusion-groups` names by a word: the program as written (`none`),
 /// ARTEMIS's fission modes, the greedy plan and MODESTO's grouping, in the order the model's
-/// choice prefers them on a tie (MODESTO's last: its counting takes the longest, 4 s on diffterm).
+/// choice prefers them on a tie (MODESTO's last: its counting takes the longest, 6 s on diffterm).
 inline const std::vector<std::string>& fusionChoiceNames() {
   static const std::vector<std::string> names = {
       "none", "trivial-fission", "maxfuse", "recompute-fission", "greedy", "modesto"};

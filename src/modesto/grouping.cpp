@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 
+#include "modesto/run_costs.h"
 #include "modesto/tiling.h"
 
 namespace tessel::modesto {
@@ -82,20 +84,53 @@ std::optional<Evaluation> groupByDynamicProgram(const StencilProgram& p, const H
     }
     return it->second;
   };
-  for (const std::vector<int>& order : topologicalOrders(p, orderLimit)) {
+  // On the GPU's and the CPU's hierarchies the runs ending at b can be counted together, each
+  // from the next shorter one (run_costs.h), and the runs ending at b depend only on the order's
+  // first b stencils: a stencil added per run of each distinct prefix, against a stencil
+  // counted per stencil of each distinct run. The cheaper way: incrementally for a call of many
+  // statements (rhs4center: 1 order 4.7 s against 61 s), run by run for few statements in many
+  // orders that share their runs (diffterm's nine independent gradients).
+  const std::vector<std::vector<int>> orders = topologicalOrders(p, orderLimit);
+  std::set<std::vector<int>> distinct, prefixes;
+  double additions = 0, perRun = 0;
+  for (const std::vector<int>& order : orders)
+    for (size_t b = 1; b <= order.size(); ++b) {
+      if (prefixes.insert(std::vector<int>(order.begin(), order.begin() + static_cast<long>(b)))
+              .second)
+        additions += static_cast<double>(b);
+      for (size_t a = 0; a < b; ++a) {
+        std::vector<int> set(order.begin() + static_cast<long>(a),
+                             order.begin() + static_cast<long>(b));
+        std::sort(set.begin(), set.end());
+        if (distinct.insert(set).second) perRun += static_cast<double>(set.size());
+      }
+    }
+  const bool incremental = detail::runCostsApply(h) && additions < perRun;
+  std::map<std::vector<int>, std::vector<std::pair<double, bool>>> sweeps;  // by prefix
+  for (const std::vector<int>& order : orders) {
     const size_t n = order.size();
     std::vector<double> cost(n + 1, std::numeric_limits<double>::infinity());
     std::vector<size_t> from(n + 1, 0);
     cost[0] = 0;
-    for (size_t b = 1; b <= n; ++b)
+    for (size_t b = 1; b <= n; ++b) {
+      std::vector<std::pair<double, bool>> runs;
+      if (incremental) {
+        if (!base) base = detail::tileRoot(p, h, variantOf(order, {order.size()}));
+        std::vector<int> prefix(order.begin(), order.begin() + static_cast<long>(b));
+        auto sweep = sweeps.find(prefix);
+        if (sweep == sweeps.end())
+          sweep = sweeps.emplace(prefix, detail::runsEndingAt(p, h, *base, order, b)).first;
+        runs = sweep->second;
+      }
       for (size_t a = 0; a < b; ++a) {
         if (cost[a] == std::numeric_limits<double>::infinity()) continue;
-        auto [t, fits] = timeOf(order, a, b);
+        auto [t, fits] = incremental ? runs[a] : timeOf(order, a, b);
         if (fits && cost[a] + t < cost[b]) {
           cost[b] = cost[a] + t;
           from[b] = a;
         }
       }
+    }
     if (cost[n] == std::numeric_limits<double>::infinity() || cost[n] >= bestCost) continue;
     // The root's time is the sum of its children's: the cheapest order's variant is evaluated
     // once, at the end.

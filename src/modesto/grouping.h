@@ -25,10 +25,12 @@ std::optional<Evaluation> groupByDynamicProgram(const StencilProgram& p, const H
                                                 size_t orderLimit = 100);
 
 /// An estimate of the counting engine's work for the dynamic programme on one topological order
-/// of `p`: over every run [a, b) of the program order, the sum over its stencils of their reads
-/// times the points of their domains (the keys its input maps visit once). A bound for callers
-/// that cannot wait: diffterm's two calls come to 1.3e7 and 1.6e7 (4.3 s together on this
-/// project's 2-core machine), rhs4center's 30 statements to 7.9e8 (73 s).
+/// of `p` counted run by run: over every run [a, b) of the program order, the sum over its
+/// stencils of their reads times the points of their domains (the keys its input maps visit
+/// once); the incremental count (run_costs.h) visits fewer where it applies. A bound for callers
+/// that cannot wait: diffterm's two calls come to 1.3e7 and 1.6e7 (6 s together on this
+/// project's 2-core machine, 24 orders), rhs4center's 30 statements to 7.9e8 (37 s: 4.7 s per
+/// order, counted incrementally).
 double countingWork(const StencilProgram& p);
 
 }  // namespace tessel::modesto

@@ -72,12 +72,13 @@ void PackedSet::reserve(size_t n) {
   if (slots > slots_.size()) rehash(slots);
 }
 
-void PackedSet::insert(Packed k) {
+bool PackedSet::insert(Packed k) {
   if (2 * (size_ + 1) > slots_.size()) rehash(slots_.empty() ? 1024 : 2 * slots_.size());
   const size_t slot = find(k);
-  if (slots_[slot] == k) return;
+  if (slots_[slot] == k) return false;
   slots_[slot] = k;
   ++size_;
+  return true;
 }
 
 bool PackedSet::contains(Packed k) const { return size_ > 0 && slots_[find(k)] == k; }

@@ -52,7 +52,8 @@ class PackedSet {
  public:
   /// Room for `n` keys without growing.
   void reserve(size_t n);
-  void insert(Packed k);
+  /// Whether `k` was new.
+  bool insert(Packed k);
   bool contains(Packed k) const;
   size_t size() const { return size_; }
   /// Calls `f` with each key, in no particular order.

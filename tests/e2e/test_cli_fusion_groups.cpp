@@ -135,7 +135,7 @@ TEST(CliFusionGroups, AnalyzeRanksFusionChoices) {
   EXPECT_FALSE(variants["trivial-fission"]["same_as_written"].get<bool>());
   for (const char* same : {"maxfuse", "recompute-fission", "greedy", "modesto"})
     EXPECT_TRUE(variants[same]["same_as_written"].get<bool>()) << same;
-  // MODESTO's counting of its 30 statements would take over a minute: left whole, and said so.
+  // MODESTO's counting of its 30 statements would take half a minute: left whole, and said so.
   EXPECT_NE(variants["modesto"]["notes"].dump().find(
                 "stays whole: its counting would visit about 7.9e+08 keys per order, more than the "
                 "5e+07 the model's fusion choices allow"),

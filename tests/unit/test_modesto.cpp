@@ -16,6 +16,7 @@
 #include "modesto/from_program.h"
 #include "modesto/grouping.h"
 #include "modesto/packed_keys.h"
+#include "modesto/run_costs.h"
 #include "modesto/search.h"
 #include "modesto/tiling.h"
 #include "modesto/variant.h"
@@ -565,4 +566,87 @@ TEST(Modesto, PackedKeysCountAsTheKeysThemselves) {
   Key wide{};
   wide.fill(1 << 20);
   EXPECT_THROW(detail::KeyPacking(Key{}, wide, dims), std::invalid_argument);
+}
+
+namespace {
+
+/// Every run order[a..b) of `p`'s first `orders` topological orders counted incrementally
+/// (detail::runsEndingAt) against evaluateRootChild of the run in a variant of singletons
+/// around it (what the dynamic programme counted before): the same time and fit.
+void expectRunCostsAsCounted(const StencilProgram& p, const Hierarchy& h, size_t orders) {
+  ASSERT_TRUE(detail::runCostsApply(h));
+  size_t runs = 0;
+  for (const std::vector<int>& order : topologicalOrders(p, orders)) {
+    const size_t n = order.size();
+    const detail::RootTiling base = detail::tileRoot(
+        p, h,
+        parseVariant(
+            [&] {
+              std::string t = "[";
+              for (size_t i = 0; i < n; ++i)
+                t += (i ? ",[" : "[") + p.stencils[static_cast<size_t>(order[i])].name + "]";
+              return t + "]";
+            }(),
+            p, 2));
+    for (size_t b = 1; b <= n; ++b) {
+      const auto incremental = detail::runsEndingAt(p, h, base, order, b);
+      ASSERT_EQ(incremental.size(), b);
+      for (size_t a = 0; a < b; ++a) {
+        Group v, run;
+        for (size_t k = 0; k < a; ++k) v.children.push_back(Group{-1, {Group{order[k], {}}}});
+        for (size_t k = a; k < b; ++k) run.children.push_back(Group{order[k], {}});
+        v.children.push_back(run);
+        for (size_t k = b; k < n; ++k) v.children.push_back(Group{-1, {Group{order[k], {}}}});
+        const Evaluation e = evaluateRootChild(p, h, v, a);
+        const ChildCounts& c = e.groups.front().children.front();
+        bool fits = true;
+        for (const GroupCounts& g : e.groups)
+          if (g.level == 2) fits = g.fits;
+        EXPECT_NEAR(incremental[a].first, c.time(), 1e-12 * c.time()) << c.text;
+        EXPECT_EQ(incremental[a].second, fits) << c.text;
+        ++runs;
+      }
+    }
+  }
+  EXPECT_GT(runs, 0u);
+}
+
+}  // namespace
+
+// The dynamic programme's incremental run costs (modesto/run_costs.h) are the counting
+// engine's: the horizontal diffusion in a memory where some runs fit and some do not, a chain
+// on a tiled line, and a call with per-point scalars and an array written twice (fromCall's
+// versions), each over several orders.
+TEST(Modesto, IncrementalRunCostsAreTheCountedOnes) {
+  Hierarchy h = twoLevels();
+  h.levels[1].capacity = 1500;
+  expectRunCostsAsCounted(horizontalDiffusion(), h, 4);
+  Hierarchy line;
+  line.levels = {{"DRAM", {0}, Halo::OnTheFly, 1e9, 0, 0},
+                 {"shared", {4}, Halo::OnTheFly, 1e10, 0, 5}};
+  line.compute = 1e9;
+  expectRunCostsAsCounted(chain(), line, 4);
+  tessel::test::Compiled c = tessel::test::compileText(R"(
+parameter M=14, N=19;
+iterator j, i;
+double a[M,N], b[M,N], c[M,N], d[M,N];
+copyin a, d;
+stencil s (c, b, a, d) {
+  double r;
+  [1:M-2, 1:N-2] : b[j][i] = a[j-1][i] + a[j+1][i] + d[j][i-1];
+  [1:M-2, 1:N-2] : b[j][i] += a[j][i];
+  [2:M-3, 2:N-3] : r = b[j][i-1] * 2.0 + d[j+1][i];
+  c[j][i] = r + b[j][i+1];
+  [2:M-3, 2:N-3] : d[j][i] = 0.5 * d[j][i];
+}
+s (c, b, a, d);
+copyout b, c, d;
+)");
+  ASSERT_TRUE(c.prog) << c.diagText();
+  const StencilProgram versions = fromCall(*c.prog, c.prog->calls.at(0), {14, 19});
+  Hierarchy small;
+  small.levels = {{"DRAM", {0, 0}, Halo::OnTheFly, 1e11, 0, 0},
+                  {"shared memory", {4, 8}, Halo::OnTheFly, 1e12, 1e12, 60}};
+  small.compute = 1e12;
+  expectRunCostsAsCounted(versions, small, 6);
 }
