@@ -94,7 +94,7 @@ class Placer {
         out.push_back(enter(s, pending));
         early = out.size();
       } else {
-        Accesses a = accessesOf(s);
+        const Accesses& a = accessesOf(s);
         if (pending.conflictsWith(a, s->kind == StmtKind::Block && s->fresh)) {
           out.insert(out.begin() + static_cast<std::ptrdiff_t>(early), barrier());
           pending = {};
@@ -157,11 +157,15 @@ class Placer {
     return needs;
   }
 
-  Accesses accessesOf(const StmtPtr& s) const {
+  /// Memoised too: placing a loop to its fixed point and asking needsInside of a parent visit
+  /// the same statements several times.
+  const Accesses& accessesOf(const StmtPtr& s) const {
+    auto known = accesses_.find(s.get());
+    if (known != accesses_.end()) return known->second;
     Accesses a;
     Collect c(shared_, a);
     c.visit(s);
-    return a;
+    return accesses_.emplace(s.get(), std::move(a)).first->second;
   }
 
   /// `s` with new bodies; `s` itself when they hold the very same statements.
@@ -175,7 +179,8 @@ class Placer {
 
   const VaryingValues& vary_;
   std::set<std::string> shared_;
-  mutable std::map<const Stmt*, bool> needs_;  // needsInside's answers, by statement
+  mutable std::map<const Stmt*, bool> needs_;         // needsInside's answers, by statement
+  mutable std::map<const Stmt*, Accesses> accesses_;  // accessesOf's, by statement
 };
 
 }  // namespace
