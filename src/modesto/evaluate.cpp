@@ -81,12 +81,7 @@ class Counter {
     return true;
   }
 
-  int fieldIndex(const std::string& f) const {
-    const int s = p_.producer(f);
-    if (s >= 0) return s;
-    return static_cast<int>(p_.stencils.size() +
-                            (std::find(inputs_.begin(), inputs_.end(), f) - inputs_.begin()));
-  }
+  int fieldIndex(const std::string& f) const { return p_.fieldIndex(f, inputs_); }
 
   /// Calls `visit` with each element of I_s restricted to `fields`, over S, packed: (field,
   /// point read, tile id of the evaluation), duplicates included.
@@ -131,8 +126,7 @@ class Counter {
   }
 
   /// The packing of every key the counts form: the tiles' coordinates (`base`'s bounds for
-  /// the tiles `maps` shares with it), the points their accesses read, the fields' indices, and
-  /// tile coordinate 0 (outerTilesZero).
+  /// the tiles `maps` shares with it) and what detail::packingFor adds.
   static detail::KeyPacking packingFor(const StencilProgram& p, const detail::TilingMaps& maps,
                                        size_t fields, const detail::RootTiling* base) {
     Key lo{}, hi{};
@@ -151,21 +145,7 @@ class Counter {
     for (size_t s = 0; s < maps.tiles.size(); ++s)
       if (!base || maps.tiles[s] != base->maps.tiles[s])
         for (const Key& k : *maps.tiles[s]) widen(k);
-    // Tile coordinates start at 0 (outerTilesZero packs a 0); fields at 0.
-    for (size_t i = kId; i < lo.size(); ++i) lo[i] = std::min(lo[i], 0), hi[i] = std::max(hi[i], 0);
-    lo[0] = 0;
-    hi[0] = static_cast<int32_t>(fields);
-    std::array<int64_t, kMaxDims> lowest{}, highest{};
-    for (const Stencil& st : p.stencils)
-      for (const Access& a : st.in)
-        for (int d = 0; d < p.dims; ++d)
-          lowest[static_cast<size_t>(d)] = std::min(lowest[static_cast<size_t>(d)], a.offset[d]),
-          highest[static_cast<size_t>(d)] = std::max(highest[static_cast<size_t>(d)], a.offset[d]);
-    for (int d = 0; d < p.dims; ++d) {
-      lo[kPoint + d] = static_cast<int32_t>(lo[kPoint + d] + lowest[static_cast<size_t>(d)]);
-      hi[kPoint + d] = static_cast<int32_t>(hi[kPoint + d] + highest[static_cast<size_t>(d)]);
-    }
-    return detail::KeyPacking(lo, hi, p.dims);
+    return detail::packingFor(p, lo, hi, fields);
   }
 
   /// The stencils of `g` whose fields are read outside it or leave the program.

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace tessel::modesto::detail {
@@ -48,6 +49,24 @@ Packed KeyPacking::pack(const Key& k) const {
 Packed KeyPacking::delta(int i, int64_t by) const {
   __extension__ typedef __int128 Signed;
   return static_cast<Packed>(static_cast<Signed>(by) << shift_[static_cast<size_t>(i)]);
+}
+
+KeyPacking packingFor(const StencilProgram& p, Key lo, Key hi, size_t fields) {
+  for (size_t i = kId; i < lo.size(); ++i) lo[i] = std::min(lo[i], 0), hi[i] = std::max(hi[i], 0);
+  lo[0] = 0;
+  hi[0] = static_cast<int32_t>(fields);
+  std::array<int64_t, kMaxDims> lowest{}, highest{};
+  for (const Stencil& st : p.stencils)
+    for (const Access& a : st.in)
+      for (size_t d = 0; d < static_cast<size_t>(p.dims); ++d) {
+        lowest[d] = std::min(lowest[d], a.offset[d]);
+        highest[d] = std::max(highest[d], a.offset[d]);
+      }
+  for (size_t d = 0; d < static_cast<size_t>(p.dims); ++d) {
+    lo[kPoint + d] = static_cast<int32_t>(lo[kPoint + d] + lowest[d]);
+    hi[kPoint + d] = static_cast<int32_t>(hi[kPoint + d] + highest[d]);
+  }
+  return KeyPacking(lo, hi, p.dims);
 }
 
 namespace {

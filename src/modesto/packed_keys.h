@@ -47,6 +47,11 @@ class KeyPacking {
   std::array<Packed, kMaxLevels + 1> keepMask_{}, outerMask_{}, outerZero_{};
 };
 
+/// The packing of the keys a count of `p` forms from evaluations whose coordinates lie in
+/// [lo, hi] (points and tile ids; the field coordinate is ignored): the points widened by the
+/// reads' offsets, tile coordinates including 0 (outerTilesZero packs one), fields 0..fields.
+KeyPacking packingFor(const StencilProgram& p, Key lo, Key hi, size_t fields);
+
 /// A set of packed keys: open addressing, linear probing, at most half full.
 class PackedSet {
  public:

@@ -29,6 +29,14 @@ std::vector<std::string> StencilProgram::inputFields() const {
   return out;
 }
 
+int StencilProgram::fieldIndex(const std::string& field,
+                               const std::vector<std::string>& inputs) const {
+  const int s = producer(field);
+  if (s >= 0) return s;
+  return static_cast<int>(stencils.size() +
+                          (std::find(inputs.begin(), inputs.end(), field) - inputs.begin()));
+}
+
 void validate(const StencilProgram& p) {
   auto fail = [](const std::string& m) { throw std::invalid_argument(m); };
   if (p.dims < 1 || p.dims > kMaxDims)

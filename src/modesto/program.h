@@ -47,6 +47,9 @@ struct StencilProgram {
   bool isOutput(int stencil) const;
   /// The input fields (read, computed by no stencil), in order of first read.
   std::vector<std::string> inputFields() const;
+  /// The counting engine's index of `field`: its producer, else the stencils' count plus its
+  /// place in `inputs` (inputFields()).
+  int fieldIndex(const std::string& field, const std::vector<std::string>& inputs) const;
 };
 
 /// Throws std::invalid_argument naming the problem: dimensions outside 1..3, offsets of the

@@ -22,8 +22,6 @@ bool runCostsApply(const Hierarchy& h) {
 
 namespace {
 
-int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
 class RunCounter {
  public:
   RunCounter(const StencilProgram& p, const Hierarchy& h, const RootTiling& base,
@@ -42,13 +40,17 @@ class RunCounter {
         packed2_(p.stencils.size()),
         packed1_(p.stencils.size()),
         readFromB_(p.stencils.size(), false),
+        readAnywhere_(p.stencils.size(), false),
         loads1_(fields_),
         internal_(fields_, false) {
     for (size_t i = 0; i < order.size(); ++i)
       pos_[static_cast<size_t>(order[i])] = static_cast<int>(i);
-    for (size_t i = b; i < order.size(); ++i)
+    for (size_t i = 0; i < order.size(); ++i)
       for (const Access& a : p.stencils[static_cast<size_t>(order[i])].in)
-        if (const int s = p.producer(a.field); s >= 0) readFromB_[static_cast<size_t>(s)] = true;
+        if (const int s = p.producer(a.field); s >= 0) {
+          readAnywhere_[static_cast<size_t>(s)] = true;
+          readFromB_[static_cast<size_t>(s)] = readFromB_[static_cast<size_t>(s)] || i >= b;
+        }
   }
 
   std::vector<std::pair<double, bool>> run() {
@@ -66,47 +68,27 @@ class RunCounter {
   }
 
  private:
-  int fieldIndex(const std::string& f) const {
-    const int s = p_.producer(f);
-    if (s >= 0) return s;
-    return static_cast<int>(p_.stencils.size() +
-                            (std::find(inputs_.begin(), inputs_.end(), f) - inputs_.begin()));
-  }
+  int fieldIndex(const std::string& f) const { return p_.fieldIndex(f, inputs_); }
 
-  /// Points over every stencil's domain widened by the reads' offsets, level-2 tile ids over
-  /// those points, level-1 ids 0 (untiled), fields 0..fields_.
+  /// Points over every stencil's domain, level-2 tile ids over those points, level-1 ids 0
+  /// (untiled), and what packingFor adds.
   KeyPacking packing() const {
     Key lo{}, hi{};
     bool first = true;
     for (const KeySet& d : base_.domains)
-      for (const Key& k : d)
-        for (int dim = 0; dim < n_; ++dim) {
-          const size_t i = static_cast<size_t>(kPoint + dim);
+      for (const Key& k : d) {
+        for (size_t i = kPoint; i < static_cast<size_t>(kPoint + n_); ++i) {
           lo[i] = first ? k[i] : std::min(lo[i], k[i]);
           hi[i] = first ? k[i] : std::max(hi[i], k[i]);
-          first = first && dim + 1 < n_;
         }
+        first = false;
+      }
     const Level& l2 = h_.levels[1];
-    for (int dim = 0; dim < n_; ++dim) {
-      const int64_t t = l2.tile[static_cast<size_t>(dim)];
-      const size_t id = static_cast<size_t>(kId + n_ + dim);
-      lo[id] =
-          t == 0 ? 0 : std::min<int32_t>(0, static_cast<int32_t>(floorDiv(lo[kPoint + dim], t)));
-      hi[id] =
-          t == 0 ? 0 : std::max<int32_t>(0, static_cast<int32_t>(floorDiv(hi[kPoint + dim], t)));
+    for (size_t d = 0; d < static_cast<size_t>(n_); ++d) {
+      lo[kId + n_ + d] = tileIdOf(lo[kPoint + d], l2.tile[d], 0);
+      hi[kId + n_ + d] = tileIdOf(hi[kPoint + d], l2.tile[d], 0);
     }
-    int64_t low[kMaxDims] = {}, high[kMaxDims] = {};
-    for (const Stencil& st : p_.stencils)
-      for (const Access& a : st.in)
-        for (int dim = 0; dim < n_; ++dim)
-          low[dim] = std::min(low[dim], a.offset[static_cast<size_t>(dim)]),
-          high[dim] = std::max(high[dim], a.offset[static_cast<size_t>(dim)]);
-    for (int dim = 0; dim < n_; ++dim) {
-      lo[kPoint + dim] = static_cast<int32_t>(lo[kPoint + dim] + low[dim]);
-      hi[kPoint + dim] = static_cast<int32_t>(hi[kPoint + dim] + high[dim]);
-    }
-    hi[0] = static_cast<int32_t>(fields_);
-    return KeyPacking(lo, hi, n_);
+    return packingFor(p_, lo, hi, fields_);
   }
 
   bool evaluated(int s, Key k) const {
@@ -134,15 +116,9 @@ class RunCounter {
       const Level& l2 = h_.levels[1];
       t = *base_.maps.tiles[static_cast<size_t>(s)];
       for (Key& k : t)
-        for (int dim = 0; dim < n_; ++dim) {
-          const int64_t size = l2.tile[static_cast<size_t>(dim)];
-          k[static_cast<size_t>(kId + n_ + dim)] =
-              size == 0 ? 0
-                        : static_cast<int32_t>(floorDiv(
-                              k[static_cast<size_t>(kPoint + dim)] -
-                                  base_.shift[static_cast<size_t>(s)][static_cast<size_t>(dim)],
-                              size));
-        }
+        for (size_t d = 0; d < static_cast<size_t>(n_); ++d)
+          k[kId + n_ + d] =
+              tileIdOf(k[kPoint + d], l2.tile[d], base_.shift[static_cast<size_t>(s)][d]);
     }
     const std::string& name = p_.stencils[static_cast<size_t>(s)].name;
     for (size_t c = 0; c < p_.stencils.size(); ++c) {
@@ -201,10 +177,7 @@ class RunCounter {
     // leaves of the run read of it, in their tiles (nothing where nobody reads it and it is
     // no result).
     PackedSet stores;
-    bool read = p_.isOutput(s);
-    for (const Stencil& c : p_.stencils)
-      for (const Access& acc : c.in) read = read || acc.field == st.name;
-    if (read) {
+    if (p_.isOutput(s) || readAnywhere_[si]) {
       if (leavesRun(s))
         for (Packed k : packed2_[si]) stores.insert(packing_.projected(k, 2));
       for (size_t c = 0; c < p_.stencils.size(); ++c) {
@@ -270,7 +243,8 @@ class RunCounter {
   std::vector<KeySet> tiles2_;                               // per stencil of the run
   std::vector<std::vector<Packed>> packed2_;                 // tiles2_, packed
   std::vector<std::optional<std::vector<Packed>>> packed1_;  // level 1's tiles, packed
-  std::vector<bool> readFromB_;  // per stencil: its field is read from position b on
+  std::vector<bool> readFromB_;     // per stencil: its field is read from position b on
+  std::vector<bool> readAnywhere_;  // per stencil: its field is read at all
   // Level 2: the run's group.
   double groupSeconds_ = 0;
   PackedSet stored_;

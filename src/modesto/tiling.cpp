@@ -9,6 +9,12 @@
 
 namespace tessel::modesto::detail {
 
+int32_t tileIdOf(int64_t point, int64_t size, int64_t shift) {
+  if (size == 0) return 0;
+  const int64_t a = point - shift;
+  return static_cast<int32_t>(a >= 0 ? a / size : -((-a + size - 1) / size));
+}
+
 namespace {
 
 /// Sorts `s` by packing each key into `Packed` (two 64-bit words, most significant first): each
@@ -68,8 +74,6 @@ void normalize(KeySet& s) {
 }
 
 namespace {
-
-int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 class Tiler {
  public:
@@ -167,13 +171,9 @@ class Tiler {
     const Level& l = h_.levels[static_cast<size_t>(level)];
     KeySet out = from;
     for (Key& k : out)
-      for (int d = 0; d < n_; ++d) {
-        const int64_t t = l.tile[static_cast<size_t>(d)];
-        k[kId + level * n_ + d] = t == 0
-                                      ? 0
-                                      : static_cast<int32_t>(floorDiv(
-                                            k[kPoint + d] - shift_[static_cast<size_t>(s)][d], t));
-      }
+      for (int d = 0; d < n_; ++d)
+        k[kId + level * n_ + d] = tileIdOf(k[kPoint + d], l.tile[static_cast<size_t>(d)],
+                                           shift_[static_cast<size_t>(s)][d]);
     return out;
   }
 

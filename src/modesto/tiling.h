@@ -24,6 +24,10 @@ using KeySet = std::vector<Key>;
 /// Sorts and removes duplicates.
 void normalize(KeySet& s);
 
+/// The tile of a level with tiles of `size` (0: untiled) that holds coordinate `point` of a
+/// stencil shifted by `shift` (a sequential halo's shift; 0 otherwise): the rectangular tiling.
+int32_t tileIdOf(int64_t point, int64_t size, int64_t shift);
+
 /// The tiling maps T_s of every stencil (section 2.6.3, nested as in 2.6.5): keys (s, point,
 /// tile id over all levels), for the evaluation points MODESTO derives backwards from the
 /// outputs' domains (each bounded by the stencil's own domain where it has one).
