@@ -71,17 +71,17 @@ std::optional<Evaluation> groupByDynamicProgram(const StencilProgram& p, const H
   // A run's time and fit depend only on which stencils it holds (not on their order in it nor
   // on how the others are grouped): each set is evaluated once over all orders.
   std::map<std::vector<int>, std::pair<double, bool>> known;
+  const std::vector<std::vector<int>> orders = topologicalOrders(p, orderLimit);
+  if (orders.empty()) return std::nullopt;
   // Level 1's tiling is the same in every variant (the root holds every stencil): once.
-  std::optional<detail::RootTiling> base;
+  const detail::RootTiling base =
+      detail::tileRoot(p, h, variantOf(orders.front(), {orders.front().size()}));
   auto timeOf = [&](const std::vector<int>& order, size_t a, size_t b) {
     std::vector<int> set(order.begin() + static_cast<long>(a),
                          order.begin() + static_cast<long>(b));
     std::sort(set.begin(), set.end());
     auto it = known.find(set);
-    if (it == known.end()) {
-      if (!base) base = detail::tileRoot(p, h, variantOf(order, {order.size()}));
-      it = known.emplace(set, childTime(p, h, *base, order, a, b)).first;
-    }
+    if (it == known.end()) it = known.emplace(set, childTime(p, h, base, order, a, b)).first;
     return it->second;
   };
   // On the GPU's and the CPU's hierarchies the runs ending at b can be counted together, each
@@ -90,7 +90,6 @@ std::optional<Evaluation> groupByDynamicProgram(const StencilProgram& p, const H
   // counted per stencil of each distinct run. The cheaper way: incrementally for a call of many
   // statements (rhs4center: 1 order 4.7 s against 61 s), run by run for few statements in many
   // orders that share their runs (diffterm's nine independent gradients).
-  const std::vector<std::vector<int>> orders = topologicalOrders(p, orderLimit);
   std::set<std::vector<int>> distinct, prefixes;
   double additions = 0, perRun = 0;
   for (const std::vector<int>& order : orders)
@@ -113,18 +112,17 @@ std::optional<Evaluation> groupByDynamicProgram(const StencilProgram& p, const H
     std::vector<size_t> from(n + 1, 0);
     cost[0] = 0;
     for (size_t b = 1; b <= n; ++b) {
-      std::vector<std::pair<double, bool>> runs;
+      const std::vector<std::pair<double, bool>>* runs = nullptr;
       if (incremental) {
-        if (!base) base = detail::tileRoot(p, h, variantOf(order, {order.size()}));
         std::vector<int> prefix(order.begin(), order.begin() + static_cast<long>(b));
         auto sweep = sweeps.find(prefix);
         if (sweep == sweeps.end())
-          sweep = sweeps.emplace(prefix, detail::runsEndingAt(p, h, *base, order, b)).first;
-        runs = sweep->second;
+          sweep = sweeps.emplace(prefix, detail::runsEndingAt(p, h, base, order, b)).first;
+        runs = &sweep->second;
       }
       for (size_t a = 0; a < b; ++a) {
         if (cost[a] == std::numeric_limits<double>::infinity()) continue;
-        auto [t, fits] = incremental ? runs[a] : timeOf(order, a, b);
+        auto [t, fits] = runs ? (*runs)[a] : timeOf(order, a, b);
         if (fits && cost[a] + t < cost[b]) {
           cost[b] = cost[a] + t;
           from[b] = a;
