@@ -101,9 +101,8 @@ class Counter {
     for (const Access& a : p_.stencils[static_cast<size_t>(s)].in) {
       const int f = fieldIndex(a.field);
       if (!fields.count(f)) continue;
-      Packed delta = packing_.delta(0, f - s);
-      for (int d = 0; d < n_; ++d) delta += packing_.delta(kPoint + d, a.offset[d]);
-      for (Packed k : *tiles) visit(k + delta);
+      const detail::PackedRead read = detail::packedRead(packing_, n_, s, f, a);
+      for (Packed k : *tiles) visit(read(k));
     }
   }
 

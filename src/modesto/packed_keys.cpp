@@ -14,6 +14,7 @@ KeyPacking::KeyPacking(const Key& lo, const Key& hi, int dims) : lo_(lo) {
   for (size_t i = lo.size(); i-- > 0;) {
     const uint64_t range = static_cast<uint64_t>(static_cast<int64_t>(hi[i]) - lo[i]);
     bits[i] = range == 0 ? 0 : 64 - __builtin_clzll(range);
+    bits_[i] = bits[i];
     shift_[i] = total;
     total += bits[i];
   }
@@ -51,20 +52,51 @@ Packed KeyPacking::delta(int i, int64_t by) const {
   return static_cast<Packed>(static_cast<Signed>(by) << shift_[static_cast<size_t>(i)]);
 }
 
+Packed KeyPacking::coordinateMask(int i) const {
+  const auto c = static_cast<size_t>(i);
+  return ((Packed{1} << bits_[c]) - 1) << shift_[c];
+}
+
+Packed KeyPacking::coordinate(int i, int64_t value) const {
+  const auto c = static_cast<size_t>(i);
+  return static_cast<Packed>(static_cast<uint64_t>(value - lo_[c])) << shift_[c];
+}
+
+PackedRead packedRead(const KeyPacking& packing, int dims, int s, int field, const Access& access) {
+  PackedRead r;
+  r.delta = packing.delta(0, field - s);
+  for (int d = 0; d < dims; ++d) {
+    const int64_t by = access.offset[static_cast<size_t>(d)];
+    if (access.absoluteAt(static_cast<size_t>(d))) {
+      r.keep &= ~packing.coordinateMask(kPoint + d);
+      r.set |= packing.coordinate(kPoint + d, by);
+    } else {
+      r.delta += packing.delta(kPoint + d, by);
+    }
+  }
+  return r;
+}
+
 KeyPacking packingFor(const StencilProgram& p, Key lo, Key hi, size_t fields) {
   for (size_t i = kId; i < lo.size(); ++i) lo[i] = std::min(lo[i], 0), hi[i] = std::max(hi[i], 0);
   lo[0] = 0;
   hi[0] = static_cast<int32_t>(fields);
   std::array<int64_t, kMaxDims> lowest{}, highest{};
+  Key absLo = lo, absHi = hi;  // the absolute coordinates read, with the points
   for (const Stencil& st : p.stencils)
     for (const Access& a : st.in)
       for (size_t d = 0; d < static_cast<size_t>(p.dims); ++d) {
+        if (a.absoluteAt(d)) {
+          absLo[kPoint + d] = std::min<int64_t>(absLo[kPoint + d], a.offset[d]);
+          absHi[kPoint + d] = std::max<int64_t>(absHi[kPoint + d], a.offset[d]);
+          continue;
+        }
         lowest[d] = std::min(lowest[d], a.offset[d]);
         highest[d] = std::max(highest[d], a.offset[d]);
       }
   for (size_t d = 0; d < static_cast<size_t>(p.dims); ++d) {
-    lo[kPoint + d] = static_cast<int32_t>(lo[kPoint + d] + lowest[d]);
-    hi[kPoint + d] = static_cast<int32_t>(hi[kPoint + d] + highest[d]);
+    lo[kPoint + d] = std::min(absLo[kPoint + d], static_cast<int32_t>(lo[kPoint + d] + lowest[d]));
+    hi[kPoint + d] = std::max(absHi[kPoint + d], static_cast<int32_t>(hi[kPoint + d] + highest[d]));
   }
   return KeyPacking(lo, hi, p.dims);
 }

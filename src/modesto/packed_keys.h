@@ -28,6 +28,9 @@ class KeyPacking {
   Packed pack(const Key& k) const;
   /// What adding `by` to coordinate `i` adds to a packed key (modulo 2^128).
   Packed delta(int i, int64_t by) const;
+  /// Coordinate `i`'s bits in a packed key, and their value for coordinate `value` (in range).
+  Packed coordinateMask(int i) const;
+  Packed coordinate(int i, int64_t value) const;
   /// The packed key with its tile coordinates of levels `keep` (0-based) and deeper cleared.
   Packed projected(Packed p, int keep) const { return p & keepMask_[static_cast<size_t>(keep)]; }
   /// The tile coordinates of level `level` (0-based) alone.
@@ -43,13 +46,24 @@ class KeyPacking {
 
  private:
   Key lo_{};
-  std::array<int, std::tuple_size_v<Key>> shift_{};
+  std::array<int, std::tuple_size_v<Key>> shift_{}, bits_{};
   std::array<Packed, kMaxLevels + 1> keepMask_{}, outerMask_{}, outerZero_{};
 };
 
+/// How a read moves a packed key of the evaluation (s, point, tile id) to the key of the element
+/// it reads (field, point read, tile id): the absolute coordinates set, the field and the
+/// relative offsets added.
+struct PackedRead {
+  Packed keep = ~Packed{0}, set = 0, delta = 0;
+  Packed operator()(Packed k) const { return ((k & keep) | set) + delta; }
+};
+/// `access` of stencil `s`, reading the field of counting index `field`.
+PackedRead packedRead(const KeyPacking& packing, int dims, int s, int field, const Access& access);
+
 /// The packing of the keys a count of `p` forms from evaluations whose coordinates lie in
 /// [lo, hi] (points and tile ids; the field coordinate is ignored): the points widened by the
-/// reads' offsets, tile coordinates including 0 (outerTilesZero packs one), fields 0..fields.
+/// reads' offsets and absolute coordinates, tile coordinates including 0 (outerTilesZero packs
+/// one), fields 0..fields.
 KeyPacking packingFor(const StencilProgram& p, Key lo, Key hi, size_t fields);
 
 /// A set of packed keys: open addressing, linear probing, at most half full.

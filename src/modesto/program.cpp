@@ -48,11 +48,19 @@ void validate(const StencilProgram& p) {
       if (static_cast<int>(a.offset.size()) != p.dims)
         fail(fmt::format("stencil '{}' reads '{}' with {} offsets in a {}-D program", s.name,
                          a.field, a.offset.size(), p.dims));
+      if (!a.absolute.empty() && static_cast<int>(a.absolute.size()) != p.dims)
+        fail(fmt::format("stencil '{}' reads '{}' with {} absolute flags in a {}-D program", s.name,
+                         a.field, a.absolute.size(), p.dims));
       if (a.field == s.name) fail(fmt::format("stencil '{}' reads its own field", s.name));
       const int prod = p.producer(a.field);
       if (prod >= 0 && !computed.count(a.field))
         fail(fmt::format("stencil '{}' reads '{}' before it is computed (list producers first)",
                          s.name, a.field));
+      if (prod >= 0 && std::find(a.absolute.begin(), a.absolute.end(), true) != a.absolute.end())
+        fail(
+            fmt::format("stencil '{}' reads the computed field '{}' at an absolute coordinate "
+                        "(a fixed plane or fewer dimensions): only input fields are read so",
+                        s.name, a.field));
     }
     if (s.domain && (static_cast<int>(s.domain->lo.size()) != p.dims ||
                      static_cast<int>(s.domain->hi.size()) != p.dims))

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tessel::modesto {
@@ -23,8 +24,19 @@ struct IndexBox {
 
 /// One read: field `field` at the evaluation point plus `offset`.
 struct Access {
+  Access() = default;
+  Access(std::string f, std::vector<int64_t> off, std::vector<bool> abs = {})
+      : field(std::move(f)), offset(std::move(off)), absolute(std::move(abs)) {}
+
   std::string field;
   std::vector<int64_t> offset;
+  /// Per dimension (empty: none), whether `offset` holds the field's coordinate itself instead
+  /// of one relative to the evaluation point: a fixed plane (`src[0][i]` reads coordinate 0), or
+  /// 0 along an iterator that a lower-rank array does not follow (`strx[i]` in a 3-D program
+  /// reads the elements (0, 0, i)). Only input fields (computed by no stencil) are read so: a
+  /// stencil's consumers read it at constant offsets, the dependences MODESTO tiles by.
+  std::vector<bool> absolute;
+  bool absoluteAt(size_t d) const { return d < absolute.size() && absolute[d]; }
 };
 
 /// A stencil `s = (ops, out, in)`: its name is the name of the field it computes.
@@ -53,8 +65,8 @@ struct StencilProgram {
 };
 
 /// Throws std::invalid_argument naming the problem: dimensions outside 1..3, offsets of the
-/// wrong rank, a stencil read before it is computed, a field computed twice, an output without
-/// a domain or naming no stencil.
+/// wrong rank, a stencil read before it is computed or at an absolute coordinate, a field
+/// computed twice, an output without a domain or naming no stencil.
 void validate(const StencilProgram& p);
 
 }  // namespace tessel::modesto

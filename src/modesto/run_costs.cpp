@@ -138,12 +138,9 @@ class RunCounter {
     return t;
   }
 
-  /// The packed delta of stencil `s`'s access `a`: its field for `s` and its offset.
-  Packed delta(int s, const Access& a) const {
-    Packed d = packing_.delta(0, fieldIndex(a.field) - s);
-    for (int dim = 0; dim < n_; ++dim)
-      d += packing_.delta(kPoint + dim, a.offset[static_cast<size_t>(dim)]);
-    return d;
+  /// Stencil `s`'s access `a` on packed keys: its field for `s` and its offset.
+  PackedRead delta(int s, const Access& a) const {
+    return packedRead(packing_, n_, s, fieldIndex(a.field), a);
   }
 
   const std::vector<Packed>& level1Packed(int t) {
@@ -170,8 +167,8 @@ class RunCounter {
     const double compute = h_.compute > 0 ? evaluations * st.ops / h_.compute : 0;
     PackedSet loads;
     for (const Access& acc : st.in) {
-      const Packed d = delta(s, acc);
-      for (Packed k : packed2_[si]) loads.insert(packing_.projected(k + d, 2));
+      const PackedRead d = delta(s, acc);
+      for (Packed k : packed2_[si]) loads.insert(packing_.projected(d(k), 2));
     }
     // Its stores, on the fly: its own tiles where it leaves the group, and what the later
     // leaves of the run read of it, in their tiles (nothing where nobody reads it and it is
@@ -184,8 +181,8 @@ class RunCounter {
         if (!inRun(static_cast<int>(c), a + 1)) continue;
         for (const Access& acc : p_.stencils[c].in) {
           if (acc.field != st.name) continue;
-          const Packed d = delta(static_cast<int>(c), acc);
-          for (Packed k : packed2_[c]) stores.insert(packing_.projected(k + d, 2));
+          const PackedRead d = delta(static_cast<int>(c), acc);
+          for (Packed k : packed2_[c]) stores.insert(packing_.projected(d(k), 2));
         }
       }
     }
@@ -197,9 +194,9 @@ class RunCounter {
 
     // The group's storage: every read of its leaves, per element, in the fullest level-2 tile.
     for (const Access& acc : st.in) {
-      const Packed d = delta(s, acc);
+      const PackedRead d = delta(s, acc);
       for (Packed k : packed2_[si]) {
-        const Packed key = packing_.projected(k + d, 2);
+        const Packed key = packing_.projected(d(k), 2);
         if (stored_.insert(key)) fullest_ = std::max(fullest_, ++perTile_[packing_.tileOf(key, 1)]);
       }
     }
@@ -208,9 +205,9 @@ class RunCounter {
     // compute, per element; s computes its own field from now on.
     for (const Access& acc : st.in) {
       const int f = fieldIndex(acc.field);
-      const Packed d = delta(s, acc);
+      const PackedRead d = delta(s, acc);
       for (Packed k : packed2_[si])
-        if (loads1_[static_cast<size_t>(f)].insert(packing_.projected(k + d, 1)) &&
+        if (loads1_[static_cast<size_t>(f)].insert(packing_.projected(d(k), 1)) &&
             !internal_[static_cast<size_t>(f)])
           ++loads1_total_;
     }
@@ -224,8 +221,8 @@ class RunCounter {
       const int t = order_[i];
       for (const Access& acc : p_.stencils[static_cast<size_t>(t)].in) {
         if (acc.field != st.name) continue;
-        const Packed d = delta(t, acc);
-        for (Packed k : level1Packed(t)) stores1_.insert(packing_.projected(k + d, 1));
+        const PackedRead d = delta(t, acc);
+        for (Packed k : level1Packed(t)) stores1_.insert(packing_.projected(d(k), 1));
       }
     }
   }
