@@ -73,6 +73,8 @@ def random_flags(rng, run):
             (0.15, lambda: ["--machine", rng.choice(["h100", "h200", "a100", "v100", "p100",
                                                      "k20c"])]),
         ]
+    # Drawn last, so that the combinations of the seeds before it (README) begin as they did.
+    draws += [(0.2, lambda: ["--register-values", rng.choice(["on", "off"])])]
     for p, draw in draws:
         if rng.random() < p:
             f += draw()

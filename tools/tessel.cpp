@@ -86,6 +86,11 @@ const char* scheduleHelp(const std::string& flag) {
            "barriers per plane instead of T + 1; retimed: 1 instead of 2); off saves that plane "
            "of shared memory. The default turns off by itself where the spare plane would not "
            "fit the machine";
+  if (flag == "--register-values")
+    return "overlapped family: on computes a local array or per-point scalar that one later "
+           "statement reads, only at its centre, in that statement's loop, in a register (no "
+           "shared tile, no barrier: STENCILGEN's placement rule); off (the default, the kernels "
+           "the model is calibrated on) gives every value a shared tile";
   if (flag == "--index-bits")
     return "width of the kernels' index arithmetic: auto (the default: 32 bits where the sizes "
            "of a run allow it, else a 64-bit copy of the kernel runs), 32 or 64";

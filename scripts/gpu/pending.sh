@@ -40,11 +40,15 @@
 #    reference interpreted once per program), kept in $OUT/tuning.db with the text per program
 #    ($OUT/tune-BENCH.txt): how often the model's first choice is the fastest measured, and by
 #    how much it misses where not.
+# 6. The overlapped kernel's values in registers (`--register-values on`, off by default;
+#    docs/gpu.md section 11): overlapped/2 with and without it for the programs that have such
+#    values (cheby, gradient, heat, rhs4center, rhs4sg; predicted 1.65x for cheby and heat), to
+#    decide whether it becomes the default (which then needs the H100 refit gpu.md describes).
 # Before the call, here: build, strip into .gpu/ (gpu-device.md). Writes under $OUT: device.txt,
 # caps-awkward.csv, caps-awkward-progress.txt, caps.csv, caps-progress.txt, auto.csv,
 # auto-progress.txt, fusion-awkward.csv, fusion-awkward-progress.txt, fusion.csv,
 # fusion-progress.txt, retime-awkward.csv, retime-awkward-progress.txt, retime.csv,
-# retime-progress.txt, tuning.db, tune-BENCH.txt.
+# retime-progress.txt, registers.csv, registers-progress.txt, tuning.db, tune-BENCH.txt.
 set -u
 export LD_LIBRARY_PATH=$PWD/.gpu TESSEL_MACHINES=$PWD/machines XDG_CACHE_HOME=/tmp/tessel-cache
 T=.gpu/tessel
@@ -89,6 +93,9 @@ for b in $PROGRAMS; do run_full $b 'auto' auto 400; done
 echo "auto done at $(elapsed) s" >> "$OUT/device.txt"
 for b in rhs4center rhs4sg diffterm hypterm cosmo-hdiff denoise; do run_full $b "$FUSION" fusion 470; done
 for b in j2d9pt j2d5pt j3d27pt cheby; do run_full $b "$RETIME" retime 500; done
+for b in heat cheby gradient rhs4center rhs4sg; do
+  run_full $b 'overlapped/2,overlapped/2[--register-values on]' registers 530
+done
 for b in j3d7pt j3d27pt heat cosmo-hdiff hypterm rhs4center; do
   [ "$(elapsed)" -gt 560 ] && { echo "tune stopped before $b at $(elapsed) s" >> "$OUT/device.txt"; break; }
   timeout 60 $T tune benchmarks/$b.sten --backend cuda --top 5 --repeat 5 --db "$OUT/tuning.db" \

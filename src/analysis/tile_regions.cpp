@@ -131,6 +131,54 @@ struct ReadNeed {
 
 }  // namespace
 
+namespace {
+
+/// Read or written at the evaluation point itself (a per-point scalar always is).
+bool atCentre(const Reference& r) {
+  return std::all_of(r.subs.begin(), r.subs.end(),
+                     [](const Subscript& s) { return !s.fixed() && s.offset == 0; });
+}
+
+/// TileStage::computedIn and TileHull::inRegisters for the all-dimensions-tiled kernel. From the
+/// last stage back, so that a reader's own placement is known: a value whose reader is itself
+/// computed in a later stage's loop is computed there too (a chain of per-point scalars).
+void placeInRegisters(const Program& prog, const FusedSequence& seq, TileAnalysis& a) {
+  std::vector<TileStage>& st = a.stages;
+  const int n = static_cast<int>(st.size());
+  for (int p = n; p-- > 0;) {
+    TileStage& w = st[static_cast<size_t>(p)];
+    const TileValue v = w.writes;
+    if (w.region.empty || v.kind == TileValue::Kind::Global || sourceArray(prog, seq, v) >= 0)
+      continue;  // dead, a result, or a scratch copy loaded from global memory
+    const Stmt& stmt =
+        prog.calls.at(static_cast<size_t>(w.call)).stmts.at(static_cast<size_t>(w.stmt));
+    if (stmt.op != AssignOp::Set || !atCentre(w.accesses.write)) continue;
+    int reader = -1;
+    bool ok = true;
+    for (int s = 0; s < n && ok; ++s) {
+      const TileStage& r = st[static_cast<size_t>(s)];
+      if (s != p && r.writes == v) ok = false;  // another writer
+      if (r.region.empty) continue;             // a dead stage reads nothing
+      for (const Reference& ref : r.accesses.reads)
+        if (valueOf(ref, r.step) == v && (s <= p || !atCentre(ref) || (reader >= 0 && reader != s)))
+          ok = false;
+        else if (valueOf(ref, r.step) == v)
+          reader = s;
+    }
+    if (!ok || reader < 0) continue;
+    const int at = st[static_cast<size_t>(reader)].computedIn >= 0
+                       ? st[static_cast<size_t>(reader)].computedIn
+                       : reader;
+    // Computed later, at `at`'s point, the writer must read what it read in its own turn.
+    for (int s = p + 1; s <= at && ok; ++s)
+      for (const Reference& ref : w.accesses.reads)
+        ok = ok && st[static_cast<size_t>(s)].writes != valueOf(ref, w.step);
+    if (ok) w.computedIn = at;
+  }
+}
+
+}  // namespace
+
 TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const TileSpec& spec) {
   const int dims = prog.dims();
   if (static_cast<int>(spec.tile.size()) != dims)
@@ -359,6 +407,9 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     makeBuffer(s.writes, p, shifted(s.region, s.accesses.write, +1), rs);
   }
 
+  // Values the all-dimensions-tiled kernel keeps in registers (TileHull::inRegisters).
+  if (spec.streamDim < 0 && spec.registerValues) placeInRegisters(prog, seq, a);
+
   // Hulls: one on-chip copy per value the sequence writes.
   std::map<TileValue, bool> seen;
   for (auto& s : st) {
@@ -366,6 +417,7 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
     seen[s.writes] = true;
     TileHull h;
     h.value = s.writes;
+    h.inRegisters = s.computedIn >= 0;
     auto it = need.find(h.value);
     h.box = it == need.end() ? emptyBox(dims) : it->second;
     h.elements = h.box.points();
@@ -385,7 +437,7 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
                                      st[static_cast<size_t>(h.firstWriter)].accesses.write, +1))
                 .points();
     }
-    a.totals.sharedBytesHulls = satAdd(a.totals.sharedBytesHulls, h.bytes);
+    if (!h.inRegisters) a.totals.sharedBytesHulls = satAdd(a.totals.sharedBytesHulls, h.bytes);
     a.hulls.push_back(h);
   }
   if (a.totals.computed > 0)

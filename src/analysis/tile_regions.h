@@ -79,6 +79,9 @@ struct TileSpec {
   /// Streamed: global arrays the sequence only reads that get no input ring (a `gmem`
   /// placement, or demoted for an occupancy target): the stages read them from global memory.
   std::vector<int> globalInputs = {};
+  /// All dimensions tiled: values read once at the centre are computed in their reader's loop,
+  /// in registers (TileHull::inRegisters; Schedule::registerValues, `--register-values on`).
+  bool registerValues = false;
 };
 
 /// A value a fused sequence touches.
@@ -113,6 +116,10 @@ struct TileStage {
   /// previous value comes from global memory and needs no ring plane.
   bool previousFromMemory = false;
   bool readsProduced = false;  // reads a value an earlier stage wrote
+  /// All dimensions tiled (no streamed dimension): the later stage whose loop computes this
+  /// stage's value at its own point, in a register, instead of this stage storing it on chip
+  /// (TileHull::inRegisters); -1: the stage runs on its own.
+  int computedIn = -1;
 };
 
 /// A global array read from global memory (not produced earlier in the sequence).
@@ -160,6 +167,12 @@ struct TileHull {
   /// firstWriter's written box); 0 for values without a global source (local arrays that are
   /// not scratch copies, local scalars).
   int64_t loads = 0;
+  /// A local array or per-point scalar that one stage writes (a plain assignment at its own
+  /// point) and one later stage reads, only at its centre, with nothing up to that reader
+  /// changing what the writer reads: the reader's loop computes it at its point in a register
+  /// (TileStage::computedIn), STENCILGEN's placement rule (paper 004, V-A2) in the overlapped
+  /// kernel. It has no shared buffer and no bytes in TileTotals::sharedBytesHulls.
+  bool inRegisters = false;
 };
 
 struct TileTotals {

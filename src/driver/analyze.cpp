@@ -45,6 +45,7 @@ nlohmann::json kernelJson(const KernelReport& r, const Prediction& p, double tot
                       {"index_bits", r.info.indexBits},
                       {"dead_stores", r.info.deadStores},
                       {"spare_plane", r.info.sparePlane},
+                      {"register_values", r.info.registerValues},
                       {"wave_efficiency", p.waveEfficiency},
                       {"levels", levels},
                       {"hints", p.hints}};

@@ -238,6 +238,9 @@ std::string appliedText(const KernelReport& r) {
   // (A retimed per-statement kernel's ring of two slots is said with its retiming, above.)
   if (k.sparePlane && (k.retimed == 0 || !k.fusedCalls.empty()))
     parts.push_back("a spare plane per input ring (the next plane loads while this one is read)");
+  if (!k.registerValues.empty())
+    parts.push_back("in registers, computed in their reader's loop: " + k.registerValues +
+                    " (no shared tile)");
   if (k.fma) parts.push_back("contracted multiply-adds (--fma: one rounding for a*b+c)");
   if (k.maxRegisters > 0)
     parts.push_back(
@@ -262,6 +265,7 @@ nlohmann::json kernelReportsJson(const std::vector<KernelReport>& reports) {
                         {"barriers_once", r.barriersOnce},
                         {"barriers_per_plane", r.barriersPerPlane},
                         {"index_bits", r.info.indexBits},
+                        {"register_values", r.info.registerValues},
                         {"applied", appliedText(r)}};
     j["footprints"] = nlohmann::json::array();
     for (auto& f : r.footprints)

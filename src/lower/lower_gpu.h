@@ -107,6 +107,9 @@ struct GpuKernelInfo {
   /// (Schedule::sparePlane), so the next plane loads while the current one is read (no barrier
   /// between).
   bool sparePlane = false;
+  /// Overlapped kernels: the values computed in their reader's loop, in registers
+  /// (TileHull::inRegisters), "lap (step 1), lap (step 2)"; "".
+  std::string registerValues;
   /// Pass contract-fma turned some a*b+c of it into fma(a, b, c) (`--fma`).
   bool fma = false;
   /// stream --retime: the statement's retimed parts accumulate in this many registers (0: not

@@ -40,6 +40,10 @@ GpuKernelInfo kernelInfo(const FusedContext& c, int64_t shared) {
   for (int a : dead) names.push_back(c.prog.arrays.at(static_cast<size_t>(a)).name);
   info.deadStores = fmt::format("{}", fmt::join(names, ", "));
   for (auto& b : c.a.buffers) info.sparePlane = info.sparePlane || b.planes > b.window;
+  std::vector<std::string> inRegisters;
+  for (const TileHull& h : c.a.hulls)
+    if (h.inRegisters) inRegisters.push_back(valueName(c.prog, c.v.seq, h.value));
+  info.registerValues = fmt::format("{}", fmt::join(inRegisters, ", "));
   return info;
 }
 

@@ -51,6 +51,7 @@ class TiledKernel : public FusedReads {
 
   Function build(GpuProgram& out);
   ExprPtr local(const TileValue& v, ScalarType t) override {
+    if (auto r = registers_.find(v); r != registers_.end()) return var(r->second, t);
     return load(tiles_.at(v).name, sharedIndex(v, iterVars(c_)), t);
   }
   ExprPtr array(const Expr& ref, const TileValue& v) override;
@@ -65,6 +66,8 @@ class TiledKernel : public FusedReads {
   FusedExprs& x_;
   std::vector<std::string> t0_, lid_;  // per iterator dimension
   std::map<TileValue, Tile> tiles_;
+  /// The values computed in the current stage's loop (TileHull::inRegisters): their variables.
+  std::map<TileValue, std::string> registers_;
 
   ExprPtr sharedIndex(const TileValue& v, const std::vector<ExprPtr>& at) const;
   /// Names and declares the shared tiles on `f`; returns their bytes.
@@ -75,6 +78,7 @@ class TiledKernel : public FusedReads {
 };
 
 ExprPtr TiledKernel::array(const Expr& ref, const TileValue& v) {
+  if (auto r = registers_.find(v); r != registers_.end()) return var(r->second, ref.type);
   if (!tiles_.count(v)) return nullptr;
   std::vector<ExprPtr> at = iterVars(c_);
   for (const Subscript& s : ref.subs)
@@ -96,7 +100,9 @@ ExprPtr TiledKernel::sharedIndex(const TileValue& v, const std::vector<ExprPtr>&
 int64_t TiledKernel::declareTiles(Function& f) {
   int64_t shared = 0;
   for (auto& h : c_.a.hulls) {
-    if (h.box.empty) continue;  // a value nothing reads (its stages are dead): no tile
+    // A value nothing reads (its stages are dead) or that its reader computes in a register:
+    // no tile.
+    if (h.box.empty || h.inRegisters) continue;
     std::string n = c_.names.take("sh_" + valueStem(c_, h.value));
     tiles_[h.value] = {n, &h};
     CType ct = ctypeOf(elementType(c_, h.value));
@@ -152,7 +158,25 @@ std::vector<StmtPtr> TiledKernel::loadHull(const TileHull& h) {
 
 std::vector<StmtPtr> TiledKernel::stage(size_t s) {
   const TileStage& ts = c_.a.stages[s];
-  if (ts.region.empty) return {};
+  if (ts.region.empty || ts.computedIn >= 0) return {};  // dead, or computed in a later loop
+  // The values this stage's loop computes first, at its point, in registers (the writers in
+  // stage order: one may read another's).
+  std::vector<StmtPtr> body;
+  std::vector<std::string> inRegisters;
+  registers_.clear();
+  for (size_t p = 0; p < s; ++p) {
+    const TileStage& w = c_.a.stages[p];
+    if (w.computedIn != static_cast<int>(s)) continue;
+    x_.setStep(w.step);
+    const tessel::Stmt& ws = callAt(c_, w.step).stmts.at(static_cast<size_t>(w.stmt));
+    ExprPtr value = x_.kernel(w.rhs);
+    if (value->type != ws.lhs->type) value = cast(ws.lhs->type, value);
+    if (usesStatusHelper(value)) u_.kernel.status = true;
+    const std::string name = c_.names.take("r_" + valueStem(c_, w.writes));
+    body.push_back(localDecl(ctypeOf(ws.lhs->type), name, value));
+    registers_[w.writes] = name;
+    inRegisters.push_back(fmt::format("{} (stage {})", name, p + 1));
+  }
   x_.setStep(ts.step);
   const tessel::Stmt& st = callAt(c_, ts.step).stmts.at(static_cast<size_t>(ts.stmt));
   const auto& bnd = c_.bounds.at({ts.call, ts.stmt});
@@ -171,7 +195,8 @@ std::vector<StmtPtr> TiledKernel::stage(size_t s) {
   if (st.op != AssignOp::Set) value = binary(compoundOp(st.op), load(tile, idx, lt), value);
   if (value->type != lt) value = cast(lt, value);
   if (usesStatusHelper(value)) u_.kernel.status = true;
-  std::vector<StmtPtr> body = {store(tile, idx, value)};
+  body.push_back(store(tile, idx, value));
+  registers_.clear();
   // Loops, innermost = the last iterator: the stage's hull within the statement's region.
   for (int d = c_.dims - 1; d >= 0; --d) {
     size_t k = static_cast<size_t>(d);
@@ -183,6 +208,9 @@ std::vector<StmtPtr> TiledKernel::stage(size_t s) {
   std::string text =
       fmt::format("Stage {} (step {}, statement {}): {} {} {}", s + 1, ts.step + 1, ts.stmt + 1,
                   toString(st.lhs, iters), assignOpSpelling(st.op), toString(st.rhs, iters));
+  if (!inRegisters.empty())
+    text +=
+        fmt::format("; first, in registers at the same point: {}", fmt::join(inRegisters, ", "));
   std::vector<StmtPtr> out = {comment(text)};
   out.insert(out.end(), body.begin(), body.end());
   x_.setStep(-1);

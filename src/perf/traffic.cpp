@@ -270,7 +270,9 @@ Traffic fusedTraffic(const Program& prog, const GpuKernelInfo& k, const TileAnal
     t.fp64 = t.fp64 || st.lhs->type == ScalarType::Double;
     t.usefulFlops += flops * tile;
     auto inShared = [&](const TileValue& v) {
-      if (k.streamIter < 0) return true;  // tiled: every value has its hull in shared memory
+      if (k.streamIter < 0)  // tiled: every value has its hull in shared memory, or registers
+        return std::none_of(a.hulls.begin(), a.hulls.end(),
+                            [&](const TileHull& h) { return h.value == v && h.inRegisters; });
       for (const TileBuffer& b : a.buffers)
         if (b.value == v) return b.shared;
       return false;

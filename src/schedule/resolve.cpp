@@ -365,6 +365,7 @@ class Planner {
           g.streamDim >= 0 ? globalInputs(v.seq, g.stencil, grid, g.remarks) : std::vector<int>{};
       const auto analyze = [&] {
         TileSpec spec{v.tile, g.streamDim, std::nullopt, grid.sparePlane, retimed, folds, inMemory};
+        spec.registerValues = grid.registerValues;
         v.analysis = analyzeTile(prog_, v.seq, spec);
         // Arrays no later kernel reads are not written back (analysis/dead_stores.h).
         if (!grid.keepDeadStores && v.analysis.supported) {
@@ -446,6 +447,7 @@ GridShape gridOf(const Schedule& s, const Program& prog, std::vector<std::string
   g.timeTile = clampInt(s.timeTile.value);
   g.keepDeadStores = s.keepDeadStores.value;
   g.sparePlane = s.sparePlane.value;
+  g.registerValues = s.registerValues.value;
   g.retime = s.retime.value;
   g.prefetch = s.prefetch.value;
   g.fold = s.fold.value;

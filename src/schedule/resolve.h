@@ -44,6 +44,7 @@ struct GridShape {
   int timeTile = 1;             // overlapped, stream: time steps fused per kernel
   bool keepDeadStores = false;  // fused kernels write back dead arrays too
   bool sparePlane = true;       // Schedule::sparePlane (stream + time_tile)
+  bool registerValues = false;  // Schedule::registerValues (overlapped)
   /// Schedule::retime under the stream family (per-statement kernels): each statement's kernel
   /// accumulates its retimed parts plane by plane (analysis/retiming.h).
   bool retime = false;

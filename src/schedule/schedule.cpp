@@ -87,10 +87,10 @@ bool severalStatements(const Program& prog, int stencil) {
 
 const std::vector<std::string>& scheduleFlags() {
   static const std::vector<std::string> f = {
-      "--schedule",      "--block",   "--stream",         "--full-stream", "--unroll",
-      "--time-tile",     "--chunk",   "--dead-stores",    "--spare-plane", "--index-bits",
-      "--fma",           "--retime",  "--prefetch",       "--fold",        "--perspective",
-      "--max-registers", "--machine", "--fuse-statements"};
+      "--schedule",      "--block",   "--stream",          "--full-stream",    "--unroll",
+      "--time-tile",     "--chunk",   "--dead-stores",     "--spare-plane",    "--index-bits",
+      "--fma",           "--retime",  "--prefetch",        "--fold",           "--perspective",
+      "--max-registers", "--machine", "--fuse-statements", "--register-values"};
   return f;
 }
 
@@ -225,13 +225,17 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
     opts.perspective = value == "input"   ? Perspective::Input
                        : value == "mixed" ? Perspective::Mixed
                                           : Perspective::Output;
-  } else if (flag == "--spare-plane") {
+  } else if (flag == "--spare-plane" || flag == "--register-values") {
     if (value != "on" && value != "off")
       return bad(fmt::format("'{}' is neither on nor off", value),
-                 "--spare-plane on (the default) gives each input ring of stream + time_tile, and "
-                 "the plane of a retimed stream kernel, a spare plane, one barrier per plane "
-                 "fewer; off saves its shared memory");
-    opts.sparePlane = value == "on";
+                 flag == "--spare-plane"
+                     ? "--spare-plane on (the default) gives each input ring of stream + "
+                       "time_tile, and the plane of a retimed stream kernel, a spare plane, one "
+                       "barrier per plane fewer; off saves its shared memory"
+                     : "--register-values on has the overlapped kernel compute a value read "
+                       "once, at its centre, in its reader's loop, in a register; off (the "
+                       "default) gives every value a shared tile");
+    (flag == "--spare-plane" ? opts.sparePlane : opts.registerValues) = value == "on";
   } else if (flag == "--index-bits") {
     if (value != "auto" && value != "32" && value != "64")
       return bad(fmt::format("'{}' is not auto, 32 or 64", value),
@@ -422,6 +426,10 @@ Schedule buildSchedule(const Program& prog, int stencil, const ScheduleOptions& 
   if (opts.sparePlane)
     s.sparePlane = {*opts.sparePlane, Origin::commandLine(fmt::format(
                                           "--spare-plane {}", *opts.sparePlane ? "on" : "off"))};
+  if (opts.registerValues)
+    s.registerValues = {*opts.registerValues,
+                        Origin::commandLine(fmt::format("--register-values {}",
+                                                        *opts.registerValues ? "on" : "off"))};
   if (opts.indexBits)
     s.indexBits = {*opts.indexBits,
                    Origin::commandLine(fmt::format(
@@ -489,6 +497,8 @@ std::string toString(const Schedule& s, bool origins) {
   if (!s.sparePlane.value && s.family.value == ScheduleFamily::Stream &&
       (s.timeTile.value > 1 || s.retime.value))
     add("spare_plane off", s.sparePlane.origin);
+  if (s.registerValues.value && s.family.value == ScheduleFamily::Overlapped)
+    add("register_values on", s.registerValues.origin);
   if (s.fma.value) add("fma", s.fma.origin);
   if (s.maxRegisters.value != 0)
     add(fmt::format("max_registers {}", s.maxRegisters.value), s.maxRegisters.origin);

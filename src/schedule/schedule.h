@@ -121,6 +121,12 @@ struct Schedule {
   /// off from `--spare-plane off`, or by fitSchedules where the spare plane would not fit the
   /// machine's shared memory.
   Setting<bool> sparePlane{true, {}};
+  /// overlapped: a local array or per-point scalar that one stage writes and one later stage
+  /// reads, only at its centre, is computed in that reader's loop, in a register, instead of in
+  /// a shared tile of its own (analysis/tile_regions.h, TileHull::inRegisters). Default off (the
+  /// kernels the model's calibration and register fit were measured on); on from
+  /// `--register-values on`.
+  Setting<bool> registerValues{false, {}};
   /// Width of the kernels' index arithmetic (`index_bits`, `--index-bits`): 0 (auto, the
   /// default) narrows each kernel to 32 bits where pass narrow-indices proves it safe and keeps
   /// a 64-bit copy the host launches when the sizes of a run do not fit; 32 narrows without the
@@ -177,6 +183,7 @@ struct ScheduleOptions {
   std::optional<int64_t> chunk;               // --chunk SB
   std::optional<bool> keepDeadStores;         // --dead-stores keep|drop
   std::optional<bool> sparePlane;             // --spare-plane on|off
+  std::optional<bool> registerValues;         // --register-values on|off
   std::optional<bool> retime;                 // --retime
   std::optional<bool> prefetch;               // --prefetch
   std::optional<bool> fold;                   // --fold

@@ -2,6 +2,8 @@
 // machine cannot run refused with what they need.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "support/command.h"
 
 using namespace tessel::testing;
@@ -55,4 +57,41 @@ TEST(CliOverlapped, InfoShowsEachFusedKernel) {
         "calls 1, 0, 1 (time_tile 3)", "1268 points computed for 336 outputs, 260 redundant",
         "input in: footprint j -3..14, i -3..30 = 612 points"})
     EXPECT_NE(r.output.find(want), std::string::npos) << want << "\n" << r.output;
+}
+
+// --register-values: heat at T = 2 computes its Laplacians in their readers' loops (on: 12,736
+// bytes of shared memory, the values named in the kernel report) or gives them shared tiles
+// (off, the default: 18,176 bytes); both verify; a bad value is refused.
+TEST(CliOverlapped, RegisterValuesOnAndOff) {
+  const std::string base = tesselBinary() + " info --json --no-ptxas " + bench("heat") +
+                           " --schedule overlapped --time-tile 2";
+  auto shared = [&](const std::string& extra) -> std::pair<int64_t, std::string> {
+    auto r = runCommand(base + extra + " 2>/dev/null");
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    const nlohmann::json j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+    for (const auto& k : j["kernels"])
+      if (k["name"].get<std::string>().rfind("fused", 0) == 0)
+        return {k["shared_bytes"].get<int64_t>(), k.value("register_values", std::string())};
+    ADD_FAILURE() << "no fused kernel: " << r.output;
+    return {0, ""};
+  };
+  const auto on = shared(" --register-values on");
+  EXPECT_EQ(on.first, 12736);
+  EXPECT_EQ(on.second, "lap (step 1), lap (step 2)");
+  for (const char* off : {"", " --register-values off"}) {
+    EXPECT_EQ(shared(off).first, 18176) << off;
+    EXPECT_EQ(shared(off).second, "") << off;
+  }
+  auto bad = runCommand(tesselBinary() + " check " + bench("heat") + " --register-values maybe");
+  EXPECT_EQ(bad.exitCode, 1) << bad.output;
+  EXPECT_NE(bad.output.find("'maybe' is neither on nor off"), std::string::npos) << bad.output;
+  if (!std::getenv("TESSEL_TESTS_REQUIRE_OPENCL")) return;
+  for (const char* v : {"on", "off"}) {
+    auto r = runCommand(tesselBinary() + " run " + bench("heat") +
+                        " --backend opencl --schedule overlapped --time-tile 2 --param L=7 "
+                        "--param M=9 --param N=11 --verify --register-values " +
+                        v);
+    EXPECT_EQ(r.exitCode, 0) << r.output;
+    EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << r.output;
+  }
 }

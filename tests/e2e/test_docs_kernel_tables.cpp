@@ -3,7 +3,8 @@
 // plane or once, global elements per output point, shared loads per point) as `tessel info
 // --json --no-ptxas` reports them for the row's main kernel (the script's choice: the first
 // fused one, else the first). Section 13's "after" side (its "before" is commit ab00565);
-// sections 14, 16 and 17's stream/2 tables on both sides (without and with the option). A row
+// sections 14, 16 and 17's stream/2 tables and section 11's overlapped/2 one on both sides
+// (without and with the option). A row
 // that drifts fails with the command that regenerates its table.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -39,6 +40,8 @@ const DocTable kTables[] = {
      "kernel_quality.py --with=\"--unroll i=2\" --schedules stream/2"},
     {"The fused kernels with and without `--prefetch`", "--prefetch",
      "kernel_quality.py --with=--prefetch --schedules stream/2"},
+    {"The overlapped kernels without\nand with `--register-values on`", "--register-values on",
+     "kernel_quality.py --with=\"--register-values on\" --schedules overlapped/2"},
 };
 
 std::vector<std::string> cells(const std::string& row) {

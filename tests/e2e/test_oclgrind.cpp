@@ -297,6 +297,18 @@ TEST(Oclgrind, DemotedInputRingHasNoRaceOrOutOfBoundsAccess) {
               "--param L=7 --param M=9 --param N=11");
 }
 
+// The overlapped kernel's values in registers (a chain of per-point scalars computed in their
+// reader's loop, beside tiles that stay in shared memory), at T = 1 and 2.
+TEST(Oclgrind, OverlappedValuesInRegistersHaveNoRaceOrOutOfBoundsAccess) {
+  TESSEL_REQUIRE_OCLGRIND();
+  TESSEL_REQUIRE_OPENCL();
+  const std::string file = sourceDir() + "/tests/e2e/data/overlapped_registers.sten";
+  for (const char* t : {"1", "2"})
+    expectClean(file, std::string("--schedule overlapped --register-values on --block 8,4 "
+                                  "--param M=11 --param N=9 --time-tile ") +
+                          t);
+}
+
 // Issue 13: fusion groups (--fusion-groups): the six-stage chain split by recompute-fission and
 // the horizontal diffusion split as MODESTO splits it in a small block memory, each group a
 // kernel recomputing its halos on chip (overlapped) or, where no halo is needed, one kernel

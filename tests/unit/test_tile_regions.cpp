@@ -307,6 +307,74 @@ TEST(TileRegions, ResultsDecideWhatMustCoverTheTile) {
   EXPECT_EQ(b.stages[0].points, 512);
 }
 
+// Values in registers (TileHull::inRegisters, TileSpec::registerValues): heat's Laplacian at
+// T = 2, once per step, is
+// read only at the centre by the next statement, which computes it in its own loop: the
+// overlapped kernel's tiles are u1's and u0's, not lap's: 12,736 bytes instead of 18,176 for the
+// 2x6x14 tile of the default block.
+TEST(TileRegions, CentreOnlyValuesOfOneReaderAreComputedInItsLoop) {
+  Compiled heat = benchmark("heat");
+  const Program& hp = *heat.prog;
+  TileSpec on{{2, 6, 14}, -1, std::nullopt};
+  on.registerValues = true;
+  TileAnalysis h = analyzeTile(hp, fuseCalls(hp, {0, 1}, 2), on);
+  ASSERT_EQ(h.stages.size(), 4u);
+  EXPECT_EQ(h.stages[0].computedIn, 1);
+  EXPECT_EQ(h.stages[1].computedIn, -1);
+  EXPECT_EQ(h.stages[2].computedIn, 3);
+  int64_t all = 0, shared = 0;
+  for (const TileHull& hull : h.hulls) {
+    all += hull.bytes;
+    if (!hull.inRegisters) shared += hull.bytes;
+    EXPECT_EQ(hull.inRegisters, hull.value.kind == TileValue::Kind::LocalArray);
+  }
+  EXPECT_EQ(all, 18176);
+  EXPECT_EQ(shared, 12736);
+  EXPECT_EQ(h.totals.sharedBytesHulls, 12736);
+  // Off (the default), every value keeps its tile.
+  TileAnalysis kept = analyzeTile(hp, fuseCalls(hp, {0, 1}, 2), {{2, 6, 14}, -1, std::nullopt});
+  for (const TileStage& st : kept.stages) EXPECT_EQ(st.computedIn, -1);
+  EXPECT_EQ(kept.totals.sharedBytesHulls, 18176);
+  // Streamed, the per-stage buffers decide (TileBuffer::shared): nothing is moved.
+  TileSpec streamedOn{{1, 6, 14}, 0, std::nullopt};
+  streamedOn.registerValues = true;
+  TileAnalysis streamed = analyzeTile(hp, fuseCalls(hp, {0, 1}, 2), streamedOn);
+  for (const TileStage& st : streamed.stages) EXPECT_EQ(st.computedIn, -1);
+
+  // A chain (t read only by u, u only by q's statement) moves into the last reader's loop; a
+  // value read at an offset (q), or whose writer reads what a stage up to its reader writes (w
+  // reads b, which stage 4 writes before stage 5 reads w), keeps its tile.
+  Compiled c = compiled(R"(
+parameter M=16, N=16;
+iterator j, i;
+double a[M,N], b[M,N], e[M,N];
+copyin a, b;
+stencil s (e, b, a) {
+  double t, u, w;
+  double q[M,N];
+  t = a[j][i] * 2.0;
+  u = t + a[j][i+1];
+  w = b[j][i] + 1.0;
+  q[j][i] = u * 3.0;
+  b[j][i] = a[j][i] - 1.0;
+  e[j][i] = q[j][i-1] + q[j][i] + w + b[j][i];
+}
+s (e, b, a);
+)");
+  const Program& p = *c.prog;
+  TileSpec spec{{4, 8}, -1, std::nullopt};
+  spec.registerValues = true;
+  TileAnalysis a = analyzeTile(p, fuseCallRange(p, 0, 1), spec);
+  ASSERT_TRUE(a.supported);
+  ASSERT_EQ(a.stages.size(), 6u);
+  std::vector<int> in;
+  for (const TileStage& st : a.stages) in.push_back(st.computedIn);
+  EXPECT_EQ(in, (std::vector<int>{3, 3, -1, -1, -1, -1}));
+  int registers = 0;
+  for (const TileHull& hull : a.hulls) registers += hull.inRegisters ? 1 : 0;
+  EXPECT_EQ(registers, 2);
+}
+
 TEST(TileRegions, RejectsBadTiles) {
   Compiled c = compiled(kPaper3D);
   const Program& p = *c.prog;
