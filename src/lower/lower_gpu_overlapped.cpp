@@ -119,7 +119,8 @@ std::vector<StmtPtr> TiledKernel::loadHull(const TileHull& h) {
       : h.value.kind == TileValue::Kind::LocalArray
           ? callAt(c_, h.value.step).localArrays.at(static_cast<size_t>(h.value.index)).scratchOf
           : -1;
-  if (src < 0) return {};
+  // No source, or no tile (nothing reads the value: its stages are dead, declareTiles).
+  if (src < 0 || !tiles_.count(h.value)) return {};
   u_.array(src);
   Namer scope = c_.names;
   std::string e = scope.take("e");

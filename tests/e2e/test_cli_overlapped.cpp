@@ -100,3 +100,18 @@ TEST(CliOverlapped, RegisterValuesOnAndOff) {
       EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << r.output;
     }
 }
+
+// A global array that only dead stages touch has a source but no tile: no load into it (it was
+// an internal error; tests/e2e/data/overlapped_dead_source.sten says how it was found).
+TEST(CliOverlapped, ValuesOnlyDeadStagesTouchAreNotLoaded) {
+  const std::string file = sourceDir() + "/tests/e2e/data/overlapped_dead_source.sten";
+  std::vector<std::string> backends = {"cpp"};
+  if (std::getenv("TESSEL_TESTS_REQUIRE_OPENCL")) backends.push_back("opencl");
+  for (const std::string& backend : backends)
+    for (const char* t : {"1", "2"}) {
+      auto r = runCommand(tesselBinary() + " run " + file + " --backend " + backend +
+                          " --schedule overlapped --verify --time-tile " + t);
+      EXPECT_EQ(r.exitCode, 0) << backend << " T=" << t << "\n" << r.output;
+      EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << r.output;
+    }
+}
