@@ -710,6 +710,18 @@ TEST(Modesto, InputsReadAtAbsoluteCoordinatesCountTheirElements) {
   // some runs exceed).
   h.levels[1].capacity = 90;
   expectRunCostsAsCounted(p, h, 2);
+  // hypterm's 1-D strx[i] in its 3-D call: absolute along k and j, relative along i.
+  const tessel::test::Compiled hyp = tessel::test::compileBenchmark("hypterm");
+  ASSERT_TRUE(hyp.prog) << hyp.diagText();
+  const StencilProgram hp = fromCall(*hyp.prog, hyp.prog->calls.at(0), {4, 5, 12});
+  bool sawStrx = false;
+  for (const Access& a : hp.stencils.at(0).in)
+    if (a.field == "strx") {
+      sawStrx = true;
+      EXPECT_EQ(a.absolute, (std::vector<bool>{true, true, false}));
+      EXPECT_EQ(a.offset, (std::vector<int64_t>{0, 0, 0}));
+    }
+  EXPECT_TRUE(sawStrx);
   // A computed field read so is refused by the program's check too.
   StencilProgram bad = p;
   bad.stencils[1].in[0].absolute = {true, false};
