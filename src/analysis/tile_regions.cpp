@@ -408,7 +408,13 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
   }
 
   // Values the all-dimensions-tiled kernel keeps in registers (TileHull::inRegisters).
-  if (spec.streamDim < 0 && spec.registerValues) placeInRegisters(prog, seq, a);
+  if (spec.streamDim < 0) {
+    placeInRegisters(prog, seq, a);
+    for (TileStage& s : a.stages) {
+      if (s.computedIn >= 0) a.registerCandidates.push_back(s.writes);
+      if (!spec.registerValues) s.computedIn = -1;  // only said (the hint of analyze)
+    }
+  }
 
   // Hulls: one on-chip copy per value the sequence writes.
   std::map<TileValue, bool> seen;

@@ -198,6 +198,9 @@ struct TileAnalysis {
   std::vector<TileHull> hulls;
   std::vector<int> results;  // global arrays right on the tile afterwards
   TileTotals totals;
+  /// All dimensions tiled: the values `TileSpec::registerValues` keeps (or would keep, where it
+  /// is off) in registers, in stage order.
+  std::vector<TileValue> registerCandidates;
 };
 
 /// Regions, footprints, buffers and totals of `seq` for one tile (throws std::invalid_argument

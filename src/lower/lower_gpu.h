@@ -110,6 +110,10 @@ struct GpuKernelInfo {
   /// Overlapped kernels: the values computed in their reader's loop, in registers
   /// (TileHull::inRegisters), "lap (step 1), lap (step 2)"; "".
   std::string registerValues;
+  /// Overlapped kernels without `--register-values on`: the values it would keep in registers,
+  /// and the bytes of shared memory their tiles take; "" and 0 where none.
+  std::string registerCandidates;
+  int64_t registerCandidateBytes = 0;
   /// Pass contract-fma turned some a*b+c of it into fma(a, b, c) (`--fma`).
   bool fma = false;
   /// stream --retime: the statement's retimed parts accumulate in this many registers (0: not

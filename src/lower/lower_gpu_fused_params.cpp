@@ -44,6 +44,15 @@ GpuKernelInfo kernelInfo(const FusedContext& c, int64_t shared) {
   for (const TileHull& h : c.a.hulls)
     if (h.inRegisters) inRegisters.push_back(valueName(c.prog, c.v.seq, h.value));
   info.registerValues = fmt::format("{}", fmt::join(inRegisters, ", "));
+  if (inRegisters.empty()) {
+    std::vector<std::string> candidates;
+    for (const TileValue& v : c.a.registerCandidates) {
+      candidates.push_back(valueName(c.prog, c.v.seq, v));
+      for (const TileHull& h : c.a.hulls)
+        if (h.value == v) info.registerCandidateBytes += h.bytes;
+    }
+    info.registerCandidates = fmt::format("{}", fmt::join(candidates, ", "));
+  }
   return info;
 }
 

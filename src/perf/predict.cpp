@@ -116,6 +116,17 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
                                      "fuse fewer steps or stream one dimension "
                                      "(--schedule stream --time-tile T)",
                                      r.redundancyPercent));
+  // Values an overlapped kernel could compute in their readers' loops (gpu.md section 11), where
+  // shared memory or its barriers are what bind.
+  const bool sharedBinds =
+      p.bound == "latency" || bound.level == "shared memory" ||
+      (r.occupancy && r.occupancy->fraction < 1 && (r.occupancy->limitedBy & kLimitSharedMemory));
+  if (!r.info.registerCandidates.empty() && sharedBinds)
+    out.push_back(fmt::format(
+        "{} read once, at the centre, by one later stage: --register-values on computes them in "
+        "that stage's loop, in registers ({} B of shared memory fewer, and their stages' "
+        "barriers)",
+        r.info.registerCandidates, r.info.registerCandidateBytes));
   if (r.occupancy && !r.occupancyBound() && r.occupancy->fraction < 0.25)
     out.push_back(fmt::format(
         "occupancy {:.0f}% ({} blocks per SM, limited by {}): too few "

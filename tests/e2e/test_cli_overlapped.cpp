@@ -84,6 +84,18 @@ TEST(CliOverlapped, RegisterValuesOnAndOff) {
     EXPECT_EQ(shared(off).first, 18176) << off;
     EXPECT_EQ(shared(off).second, "") << off;
   }
+  // Off, `analyze` says what the option would do where shared memory or barriers bind.
+  const std::string analyze = tesselBinary() + " analyze --no-ptxas " + bench("heat") +
+                              " --schedule overlapped --time-tile 2 2>/dev/null";
+  const std::string hint =
+      "lap (step 1), lap (step 2) read once, at the centre, by one later stage: "
+      "--register-values on computes them in that stage's loop, in registers (5440 B of shared "
+      "memory fewer";
+  auto offHint = runCommand(analyze);
+  EXPECT_NE(offHint.output.find(hint), std::string::npos) << offHint.output;
+  auto onHint = runCommand(analyze + " --register-values on");
+  EXPECT_EQ(onHint.output.find("--register-values on computes"), std::string::npos)
+      << onHint.output;
   auto bad = runCommand(tesselBinary() + " check " + bench("heat") + " --register-values maybe");
   EXPECT_EQ(bad.exitCode, 1) << bad.output;
   EXPECT_NE(bad.output.find("'maybe' is neither on nor off"), std::string::npos) << bad.output;
