@@ -73,7 +73,7 @@ std::string scheduleLabel(const std::map<std::string, std::string>& flags) {
   std::string out = family == flags.end() ? std::string() : family->second;
   for (const auto& [flag, v] : flags) {
     if (v.empty() || flag == "--schedule" || flag == "--fusion-groups") continue;
-    out += v == "on" ? " " + flag : fmt::format(" {} {}", flag, v);
+    out += v == "on" && scheduleSwitch(flag) ? " " + flag : fmt::format(" {} {}", flag, v);
   }
   return out;
 }

@@ -276,6 +276,20 @@ struct Checker {
           "use --schedule stream, or leave prefetch out");
   }
 
+  // Values in registers are the overlapped kernel's placement (analysis/tile_regions.h); the
+  // other families decide their placement themselves (streamed kernels keep centre-only values
+  // in registers already).
+  void checkRegisterValues() {
+    if (!s.registerValues.value || s.family.value == ScheduleFamily::Overlapped) return;
+    error(s.registerValues.origin,
+          fmt::format("{}: it has the overlapped kernel compute a value read once, at its centre, "
+                      "in its reader's loop: it applies to the overlapped family, not to the "
+                      "'{}' family",
+                      settingName(s.registerValues.origin, "register_values on"),
+                      familyName(s.family.value)),
+          "use --schedule overlapped, or leave --register-values out");
+  }
+
   // The input and mixed perspectives give the shared family's blocks a thread per element of
   // the input tile: the block must leave output points inside its halo, one point per thread.
   void checkPerspective() {
@@ -510,6 +524,7 @@ bool validate(const Schedule& s, const Program& prog, const MachineDesc& m,
   c.checkBlock();
   c.checkUnroll();
   c.checkPrefetch();
+  c.checkRegisterValues();
   c.checkFold();
   c.checkFuseStatements();
   c.checkPerspective();

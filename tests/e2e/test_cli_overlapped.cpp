@@ -96,6 +96,13 @@ TEST(CliOverlapped, RegisterValuesOnAndOff) {
   auto onHint = runCommand(analyze + " --register-values on");
   EXPECT_EQ(onHint.output.find("--register-values on computes"), std::string::npos)
       << onHint.output;
+  // Another family is refused, with the family named (its own placement decides).
+  auto global = runCommand(tesselBinary() + " check " + bench("heat") +
+                           " --schedule global --register-values on");
+  EXPECT_EQ(global.exitCode, 1) << global.output;
+  EXPECT_NE(global.output.find("it applies to the overlapped family, not to the 'global' family"),
+            std::string::npos)
+      << global.output;
   auto bad = runCommand(tesselBinary() + " check " + bench("heat") + " --register-values maybe");
   EXPECT_EQ(bad.exitCode, 1) << bad.output;
   EXPECT_NE(bad.output.find("'maybe' is neither on nor off"), std::string::npos) << bad.output;
