@@ -139,41 +139,61 @@ bool atCentre(const Reference& r) {
                      [](const Subscript& s) { return !s.fixed() && s.offset == 0; });
 }
 
-/// TileStage::computedIn and TileHull::inRegisters for the all-dimensions-tiled kernel. From the
-/// last stage back, so that a reader's own placement is known: a value whose reader is itself
-/// computed in a later stage's loop is computed there too (a chain of per-point scalars).
+/// TileStage::computedIn and TileHull::inRegisters for the all-dimensions-tiled kernel. A value
+/// is taken with all its writers (a chain: `m0 = ...; m0 += ...;`, each reading the one before
+/// at its centre), when its last writer is reached, from the last stage back, so that its
+/// reader's own placement is known: a value whose reader is itself computed in a later stage's
+/// loop is computed there too.
 void placeInRegisters(const Program& prog, const FusedSequence& seq, TileAnalysis& a) {
   std::vector<TileStage>& st = a.stages;
   const int n = static_cast<int>(st.size());
-  for (int p = n; p-- > 0;) {
-    TileStage& w = st[static_cast<size_t>(p)];
-    const TileValue v = w.writes;
-    if (w.region.empty || v.kind == TileValue::Kind::Global || sourceArray(prog, seq, v) >= 0)
-      continue;  // dead, a result, or a scratch copy loaded from global memory
-    const Stmt& stmt =
-        prog.calls.at(static_cast<size_t>(w.call)).stmts.at(static_cast<size_t>(w.stmt));
-    if (stmt.op != AssignOp::Set || !atCentre(w.accesses.write)) continue;
-    int reader = -1;
+  for (int last = n; last-- > 0;) {
+    const TileValue v = st[static_cast<size_t>(last)].writes;
+    if (v.kind == TileValue::Kind::Global || sourceArray(prog, seq, v) >= 0)
+      continue;  // a result, or a scratch copy loaded from global memory
+    std::vector<int> writers;
+    for (int s = 0; s < n; ++s)
+      if (st[static_cast<size_t>(s)].writes == v) writers.push_back(s);
+    if (writers.back() != last) continue;  // taken at its last writer
     bool ok = true;
+    for (size_t k = 0; k < writers.size() && ok; ++k) {
+      const TileStage& w = st[static_cast<size_t>(writers[k])];
+      const Stmt& stmt =
+          prog.calls.at(static_cast<size_t>(w.call)).stmts.at(static_cast<size_t>(w.stmt));
+      // Every writer live and at its own point; the first a plain assignment.
+      ok = !w.region.empty && atCentre(w.accesses.write) && (k > 0 || stmt.op == AssignOp::Set);
+    }
+    // Every read at the centre: by a later writer (the chain's previous value), or by the one
+    // reader, after the last writer.
+    int reader = -1;
     for (int s = 0; s < n && ok; ++s) {
       const TileStage& r = st[static_cast<size_t>(s)];
-      if (s != p && r.writes == v) ok = false;  // another writer
-      if (r.region.empty) continue;             // a dead stage reads nothing
-      for (const Reference& ref : r.accesses.reads)
-        if (valueOf(ref, r.step) == v && (s <= p || !atCentre(ref) || (reader >= 0 && reader != s)))
+      if (r.region.empty) continue;  // a dead stage reads nothing
+      const bool writer = std::find(writers.begin(), writers.end(), s) != writers.end();
+      for (const Reference& ref : r.accesses.reads) {
+        if (valueOf(ref, r.step) != v) continue;
+        if (!atCentre(ref) || (writer && s == writers.front()) ||
+            (!writer && (s < last || (reader >= 0 && reader != s))))
           ok = false;
-        else if (valueOf(ref, r.step) == v)
+        else if (!writer)
           reader = s;
+      }
     }
     if (!ok || reader < 0) continue;
     const int at = st[static_cast<size_t>(reader)].computedIn >= 0
                        ? st[static_cast<size_t>(reader)].computedIn
                        : reader;
-    // Computed later, at `at`'s point, the writer must read what it read in its own turn.
-    for (int s = p + 1; s <= at && ok; ++s)
-      for (const Reference& ref : w.accesses.reads)
-        ok = ok && st[static_cast<size_t>(s)].writes != valueOf(ref, w.step);
-    if (ok) w.computedIn = at;
+    // Computed later, at `at`'s point, each writer must read what it read in its own turn: no
+    // stage up to `at` but the chain's own writes what it reads.
+    for (int wi : writers)
+      for (int s = wi + 1; s <= at && ok; ++s) {
+        if (st[static_cast<size_t>(s)].writes == v) continue;
+        for (const Reference& ref : st[static_cast<size_t>(wi)].accesses.reads)
+          ok = ok &&
+               st[static_cast<size_t>(s)].writes != valueOf(ref, st[static_cast<size_t>(wi)].step);
+      }
+    if (ok)
+      for (int wi : writers) st[static_cast<size_t>(wi)].computedIn = at;
   }
 }
 
@@ -411,7 +431,9 @@ TileAnalysis analyzeTile(const Program& prog, const FusedSequence& seq, const Ti
   if (spec.streamDim < 0) {
     placeInRegisters(prog, seq, a);
     for (TileStage& s : a.stages) {
-      if (s.computedIn >= 0) a.registerCandidates.push_back(s.writes);
+      if (s.computedIn >= 0 && std::find(a.registerCandidates.begin(), a.registerCandidates.end(),
+                                         s.writes) == a.registerCandidates.end())
+        a.registerCandidates.push_back(s.writes);
       if (!spec.registerValues) s.computedIn = -1;  // only said (the hint of analyze)
     }
   }

@@ -167,11 +167,12 @@ struct TileHull {
   /// firstWriter's written box); 0 for values without a global source (local arrays that are
   /// not scratch copies, local scalars).
   int64_t loads = 0;
-  /// A local array or per-point scalar that one stage writes (a plain assignment at its own
-  /// point) and one later stage reads, only at its centre, with nothing up to that reader
-  /// changing what the writer reads: the reader's loop computes it at its point in a register
-  /// (TileStage::computedIn), STENCILGEN's placement rule (paper 004, V-A2) in the overlapped
-  /// kernel. It has no shared buffer and no bytes in TileTotals::sharedBytesHulls.
+  /// A local array or per-point scalar whose writers (the first a plain assignment, each at its
+  /// own point, a later one reading the one before at its centre) are all read by one later
+  /// stage, only at its centre, with nothing up to that reader changing what the writers read:
+  /// the reader's loop computes it at its point in a register (TileStage::computedIn),
+  /// STENCILGEN's placement rule (paper 004, V-A2) in the overlapped kernel. It has no shared
+  /// buffer and no bytes in TileTotals::sharedBytesHulls.
   bool inRegisters = false;
 };
 

@@ -74,6 +74,8 @@ class TiledKernel : public FusedReads {
   int64_t declareTiles(Function& f);
   std::vector<StmtPtr> loadHull(const TileHull& h);
   std::vector<StmtPtr> stage(size_t s);
+  /// Whether the point the iterator variables name lies where stage `w`'s loop runs.
+  ExprPtr insideStage(const TileStage& w) const;
   std::vector<StmtPtr> writeBack(int array);
 };
 
@@ -157,11 +159,27 @@ std::vector<StmtPtr> TiledKernel::loadHull(const TileHull& h) {
           forStep(e, linear, intLit(h.elements - 1), intLit(nthreads), body)};
 }
 
+ExprPtr TiledKernel::insideStage(const TileStage& w) const {
+  const auto& bnd = c_.bounds.at({w.call, w.stmt});
+  ExprPtr inside;
+  for (int d = 0; d < c_.dims; ++d) {
+    const size_t k = static_cast<size_t>(d);
+    const ExprPtr x = ivar(c_.g.iters[k]);
+    ExprPtr lo = indexMax(indexAddConst(ivar(t0_[k]), w.region.lo[k]), ivar(bnd[k].first));
+    ExprPtr hi = indexMin(indexAddConst(ivar(t0_[k]), w.region.hi[k]), ivar(bnd[k].second));
+    ExprPtr in = binary(Op::And, binary(Op::Ge, x, lo), binary(Op::Le, x, hi));
+    inside = inside ? binary(Op::And, inside, in) : in;
+  }
+  return inside;
+}
+
 std::vector<StmtPtr> TiledKernel::stage(size_t s) {
   const TileStage& ts = c_.a.stages[s];
   if (ts.region.empty || ts.computedIn >= 0) return {};  // dead, or computed in a later loop
   // The values this stage's loop computes first, at its point, in registers (the writers in
-  // stage order: one may read another's).
+  // stage order: one may read another's). A value of one writer is a constant; a chain's
+  // (`m0 = ...; m0 += ...;`) is a variable each writer assigns where its own loop would have
+  // run (its region within the tile and the statement's).
   std::vector<StmtPtr> body;
   std::vector<std::string> inRegisters;
   registers_.clear();
@@ -170,13 +188,28 @@ std::vector<StmtPtr> TiledKernel::stage(size_t s) {
     if (w.computedIn != static_cast<int>(s)) continue;
     x_.setStep(w.step);
     const tessel::Stmt& ws = callAt(c_, w.step).stmts.at(static_cast<size_t>(w.stmt));
+    const size_t writers = static_cast<size_t>(
+        std::count_if(c_.a.stages.begin(), c_.a.stages.end(),
+                      [&](const TileStage& o) { return o.writes == w.writes; }));
+    const ScalarType lt = ws.lhs->type;
+    auto reg = registers_.find(w.writes);
     ExprPtr value = x_.kernel(w.rhs);
-    if (value->type != ws.lhs->type) value = cast(ws.lhs->type, value);
+    if (ws.op != AssignOp::Set && reg != registers_.end())
+      value = binary(compoundOp(ws.op), var(reg->second, lt), value);
+    if (value->type != lt) value = cast(lt, value);
     if (usesStatusHelper(value)) u_.kernel.status = true;
-    const std::string name = c_.names.take("r_" + valueStem(c_, w.writes));
-    body.push_back(localDecl(ctypeOf(ws.lhs->type), name, value));
-    registers_[w.writes] = name;
-    inRegisters.push_back(fmt::format("{} (stage {})", name, p + 1));
+    if (reg == registers_.end()) {
+      const std::string name = c_.names.take("r_" + valueStem(c_, w.writes));
+      reg = registers_.emplace(w.writes, name).first;
+      if (writers == 1) {
+        body.push_back(localDecl(ctypeOf(lt), name, value));
+        inRegisters.push_back(fmt::format("{} (stage {})", name, p + 1));
+        continue;
+      }
+      body.push_back(localDecl(ctypeOf(lt), name, cast(lt, intLit(0)), false));
+    }
+    body.push_back(ifThen(insideStage(w), {assign(reg->second, value)}));
+    inRegisters.push_back(fmt::format("{} (stage {})", reg->second, p + 1));
   }
   x_.setStep(ts.step);
   const tessel::Stmt& st = callAt(c_, ts.step).stmts.at(static_cast<size_t>(ts.stmt));

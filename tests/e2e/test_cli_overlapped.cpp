@@ -2,6 +2,8 @@
 // machine cannot run refused with what they need.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -130,6 +132,37 @@ TEST(CliOverlapped, ValuesOnlyDeadStagesTouchAreNotLoaded) {
     for (const char* t : {"1", "2"}) {
       auto r = runCommand(tesselBinary() + " run " + file + " --backend " + backend +
                           " --schedule overlapped --verify --time-tile " + t);
+      EXPECT_EQ(r.exitCode, 0) << backend << " T=" << t << "\n" << r.output;
+      EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << r.output;
+    }
+}
+
+// A chain of writers in registers (--register-values on): each writer assigns the register
+// where its own loop would have run (q's compound writer reads a[j+3][i+2], inside the array
+// only on its own domain), and the program verifies at T = 1 and 2.
+TEST(CliOverlapped, RegisterChainsVerifyAndKeepTheirWritersDomains) {
+  const std::string file = sourceDir() + "/tests/e2e/data/overlapped_register_chain.sten";
+  const std::string dir = ::testing::TempDir() + "/tessel-register-chain";
+  auto e = runCommand(tesselBinary() + " emit " + file +
+                      " --schedule overlapped --register-values on --block 8,4 --target opencl "
+                      "-o " +
+                      dir);
+  ASSERT_EQ(e.exitCode, 0) << e.output;
+  std::ifstream in(dir + "/tessel_kernels.cl");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t guard = text.find("if ((j >= max(t0_j, lo0_4_j))");
+  ASSERT_NE(guard, std::string::npos) << text.substr(0, 4000);
+  const size_t read = text.find("r_q = r_q + a[(j + 3) * N + i + 2];", guard);
+  ASSERT_NE(read, std::string::npos);
+  EXPECT_LT(read - guard, 200u) << text.substr(guard, 400);
+  std::vector<std::string> backends = {"cpp"};
+  if (std::getenv("TESSEL_TESTS_REQUIRE_OPENCL")) backends.push_back("opencl");
+  for (const std::string& backend : backends)
+    for (const char* t : {"1", "2"}) {
+      auto r = runCommand(tesselBinary() + " run " + file + " --backend " + backend +
+                          " --schedule overlapped --register-values on --block 16,8 --param M=13 "
+                          "--param N=11 --verify --time-tile " +
+                          t);
       EXPECT_EQ(r.exitCode, 0) << backend << " T=" << t << "\n" << r.output;
       EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << r.output;
     }

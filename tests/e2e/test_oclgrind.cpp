@@ -297,16 +297,18 @@ TEST(Oclgrind, DemotedInputRingHasNoRaceOrOutOfBoundsAccess) {
               "--param L=7 --param M=9 --param N=11");
 }
 
-// The overlapped kernel's values in registers (a chain of per-point scalars computed in their
-// reader's loop, beside tiles that stay in shared memory), at T = 1 and 2.
+// The overlapped kernel's values in registers (values of one writer and chains of writers
+// computed in their reader's loop, beside tiles that stay in shared memory), at T = 1 and 2.
 TEST(Oclgrind, OverlappedValuesInRegistersHaveNoRaceOrOutOfBoundsAccess) {
   TESSEL_REQUIRE_OCLGRIND();
   TESSEL_REQUIRE_OPENCL();
-  const std::string file = sourceDir() + "/tests/e2e/data/overlapped_registers.sten";
-  for (const char* t : {"1", "2"})
-    expectClean(file, std::string("--schedule overlapped --register-values on --block 8,4 "
-                                  "--param M=11 --param N=9 --time-tile ") +
-                          t);
+  // (The chain reads a[j+3]: its halo at T = 2 takes a block of 8 rows.)
+  for (const auto& [data, block] : std::vector<std::pair<std::string, std::string>>{
+           {"overlapped_registers.sten", "8,4"}, {"overlapped_register_chain.sten", "16,8"}})
+    for (const char* t : {"1", "2"})
+      expectClean(sourceDir() + "/tests/e2e/data/" + data,
+                  "--schedule overlapped --register-values on --block " + block +
+                      " --param M=11 --param N=9 --time-tile " + t);
 }
 
 // Issue 13: fusion groups (--fusion-groups): the six-stage chain split by recompute-fission and

@@ -373,6 +373,32 @@ s (e, b, a);
   int registers = 0;
   for (const TileHull& hull : a.hulls) registers += hull.inRegisters ? 1 : 0;
   EXPECT_EQ(registers, 2);
+
+  // A chain: m's three writers (the first plain, the others reading it at the centre) move
+  // into their one reader's loop together; w, read by two statements, stays.
+  Compiled chain = compiled(R"(
+parameter M=16, N=16;
+iterator j, i;
+double a[M,N], e[M,N];
+copyin a, e;
+stencil s (inout:e, a) {
+  double m, w;
+  m = a[j][i] * 0.5;
+  [2:M-3, 2:N-3] : m += a[j][i+1];
+  [3:M-4, 4:N-5] : m = m * 3.0 - a[j-1][i];
+  w = a[j][i] + 1.0;
+  [1:M-2, 1:N-2] : e[j][i] = m * 2.0 + w;
+  [1:M-2, 1:N-2] : e[j][i] += w;
+}
+s (e, a);
+)");
+  const Program& cp = *chain.prog;
+  TileAnalysis ch = analyzeTile(cp, fuseCallRange(cp, 0, 1), spec);
+  std::vector<int> chainIn;
+  for (const TileStage& st : ch.stages) chainIn.push_back(st.computedIn);
+  EXPECT_EQ(chainIn, (std::vector<int>{4, 4, 4, -1, -1, -1}));
+  ASSERT_EQ(ch.registerCandidates.size(), 1u);
+  EXPECT_EQ(ch.registerCandidates[0].kind, TileValue::Kind::LocalScalar);
 }
 
 TEST(TileRegions, RejectsBadTiles) {
