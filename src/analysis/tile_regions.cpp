@@ -134,10 +134,7 @@ struct ReadNeed {
 namespace {
 
 /// Read or written at the evaluation point itself (a per-point scalar always is).
-bool atCentre(const Reference& r) {
-  return std::all_of(r.subs.begin(), r.subs.end(),
-                     [](const Subscript& s) { return !s.fixed() && s.offset == 0; });
-}
+bool atCentre(const Reference& r) { return !r.fixedPlane() && !r.offCentre(); }
 
 /// TileStage::computedIn and TileHull::inRegisters for the all-dimensions-tiled kernel. A value
 /// is taken with all its writers (a chain: `m0 = ...; m0 += ...;`, each reading the one before

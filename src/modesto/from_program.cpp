@@ -66,7 +66,6 @@ StencilProgram fromCall(const Program& prog, const CallInst& call, const ParamVa
       if (dimsOf[q] < 0) dimsOf[q] = dims - static_cast<int>(dimsOf.size()) + static_cast<int>(q);
   std::map<std::string, int> versions;        // writes so far, per field
   std::map<std::string, std::string> latest;  // the version a read takes, per written field
-  std::map<std::string, bool> leaves;         // per version: an array the call's caller sees
   for (size_t si = 0; si < call.stmts.size(); ++si) {
     const Stmt& st = call.stmts[si];
     const StmtAccesses acc = stmtAccesses(st);

@@ -2,18 +2,30 @@
 // machine cannot run refused with what they need.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "support/command.h"
+#include "support/files.h"
 
 using namespace tessel::testing;
 
 namespace {
 std::string bench(const std::string& b) { return sourceDir() + "/benchmarks/" + b + ".sten"; }
+
+/// `tessel run FILE FLAGS --verify` passes on the C++ target (the same kernels through pass
+/// work-item-loops) and, where the tests have it, on PoCL.
+void expectVerifies(const std::string& file, const std::string& flags) {
+  std::vector<std::string> backends = {"cpp"};
+  if (std::getenv("TESSEL_TESTS_REQUIRE_OPENCL")) backends.push_back("opencl");
+  for (const std::string& backend : backends) {
+    auto r = runCommand(tesselBinary() + " run " + file + " --backend " + backend + " --verify " +
+                        flags);
+    EXPECT_EQ(r.exitCode, 0) << backend << " " << flags << "\n" << r.output;
+    EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << r.output;
+  }
+}
 }  // namespace
 
 TEST(CliOverlapped, RunVerifiesOnOpencl) {
@@ -39,6 +51,10 @@ TEST(CliOverlapped, ImpossibleSchedulesAreUserErrors) {
        "needs 139552 bytes of shared memory per block, more than the 49152 bytes"},
       {bench("j3d7pt") + " --schedule overlapped --stream k",
        "--stream k needs a streaming schedule ('stream' or 'global-stream')"},
+      // --register-values on under another family (its own placement decides), a bad value.
+      {bench("heat") + " --schedule global --register-values on",
+       "it applies to the overlapped family, not to the 'global' family"},
+      {bench("heat") + " --register-values maybe", "'maybe' is neither on nor off"},
   };
   for (auto& c : cases) {
     auto r = runCommand(tesselBinary() + " check " + c.args);
@@ -65,7 +81,7 @@ TEST(CliOverlapped, InfoShowsEachFusedKernel) {
 
 // --register-values: heat at T = 2 computes its Laplacians in their readers' loops (on: 12,736
 // bytes of shared memory, the values named in the kernel report) or gives them shared tiles
-// (off, the default: 18,176 bytes); both verify; a bad value is refused.
+// (off, the default: 18,176 bytes); both verify (its refusals: ImpossibleSchedulesAreUserErrors).
 TEST(CliOverlapped, RegisterValuesOnAndOff) {
   const std::string base = tesselBinary() + " info --json --no-ptxas " + bench("heat") +
                            " --schedule overlapped --time-tile 2";
@@ -98,43 +114,18 @@ TEST(CliOverlapped, RegisterValuesOnAndOff) {
   auto onHint = runCommand(analyze + " --register-values on");
   EXPECT_EQ(onHint.output.find("--register-values on computes"), std::string::npos)
       << onHint.output;
-  // Another family is refused, with the family named (its own placement decides).
-  auto global = runCommand(tesselBinary() + " check " + bench("heat") +
-                           " --schedule global --register-values on");
-  EXPECT_EQ(global.exitCode, 1) << global.output;
-  EXPECT_NE(global.output.find("it applies to the overlapped family, not to the 'global' family"),
-            std::string::npos)
-      << global.output;
-  auto bad = runCommand(tesselBinary() + " check " + bench("heat") + " --register-values maybe");
-  EXPECT_EQ(bad.exitCode, 1) << bad.output;
-  EXPECT_NE(bad.output.find("'maybe' is neither on nor off"), std::string::npos) << bad.output;
-  // The C++ target runs the same kernels (pass work-item-loops); PoCL where the tests have it.
-  std::vector<std::string> backends = {"cpp"};
-  if (std::getenv("TESSEL_TESTS_REQUIRE_OPENCL")) backends.push_back("opencl");
-  for (const std::string& backend : backends)
-    for (const char* v : {"on", "off"}) {
-      auto r = runCommand(tesselBinary() + " run " + bench("heat") + " --backend " + backend +
-                          " --schedule overlapped --time-tile 2 --param L=7 --param M=9 "
-                          "--param N=11 --verify --register-values " +
-                          v);
-      EXPECT_EQ(r.exitCode, 0) << backend << " " << v << "\n" << r.output;
-      EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << r.output;
-    }
+  for (const char* v : {"on", "off"})
+    expectVerifies(bench("heat"), std::string("--schedule overlapped --time-tile 2 --param L=7 "
+                                              "--param M=9 --param N=11 --register-values ") +
+                                      v);
 }
 
 // A global array that only dead stages touch has a source but no tile: no load into it (it was
 // an internal error; tests/e2e/data/overlapped_dead_source.sten says how it was found).
 TEST(CliOverlapped, ValuesOnlyDeadStagesTouchAreNotLoaded) {
-  const std::string file = sourceDir() + "/tests/e2e/data/overlapped_dead_source.sten";
-  std::vector<std::string> backends = {"cpp"};
-  if (std::getenv("TESSEL_TESTS_REQUIRE_OPENCL")) backends.push_back("opencl");
-  for (const std::string& backend : backends)
-    for (const char* t : {"1", "2"}) {
-      auto r = runCommand(tesselBinary() + " run " + file + " --backend " + backend +
-                          " --schedule overlapped --verify --time-tile " + t);
-      EXPECT_EQ(r.exitCode, 0) << backend << " T=" << t << "\n" << r.output;
-      EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << r.output;
-    }
+  for (const char* t : {"1", "2"})
+    expectVerifies(sourceDir() + "/tests/e2e/data/overlapped_dead_source.sten",
+                   std::string("--schedule overlapped --time-tile ") + t);
 }
 
 // A chain of writers in registers (--register-values on): each writer assigns the register
@@ -148,22 +139,14 @@ TEST(CliOverlapped, RegisterChainsVerifyAndKeepTheirWritersDomains) {
                       "-o " +
                       dir);
   ASSERT_EQ(e.exitCode, 0) << e.output;
-  std::ifstream in(dir + "/tessel_kernels.cl");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = readText(dir + "/tessel_kernels.cl");
   const size_t guard = text.find("if ((j >= max(t0_j, lo0_4_j))");
   ASSERT_NE(guard, std::string::npos) << text.substr(0, 4000);
   const size_t read = text.find("r_q = r_q + a[(j + 3) * N + i + 2];", guard);
   ASSERT_NE(read, std::string::npos);
   EXPECT_LT(read - guard, 200u) << text.substr(guard, 400);
-  std::vector<std::string> backends = {"cpp"};
-  if (std::getenv("TESSEL_TESTS_REQUIRE_OPENCL")) backends.push_back("opencl");
-  for (const std::string& backend : backends)
-    for (const char* t : {"1", "2"}) {
-      auto r = runCommand(tesselBinary() + " run " + file + " --backend " + backend +
-                          " --schedule overlapped --register-values on --block 16,8 --param M=13 "
-                          "--param N=11 --verify --time-tile " +
-                          t);
-      EXPECT_EQ(r.exitCode, 0) << backend << " T=" << t << "\n" << r.output;
-      EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << r.output;
-    }
+  for (const char* t : {"1", "2"})
+    expectVerifies(file, std::string("--schedule overlapped --register-values on --block 16,8 "
+                                     "--param M=13 --param N=11 --time-tile ") +
+                             t);
 }
