@@ -34,6 +34,7 @@
 #include "driver/run.h"
 #include "driver/split.h"
 #include "driver/tune.h"
+#include "exec/gpu_module.h"
 #include "lower/lower.h"
 #include "runtime/errors.h"
 #include "schedule/resolve.h"
@@ -622,6 +623,11 @@ int main(int argc, char** argv) {
         if (auto hint = tunedHint(*lp.program, file, backendName, given64, defaultTuningDbPath()))
           std::cerr << *hint << "\n";
     }
+    // A CUDA run without a device stops here, before the model's choices and the register cap
+    // compile anything with nvcc (GpuModule checks again before it builds).
+    if (run->parsed() && backendName == "cuda")
+      if (std::string why; !cudaDeviceAvailable(&why))
+        throw EnvironmentError("no CUDA device: " + why);
     // Where the performance model picks the schedule: --schedule auto, or a GPU run or emission
     // that names no family.
     const bool gpuCommand = (run->parsed() && (backendName == "opencl" || backendName == "cuda")) ||
@@ -888,6 +894,19 @@ int main(int argc, char** argv) {
     }
     bo.schedule = setup->resolved;
     bo.passLog = &passLog;
+    // A family a `#pragma` names for the GPU has the C++ backend run the GPU kernels on the CPU:
+    // verified, but not tuned for a CPU (heat's `stream`: 20x slower than its loop nests on this
+    // project's 2-core machine). Said once per stencil, with the way back to the loop nests.
+    if (backendName == "cpp" && bo.schedule.runsKernels())
+      for (size_t s = 0; s < prog.stencils.size() && s < setup->schedules.size(); ++s) {
+        const auto& family = setup->schedules[s].family;
+        if (family.origin.kind == Origin::Kind::File && family.value != ScheduleFamily::Global)
+          bo.schedule.scheduleNotes.push_back(fmt::format(
+              "stencil '{}': the `#pragma` at {} names the {} family, so the C++ backend runs "
+              "its GPU kernels on the CPU (verified, not tuned for a CPU); --schedule global runs "
+              "plain loop nests, usually much faster on a CPU",
+              prog.stencils[s].name, describe(family.origin), familyName(family.value)));
+      }
     ro.contracted = std::any_of(bo.schedule.grids.begin(), bo.schedule.grids.end(),
                                 [](const GridShape& g) { return g.fma || g.retime; });
     if (!parsePairs(runParams, "--param", ro.params, i64, diags) ||

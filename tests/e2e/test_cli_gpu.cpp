@@ -109,6 +109,14 @@ TEST(CliGpu, RunCudaWithoutADeviceIsAUserError) {
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_TRUE(has(r.output, "tessel: error: no CUDA device")) << r.output;
   EXPECT_FALSE(has(r.output, "internal error")) << r.output;
+  // It stops before anything is compiled: neither the model's choice nor the register cap
+  // (which runs nvcc) comes first, so a missing nvcc is not what it reports.
+  EXPECT_FALSE(has(r.output, "note:")) << r.output;
+  auto n = runCommand("NVCC=/nonexistent/nvcc " + tesselBinary() + " run " + bench("j2d5pt") +
+                      " --backend cuda --max-registers auto");
+  EXPECT_EQ(n.exitCode, 1) << n.output;
+  EXPECT_TRUE(has(n.output, "tessel: error: no CUDA device")) << n.output;
+  EXPECT_FALSE(has(n.output, "nvcc")) << n.output;
 }
 
 TEST(CliGpu, EmitOpenclWritesKernelsHostCodeAndCMakeLists) {

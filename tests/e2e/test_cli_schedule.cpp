@@ -29,6 +29,29 @@ TEST(CliSchedule, InfoShowsTheScheduleFromPragmasAndFlags) {
   EXPECT_NE(o.output.find("schedule: global, block (64, 4"), std::string::npos) << o.output;
 }
 
+TEST(CliSchedule, APragmasFamilyOnTheCppBackendSaysItRunsTheGpuKernels) {
+  // heat's `#pragma stream k` has the C++ backend run its GPU kernels on the CPU: one note says
+  // so and names the loop nests' flag; the command line's family (global, or stream itself)
+  // gives no such note.
+  const std::string small = " --param L=9 --param M=7 --param N=11 --verify";
+  auto r = runCommand(tesselBinary() + " run " + bench("heat") + small);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("note: stencil 'heat': the `#pragma` at "), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("heat.sten:13:9 names the stream family, so the C++ backend runs its "
+                          "GPU kernels on the CPU"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("--schedule global runs plain loop nests"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << r.output;
+  for (const char* family : {"global", "stream"}) {
+    auto c = runCommand(tesselBinary() + " run " + bench("heat") + small + " --schedule " + family);
+    ASSERT_EQ(c.exitCode, 0) << c.output;
+    EXPECT_EQ(c.output.find("names the stream family"), std::string::npos) << c.output;
+  }
+}
+
 TEST(CliSchedule, AFamilyOnTheCommandLineLeavesOutThePragmasClausesItDoesNotApply) {
   // language.md section 8: the command line overrides the file, and a clause the chosen family
   // does not apply is a note. A `#pragma` written for `stream` (prefetch, retime) and one for
