@@ -520,6 +520,28 @@ TEST(Modesto, DynamicProgrammeGroupsHorizontalDiffusionByCapacity) {
   EXPECT_THROW(groupByDynamicProgram(p, three), std::invalid_argument);
 }
 
+// The runs' counts spread over threads (grouping.h): one thread or several give the same
+// grouping and the same figures, counted incrementally (both levels on the fly) and run by run
+// (a level-2 halo exchanged between tiles), with capacities that fuse all, split, and fit nothing.
+TEST(Modesto, DynamicProgrammeGivesTheSameGroupingOnAnyNumberOfThreads) {
+  StencilProgram p = horizontalDiffusion();
+  p.stencils[3].domain = IndexBox{{0, 0}, {63, 63}};
+  for (Halo inner : {Halo::OnTheFly, Halo::ExchangeParallel})
+    for (double capacity : {6000.0, 5000.0, 100.0}) {
+      Hierarchy h = twoLevels(inner);
+      h.levels[1].capacity = capacity;
+      const std::optional<Evaluation> one = groupByDynamicProgram(p, h, 100, 1);
+      for (unsigned threads : {2u, 3u, 8u}) {
+        const std::optional<Evaluation> many = groupByDynamicProgram(p, h, 100, threads);
+        ASSERT_EQ(one.has_value(), many.has_value()) << capacity << " " << threads;
+        if (!one) continue;
+        EXPECT_EQ(one->variant, many->variant) << capacity << " " << threads;
+        EXPECT_EQ(one->seconds, many->seconds) << capacity << " " << threads;
+        EXPECT_EQ(one->feasible, many->feasible) << capacity << " " << threads;
+      }
+    }
+}
+
 // The counting engine's packed keys (modesto/packed_keys.h): a shift by an offset is an addition,
 // a projection a mask, and the set counts what a std::set of the keys themselves counts, on keys
 // with negative coordinates and ranges of 1 to 2^12 values.
