@@ -6,9 +6,11 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <regex>
 
 #include "analysis/bounds.h"
@@ -157,10 +159,29 @@ CLI::Validator numberAbove(bool positive) {
           used = 0;
         }
         if (used == 0 || used != v.size()) return "'" + v + "' is not a number";
+        if (!std::isfinite(x)) return "'" + v + "' is not a finite number";
         if (positive ? x > 0 : x >= 0) return "";
         return "'" + v + (positive ? "' must be greater than 0" : "' must not be negative");
       },
       positive ? "POSITIVE" : "NONNEGATIVE");
+}
+
+/// A seed: a whole number from 0 to 2^64 - 1 (CLI11 would wrap -1 and larger numbers around).
+CLI::Validator seedValue() {
+  return CLI::Validator(
+      [](std::string& v) -> std::string {
+        const bool digits = !v.empty() && std::all_of(v.begin(), v.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c));
+        });
+        if (!digits) return "'" + v + "' is not a whole number from 0 to 18446744073709551615";
+        try {
+          (void)std::stoull(v);
+        } catch (const std::exception&) {
+          return "'" + v + "' is larger than 18446744073709551615";
+        }
+        return "";
+      },
+      "SEED");
 }
 
 }  // namespace
@@ -216,7 +237,8 @@ int main(int argc, char** argv) {
                    "with --fusion-plan: the block's tile in the plane, outer to inner (default 32 "
                    "each), for the shared buffers' size")
       ->delimiter(',')
-      ->check(numberAbove(true));
+      ->check(numberAbove(true))
+      ->check(CLI::Range(1, 1 << 20));
 
   // emit
   auto* emit = app.add_subcommand("emit", "Write the generated code for a target");
@@ -401,7 +423,8 @@ int main(int argc, char** argv) {
       ->add_option("--fusion-tile", fusionOpt.tile,
                    "with --mode greedy: the block's tile in the plane, outer to inner")
       ->delimiter(',')
-      ->check(numberAbove(true));
+      ->check(numberAbove(true))
+      ->check(CLI::Range(1, 1 << 20));
   std::string splitMachine = "h100";
   split
       ->add_option("--machine", splitMachine,
@@ -452,14 +475,17 @@ int main(int argc, char** argv) {
   run->add_option("--output", ro.outputDir,
                   "write the results to DIR/NAME.npy: the copyout arrays, or every array the "
                   "program writes when it has no copyout list");
-  run->add_option("--seed", ro.seed, "seed of the random inputs")->capture_default_str();
+  run->add_option("--seed", ro.seed, "seed of the random inputs")
+      ->capture_default_str()
+      ->check(seedValue());
   run->add_option("--repeat", ro.repeat,
                   "timed runs, after one untimed warm-up run (the median is reported)")
       ->capture_default_str();
   run->add_flag("--verify", ro.verify,
                 "compare with the reference interpreter; exit 2 on a mismatch");
   run->add_option("--tolerance", ro.tolerance,
-                  "relative tolerance for --verify (default 1e-12 double, 1e-5 float)");
+                  "relative tolerance for --verify (default 1e-12 double, 1e-5 float)")
+      ->check(numberAbove(false));
   run->add_flag("--json", ro.json,
                 "print the report as JSON (program, parameters, backend, time_s, min_time_s, "
                 "gstencils_per_s, gflops_per_s, verification, ...)");
@@ -509,12 +535,55 @@ int main(int argc, char** argv) {
                   "print each pipeline pass's wall time at the end (to stderr)");
   }
 
+  // A first word that names no command (CLI11 would only say that a subcommand is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      names.push_back(sub->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      const auto best = closestName(argv[1], names);
+      std::cerr << fmt::format("tessel: error: '{}' is not a tessel command\n  hint: {}\n", argv[1],
+                               best ? fmt::format("did you mean '{}'?", *best)
+                                    : fmt::format("the commands: {}", fmt::join(names, ", ")));
+      return kExitUserError;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : kExitUserError;
   }
+  // An option given an empty value (`--block ''`, `-o ''`) is an error, not the option left
+  // out (a schedule flag's empty value would otherwise mean "not given").
+  for (const CLI::App* sub : app.get_subcommands())
+    for (const CLI::Option* o : sub->get_options())
+      if (o->count() > 0 && o->get_type_size_max() > 0)
+        for (const std::string& r : o->results())
+          if (r.empty()) {
+            std::cerr << fmt::format(
+                "tessel: error: {} was given an empty value\n  hint: {} (tessel {} --help)\n",
+                o->get_name(),
+                o->get_description().empty() ? "give it a value" : o->get_description(),
+                sub->get_name());
+            return kExitUserError;
+          }
+  // A directory option that names an existing file: said before any work is done (the
+  // filesystem's own message came after a whole run).
+  for (const CLI::App* sub : app.get_subcommands())
+    for (const char* name : {"--output", "--work-dir"}) {
+      const CLI::Option* o = sub->get_option_no_throw(name);
+      if (!o || o->count() == 0) continue;
+      const std::string dir = o->results().front();
+      std::error_code ec;
+      if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec)) {
+        std::cerr << fmt::format(
+            "tessel: error: {} '{}' is a file, not a directory\n  hint: give a directory (it is "
+            "created if it does not exist)\n",
+            o->get_name(), dir);
+        return kExitUserError;
+      }
+    }
   if (emit->parsed() && emitArch->count() > 0 && eo.target != "cuda") {
     std::cerr << "tessel: error: --arch applies to --target cuda only (the target is '" << eo.target
               << "')\n";
@@ -556,6 +625,34 @@ int main(int argc, char** argv) {
                                                     : info->parsed()    ? infoParams
                                                     : check->parsed()   ? checkParams
                                                                         : noParams;
+    // Every command checks the bounds and extents as `check` does (language.md 9.13) where every
+    // parameter has a value (the defaults and the command's --param): an impossible region or
+    // extent (a division by zero in a call's domain, an access out of its array) is the
+    // program's error, located, before any command meets it deep inside. `check` and `info` do
+    // it below with their own parameters; a malformed --param is the command's to report.
+    if (!check->parsed() && !info->parsed()) {
+      const std::vector<std::string>& given = deep->parsed()   ? deepParams
+                                              : tune->parsed() ? tuneParams
+                                                               : commandParams;
+      std::map<std::string, int64_t> values;
+      DiagnosticEngine unparsed;
+      if (parsePairs(given, "--param", values, i64, unparsed)) {
+        CheckParams cp = paramsForCheck(*lp.program, values, diags);
+        if (!cp.ok || (cp.values && !checkBounds(*lp.program, *cp.values, diags)))
+          return finish(diags, kExitUserError);
+      }
+      // So is a `#pragma` schedule `check` refuses (a block of too many threads, a stream
+      // along the unit-stride iterator): where the command line gives no schedule flag, the
+      // file's schedules are what `check` validates, and a command must not run (or let the
+      // model's choice replace) a schedule the file got wrong. Flags are validated where the
+      // command applies them.
+      const bool flagsGiven =
+          std::any_of(scheduleValues.begin(), scheduleValues.end(),
+                      [](const auto& kv) { return !kv.second.empty() && kv.first != "--machine"; });
+      if (!flagsGiven && fusionGroupsValue.empty() &&
+          !setUpSchedules(*lp.program, scheduleValues, diags, false, nullptr))
+        return finish(diags, kExitUserError);
+    }
     if (tune->parsed()) {
       // What tune searches cannot also be given: it would be overridden by every variant.
       for (const std::string& searched : tuneSearchedFlags())
@@ -920,8 +1017,14 @@ int main(int argc, char** argv) {
     int code = runProgram(prog, ro, *backend, diags, std::cout);
     return finish(diags, code);
   } catch (const std::filesystem::filesystem_error& e) {
+    // A directory or file Tessel was told to write (-o, --output, --work-dir) or read: the path
+    // and the system's reason, not the library's text.
     diags.print(std::cerr);
-    std::cerr << "tessel: error: " << e.what() << "\n";
+    std::cerr << fmt::format(
+        "tessel: error: {}{}\n  hint: check the paths given to -o, --output and --work-dir "
+        "(a directory Tessel can create and write)\n",
+        e.path1().empty() ? std::string(e.what()) : "'" + e.path1().string() + "': ",
+        e.path1().empty() ? std::string() : e.code().message());
     return kExitUserError;
   } catch (const EnvironmentError& e) {
     diags.print(std::cerr);
@@ -931,6 +1034,11 @@ int main(int argc, char** argv) {
     // Errors of the program's run-time values (integer division by zero, ...): user errors.
     diags.print(std::cerr);
     std::cerr << "tessel: error: " << e.what() << "\n";
+    return kExitUserError;
+  } catch (const std::bad_alloc&) {
+    diags.print(std::cerr);
+    std::cerr << "tessel: error: out of memory\n  hint: smaller sizes (--param) need less; "
+                 "tessel info shows each array's extents\n";
     return kExitUserError;
   } catch (const std::exception& e) {
     diags.print(std::cerr);

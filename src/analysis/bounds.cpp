@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <stdexcept>
 #include <utility>
@@ -106,31 +107,51 @@ bool arrayExtents(const std::string& name, SourceLoc loc, const std::vector<Expr
 
 }  // namespace
 
-// Every iterate bound must be computable (the loops are entered with these values).
+// Every iterate bound must be computable (the loops are entered with these values), and the
+// calls a run executes countable in 64 bits: `times` is how often the enclosing loops run.
 static bool checkIterateBounds(const std::vector<ExecNode>& nodes, const ParamValues& params,
-                               DiagnosticEngine& diags) {
+                               DiagnosticEngine& diags, double times) {
   bool ok = true;
   for (auto& n : nodes) {
     if (n.kind != ExecNode::Kind::Iterate) continue;
-    for (const ExprPtr& b : {n.lo, n.hi}) {
+    bool computed = true;
+    int64_t bound[2] = {0, 0};
+    for (int i = 0; i < 2; ++i) {
+      const ExprPtr& b = i == 0 ? n.lo : n.hi;
       try {
-        evalInt(b, params);
+        bound[i] = evalInt(b, params);
       } catch (const std::domain_error& e) {
         diags.report(DiagId::bad_domain, b->loc.valid() ? b->loc : n.loc,
                      fmt::format("this iterate bound cannot be computed with these parameter "
                                  "values: {}",
                                  e.what()),
                      "iterate bounds are evaluated in 64-bit integers; check the expression");
-        ok = false;
+        ok = computed = false;
       }
     }
-    ok = checkIterateBounds(n.body, params, diags) && ok;
+    if (!computed) continue;
+    const double trips =
+        std::max(0.0, static_cast<double>(bound[1]) - static_cast<double>(bound[0]) + 1);
+    if (times * trips >= 9.2e18) {
+      diags.report(DiagId::bad_domain, n.loc,
+                   fmt::format("this iterate loop would run {:.3g} times{}: more than the 2^63 "
+                               "calls a run can count",
+                               trips,
+                               times > 1 ? fmt::format(" in each of {:.3g} runs of the "
+                                                       "loops around it",
+                                                       times)
+                                         : std::string()),
+                   "give bounds of fewer steps");
+      ok = false;
+      continue;
+    }
+    ok = checkIterateBounds(n.body, params, diags, times * std::max(1.0, trips)) && ok;
   }
   return ok;
 }
 
 bool checkBounds(const Program& prog, const ParamValues& params, DiagnosticEngine& diags) {
-  bool ok = checkIterateBounds(prog.body, params, diags);
+  bool ok = checkIterateBounds(prog.body, params, diags, 1);
   std::vector<std::vector<int64_t>> global;
   std::vector<bool> globalOk;
   for (auto& a : prog.arrays) {

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "analysis/accesses.h"
 
@@ -139,11 +141,42 @@ std::vector<Dependence> callDependences(const Program& prog) {
     }
     acc.push_back(a);
   }
+  // The nearest dependences, in one pass over the calls: a read depends on the last call that
+  // wrote the array (RAW), a write on the last writer (WAW) and on the calls that read it since
+  // (WAR). One that others imply through a call between them is not listed (all pairs would be
+  // n^2/2 for a program of n calls over the same arrays: a deep-tuned program of 4096 calls
+  // took 13 GiB to describe).
+  struct Found {
+    int from, to, kind;  // kind: 0 RAW, 1 WAR, 2 WAW (the order a pair lists them in)
+    std::string key;
+  };
+  std::vector<Found> found;
+  std::map<std::string, int> lastWriter;
+  std::map<std::string, std::vector<int>> readersSince;
+  for (size_t c = 0; c < acc.size(); ++c) {
+    const int j = static_cast<int>(c);
+    const Access& a = acc[c];
+    for (const std::string& r : a.reads)
+      if (auto w = lastWriter.find(r); w != lastWriter.end()) found.push_back({w->second, j, 0, r});
+    for (const std::string& w : a.writes) {
+      for (int i : readersSince[w]) found.push_back({i, j, 1, w});
+      if (auto lw = lastWriter.find(w); lw != lastWriter.end())
+        found.push_back({lw->second, j, 2, w});
+    }
+    for (const std::string& w : a.writes) {
+      lastWriter[w] = j;
+      readersSince[w].clear();
+    }
+    for (const std::string& r : a.reads)
+      if (!a.writes.count(r)) readersSince[r].push_back(j);
+  }
+  std::sort(found.begin(), found.end(), [](const Found& x, const Found& y) {
+    return std::tie(x.from, x.to, x.kind, x.key) < std::tie(y.from, y.to, y.kind, y.key);
+  });
+  static const char* const kinds[] = {"RAW", "WAR", "WAW"};
   std::vector<Dependence> out;
-  auto name = [&](const std::string& k) { return prog.arrays[std::atoi(k.c_str() + 1)].name; };
-  for (size_t i = 0; i < acc.size(); ++i)
-    for (size_t j = i + 1; j < acc.size(); ++j)
-      addDeps(acc[i], acc[j], static_cast<int>(i), static_cast<int>(j), out, name);
+  for (const Found& f : found)
+    out.push_back({f.from, f.to, kinds[f.kind], prog.arrays[std::atoi(f.key.c_str() + 1)].name});
   return out;
 }
 
@@ -166,7 +199,9 @@ void workOf(const Program& prog, const std::vector<ExecNode>& nodes, const Param
       w.executions[static_cast<size_t>(n.call)] += times;
     } else {
       int64_t lo = evalInt(n.lo, p), hi = evalInt(n.hi, p);
-      if (hi >= lo) workOf(prog, n.body, p, regions, w, times * static_cast<double>(hi - lo + 1));
+      if (hi >= lo)
+        workOf(prog, n.body, p, regions, w,
+               times * (static_cast<double>(hi) - static_cast<double>(lo) + 1));
     }
   }
 }

@@ -44,6 +44,9 @@ struct Dependence {
 };
 
 std::vector<Dependence> statementDependences(const Program& prog, const CallInst& c);
+/// The dependences between calls, in program order (one iteration of each loop): the nearest
+/// ones, each read on the last call that wrote the array (RAW), each write on the last writer
+/// (WAW) and on the calls that read the array since it (WAR); the others follow through them.
 std::vector<Dependence> callDependences(const Program& prog);
 
 /// Work of one run of the whole program at given parameter values.

@@ -102,7 +102,12 @@ StmtStaging planStaging(const Program& prog, const CallInst& call, const Stmt& s
     p.group = std::move(g);
     const StageGroup& grp = p.group;
     int sp = streamIter >= 0 ? grp.position(streamIter) : -1;
-    if (!onChip || !grp.offCentre()) {
+    // A window of more planes than any machine's shared memory could hold as a ring (a read
+    // 2^16 planes from another) is read from global memory: its bookkeeping alone, a flag per
+    // plane, would take time and memory in proportion to the offset.
+    constexpr int64_t kMostPlanes = int64_t{1} << 16;
+    const bool hugeWindow = sp >= 0 && grp.hi[sp] - grp.lo[sp] >= kMostPlanes;
+    if (!onChip || !grp.offCentre() || hugeWindow) {
       // From global memory: each thread reads its own element once, or (not on chip) every
       // element its references name.
       tileOf(p, tile, sp, grp.refs);

@@ -34,7 +34,8 @@ inline constexpr int kGpuApiError = 100;
 /// There is no device of this kind (no OpenCL platform or device, no CUDA device or driver).
 inline constexpr int kGpuNoDevice = 101;
 /// The device cannot run a kernel as scheduled: it has less local memory, or takes smaller
-/// work-groups, than the machine description the schedule was validated against (OpenCL).
+/// work-groups, than the machine description the schedule was validated against (OpenCL), or
+/// the run's sizes need a grid of more blocks than CUDA launches (a user error, exit status 1).
 inline constexpr int kGpuDeviceLimit = 102;
 
 /// OpenCL and CUDA run on a GPU (or PoCL); Cpu runs the same kernels on the host's OpenMP

@@ -243,7 +243,7 @@ static void tessel_launch(tessel_runtime& rt, int id, int dims, int64_t gx, int6
   const char* name = kTesselKernelNames[id];
   (void)dims;
   if (gx > 2147483647 || gy > 65535 || gz > 65535)
-    throw tessel_error{100, std::string("launching ") + name + ": a grid of " +
+    throw tessel_error{102, std::string("launching ") + name + ": a grid of " +
                                 std::to_string(gx) + " x " + std::to_string(gy) + " x " +
                                 std::to_string(gz) +
                                 " blocks exceeds CUDA's limits (2^31-1 x 65535 x 65535); "

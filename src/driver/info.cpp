@@ -321,7 +321,9 @@ std::string infoText(const json& j) {
                          d["kind"].get<std::string>(), d["via"].get<std::string>());
   }
   if (!j["call_dependences"].empty()) {
-    out += "call graph (dependences between calls, in program order)\n";
+    out +=
+        "call graph (dependences between calls, in program order; the nearest, which imply the "
+        "others)\n";
     for (auto& d : j["call_dependences"])
       out += fmt::format("  #{} -> #{}  {} on {}\n", d["from"].get<int>(), d["to"].get<int>(),
                          d["kind"].get<std::string>(), d["via"].get<std::string>());

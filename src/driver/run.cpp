@@ -1,6 +1,7 @@
 #include "driver/run.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -19,6 +20,66 @@
 namespace tessel {
 
 namespace {
+
+/// This machine's memory in bytes (0 where the system does not say).
+double physicalMemory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? static_cast<double>(pages) * static_cast<double>(size) : 0;
+}
+
+/// Whether the run's arrays fit this machine's memory. A run holds each global array as 8-byte
+/// values at least twice (the initial data and a backend's results; with --verify a third
+/// time), and a call's local arrays while it runs: a size that cannot fit is the user's error,
+/// said with the largest arrays, not a failed allocation deep inside.
+bool fitsMemory(const Program& prog, const ParamValues& params, bool verify,
+                DiagnosticEngine& diags) {
+  const double memory = physicalMemory();
+  if (memory <= 0) return true;
+  struct Sized {
+    std::string name;
+    double elements;
+  };
+  std::vector<Sized> arrays;
+  auto elements = [&](const std::vector<ExprPtr>& extents) {
+    double n = 1;
+    for (const ExprPtr& e : extents)
+      n *= static_cast<double>(std::max<int64_t>(0, evalInt(e, params)));
+    return n;
+  };
+  double globals = 0;
+  for (const ArrayDecl& a : prog.arrays) {
+    arrays.push_back({a.name, elements(a.extents)});
+    globals += arrays.back().elements;
+  }
+  double locals = 0;  // the largest call's local arrays
+  for (const CallInst& c : prog.calls) {
+    double mine = 0;
+    for (const LocalArray& l : c.localArrays) {
+      const Sized local{c.name + "'s " + l.name, elements(l.extents)};
+      mine += local.elements;
+      if (std::none_of(arrays.begin(), arrays.end(), [&](const Sized& a) {
+            return a.name == local.name && a.elements == local.elements;
+          }))
+        arrays.push_back(local);
+    }
+    locals = std::max(locals, mine);
+  }
+  const double bytes = 8 * (globals * (verify ? 3 : 2) + locals);
+  if (bytes <= memory) return true;
+  std::sort(arrays.begin(), arrays.end(),
+            [](const Sized& a, const Sized& b) { return a.elements > b.elements; });
+  std::string largest;
+  for (size_t i = 0; i < arrays.size() && i < 3 && arrays[i].elements >= arrays[0].elements / 100;
+       ++i)
+    largest +=
+        fmt::format("{}'{}' {:.4g} elements", i ? ", " : "", arrays[i].name, arrays[i].elements);
+  diags.report(DiagId::bad_parameter_value, {},
+               fmt::format("the run's arrays need about {:.3g} GiB at these parameter values, "
+                           "more than this machine's {:.3g} GiB of memory (largest: {})",
+                           bytes / (1ull << 30), memory / (1ull << 30), largest),
+               "give smaller sizes with --param (tessel info shows each array's extents)");
+  return false;
+}
 
 bool applyInputs(const Program& prog, const RunOptions& opts, ProgramState& st,
                  DiagnosticEngine& diags) {
@@ -112,6 +173,7 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
   auto params = bindParams(prog, opts.params, diags);
   if (!params) return kExitUserError;
   if (!checkBounds(prog, *params, diags)) return kExitUserError;
+  if (!fitsMemory(prog, *params, opts.verify, diags)) return kExitUserError;
   if (opts.repeat < 1) {
     diags.report(DiagId::bad_parameter_value, {}, "--repeat must be at least 1");
     return kExitUserError;

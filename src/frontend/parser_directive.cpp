@@ -29,34 +29,56 @@ Directive Parser::directive() {
       }
       if (at(Tok::LParen)) {
         SourceLoc open = advance().loc;
+        // Items separated by commas: an item after every comma, none missing.
+        bool expectItem = true;
         while (onLine() && !at(Tok::RParen)) {
-          if (at(Tok::Int) || at(Tok::Float)) {
-            c.numbers.emplace_back(std::strtod(cur().text.c_str(), nullptr), cur().loc);
-          } else if (at(Tok::Ident)) {
+          if (at(Tok::Comma)) {
+            if (expectItem)
+              fail(DiagId::bad_directive, cur().loc,
+                   fmt::format("expected a number or a name before ',' in '{}'", c.name.text));
+            expectItem = true;
+            advance();
+            continue;
+          }
+          if (!expectItem)
+            fail(
+                DiagId::bad_directive, cur().loc,
+                fmt::format("expected ',' or ')' in '{}', found {}", c.name.text, describe(cur())));
+          if (at(Tok::Int) || at(Tok::Float) || (at(Tok::Minus) && numberFollows(line))) {
+            c.numbers.push_back(number());
+            expectItem = false;
+            continue;
+          }
+          if (at(Tok::Ident)) {
             c.list.push_back(Name{cur().text, cur().loc});
-          } else if (!at(Tok::Comma)) {
+          } else {
             fail(DiagId::bad_directive, cur().loc,
                  fmt::format("unexpected {} in a directive list", describe(cur())));
           }
+          expectItem = false;
           advance();
         }
         if (!onLine() || !at(Tok::RParen))
           fail(DiagId::bad_directive, open, "unclosed '(' in a directive",
                "a directive ends at the end of its line");
+        if (expectItem && (!c.numbers.empty() || !c.list.empty()))
+          fail(DiagId::bad_directive, cur().loc,
+               fmt::format("expected a number or a name after ',' in '{}'", c.name.text));
         advance();
         continue;
       }
-      if (at(Tok::Int) || at(Tok::Float)) {
-        c.numbers.emplace_back(std::strtod(cur().text.c_str(), nullptr), cur().loc);
-        advance();
+      // A number, negative too (the clause says what it takes: 'time_tile -1' is refused
+      // there, with the range).
+      if (at(Tok::Int) || at(Tok::Float) || (at(Tok::Minus) && numberFollows(line))) {
+        c.numbers.push_back(number());
         continue;
       }
       if (at(Tok::Ident) && peekTok().kind == Tok::Assign && peekTok().line == line) {
         Name n{cur().text, cur().loc};
         advance();
-        advance();
+        const SourceLoc eq = advance().loc;
         if (!at(Tok::Int) || cur().line != line)
-          fail(DiagId::bad_directive, cur().loc,
+          fail(DiagId::bad_directive, cur().line == line ? cur().loc : eq,
                fmt::format("expected an integer after '{}=' in '{}'", n.text, c.name.text));
         c.assignments.emplace_back(n, std::strtoll(cur().text.c_str(), nullptr, 10));
         advance();
@@ -75,6 +97,19 @@ Directive Parser::directive() {
   if (dir.clauses.empty())
     fail(DiagId::bad_directive, dir.loc, fmt::format("empty '#{}' directive", dir.kind));
   return dir;
+}
+
+bool Parser::numberFollows(int line) const {
+  const Token& next = peekTok();
+  return next.line == line && (next.kind == Tok::Int || next.kind == Tok::Float);
+}
+
+std::pair<double, SourceLoc> Parser::number() {
+  const SourceLoc loc = cur().loc;
+  const bool negative = accept(Tok::Minus);
+  const double v = std::strtod(cur().text.c_str(), nullptr);
+  advance();
+  return {negative ? -v : v, loc};
 }
 
 // Whether the identifier at the cursor is an argument of clause `clause` rather than a new

@@ -129,6 +129,10 @@ class Parser : public ExprParser {
   ExprPtr lhs();
   Directive directive();  // parser_directive.cpp
   bool takesWord(const std::string& clause, const DirectiveClause& c) const;
+  /// Whether a number follows the '-' at the cursor on line `line`.
+  bool numberFollows(int line) const;
+  /// The number at the cursor, with a leading '-' (consumed), and where it starts.
+  std::pair<double, SourceLoc> number();
 };
 
 }  // namespace tessel::parser

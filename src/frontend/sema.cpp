@@ -1,6 +1,8 @@
 // Semantic analysis of the top level: declarations, data lists, calls and iterate loops.
 #include "frontend/sema.h"
 
+#include <algorithm>
+
 #include "frontend/sema_internal.h"
 
 namespace tessel {
@@ -216,10 +218,19 @@ void Sema::stencil(const ast::StencilDef& def) {
   s.name = def.name.text;
   s.loc = def.name.loc;
   std::set<std::string> seen;
+  const std::vector<std::string> iterators = prog_.iteratorNames();
+  bool hidesIterator = false;  // the body's subscripts would cascade into errors: not checked
   for (auto& f : def.formals) {
     if (!seen.insert(f.name.text).second)
       error(DiagId::redeclared, f.name.loc,
             fmt::format("argument '{}' appears twice in the argument list", f.name.text));
+    else if (std::find(iterators.begin(), iterators.end(), f.name.text) != iterators.end() &&
+             (hidesIterator = true))
+      error(DiagId::redeclared, f.name.loc,
+            fmt::format("argument '{}' of stencil '{}' has the name of an iterator: in the body "
+                        "it would hide the iterator (formals shadow iterators, language.md 9.7)",
+                        f.name.text, def.name.text),
+            "give the argument another name");
     s.formals.push_back({f.name.text, f.inout, f.name.loc});
   }
   prog_.stencils.push_back(s);
@@ -229,8 +240,9 @@ void Sema::stencil(const ast::StencilDef& def) {
   stencilOk.push_back(true);
   int before = diags_.errorCount();
   prog_.stencils.back().hints = checkHints(def);
-  if (!noIterators) checkDefinition(idx);  // without iterators every subscript would cascade
-  stencilOk[idx] = diags_.errorCount() == before;
+  // Without iterators, or with one hidden by a formal, every subscript would cascade.
+  if (!noIterators && !hidesIterator) checkDefinition(idx);
+  stencilOk[idx] = diags_.errorCount() == before && !hidesIterator;
 }
 
 bool Sema::domain(const std::vector<ast::RangeAst>& ranges, SourceLoc loc, Domain& out) {

@@ -1,6 +1,7 @@
 // Directives and placement hints (language.md section 8): parsed, validated, recorded.
 // They never change what a program computes; later passes read them into a Schedule.
 #include <algorithm>
+#include <map>
 
 #include "frontend/sema_internal.h"
 
@@ -31,12 +32,23 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
     return v >= 1 && v == static_cast<double>(static_cast<int64_t>(v));
   };
 
+  std::map<std::string, SourceLoc> given;  // clause -> where it was first given
   for (auto& d : def.pragmas) {
     for (auto& c : d.clauses) {
       Hints::Clause out;
       out.name = c.name.text;
       out.loc = c.name.loc;
       const std::string& n = c.name.text;
+      // A clause given twice for one stencil (on one `#pragma` line or two) would have the last
+      // silently win: an error at the second, the first noted.
+      if (auto first = given.find(n); first != given.end()) {
+        auto& e = error(DiagId::bad_directive, c.name.loc,
+                        fmt::format("'{}' is given twice for stencil '{}'", n, def.name.text),
+                        "give each clause once; the command line's flags override a clause");
+        e.notes.emplace_back(first->second, "first given here");
+        continue;
+      }
+      given.emplace(n, c.name.loc);
       auto noArgs = c.words.empty() && c.numbers.empty() && c.assignments.empty() && c.list.empty();
       if (std::find(pragmaClauses().begin(), pragmaClauses().end(), n) == pragmaClauses().end()) {
         std::string hint =
@@ -95,16 +107,18 @@ Hints Sema::checkHints(const ast::StencilDef& def) {
         for (auto& w : c.words) out.words.push_back(w.text);
         if (!good) continue;
       } else if (n == "time_tile") {
-        if (c.numbers.size() != 1 || !positiveInt(c.numbers[0].first)) {
+        if (c.numbers.size() != 1 || !positiveInt(c.numbers[0].first) || c.numbers[0].first > 1e9) {
           bad(c.numbers.empty() ? c.name.loc : c.numbers[0].second,
               "'time_tile' takes one positive integer, e.g. 'time_tile 2'");
           continue;
         }
         out.numbers.push_back(c.numbers[0].first);
       } else if (n == "max_registers") {
-        if (c.numbers.size() != 1 || !positiveInt(c.numbers[0].first)) {
+        if (c.numbers.size() != 1 || !positiveInt(c.numbers[0].first) ||
+            c.numbers[0].first > 65535) {
           bad(c.numbers.empty() ? c.name.loc : c.numbers[0].second,
-              "'max_registers' takes one positive integer, e.g. 'max_registers 64'");
+              "'max_registers' takes one positive integer, registers per thread, e.g. "
+              "'max_registers 64' (16 to 255 on the GPUs Tessel knows)");
           continue;
         }
         out.numbers.push_back(c.numbers[0].first);

@@ -374,7 +374,12 @@ std::optional<MachineDesc> loadMachine(const std::string& nameOrPath, Diagnostic
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) {
     diags.report(DiagId::bad_machine, {},
-                 fmt::format("machine file '{}' does not exist", file.string()));
+                 fmt::format("machine file '{}' {}", file.string(),
+                             fs::is_directory(file, ec) ? "is a directory"
+                             : fs::exists(file, ec)     ? "is not a regular file"
+                                                        : "does not exist"),
+                 "give a machine's name (tessel machines lists them) or the path of a machine "
+                 "file (.json)");
     return std::nullopt;
   }
   auto text = readFile(file);

@@ -251,7 +251,14 @@ bool setScheduleOption(ScheduleOptions& opts, std::string_view flag, std::string
     if (!v)
       return bad("expected an integer (registers per thread), auto or bounds",
                  "e.g. --max-registers 64, or --max-registers auto for the model's choice");
-    opts.maxRegisters = static_cast<int>(std::clamp<int64_t>(*v, -1, 1 << 20));
+    // 0 would read as `bounds` and a huge value wrap: a cap is a register count (the machine's
+    // range is checked with the schedule, schedule_validate.cpp).
+    if (*v < 1 || *v > 65535)
+      return bad("not a register cap (registers per thread)",
+                 "a cap is from 16 to the machine's 255 registers per thread, e.g. "
+                 "--max-registers 64; auto is the model's choice, bounds the family's launch "
+                 "bounds");
+    opts.maxRegisters = static_cast<int>(*v);
   } else if (flag == "--fma") {
     if (value != "on" && value != "off")
       return bad(fmt::format("'{}' is neither on nor off", value),

@@ -52,7 +52,10 @@ static std::string renderOne(const char* kind, SourceLoc loc, const std::string&
   if (loc.valid()) {
     auto [line, col] = loc.file->lineCol(loc.offset);
     s += fmt::format("{}:{}:{}: {}: {}\n", loc.file->name(), line, col, kind, msg);
-    std::string_view text = loc.file->lineText(line);
+    // A carriage return inside the line (a lone '\r', not a CRLF ending) would send the
+    // terminal back to the line's start: shown as a space, so the caret stays under its column.
+    std::string text(loc.file->lineText(line));
+    std::replace(text.begin(), text.end(), '\r', ' ');
     s += fmt::format("  {}\n  ", text);
     for (int c = 1; c < col && c - 1 < static_cast<int>(text.size()); ++c)
       s += text[c - 1] == '\t' ? '\t' : ' ';

@@ -11,6 +11,7 @@
 #include "support/command.h"
 
 using namespace tessel::testing;
+namespace fs = std::filesystem;
 
 namespace {
 std::string bench(const std::string& b) { return sourceDir() + "/benchmarks/" + b + ".sten"; }
@@ -103,7 +104,11 @@ TEST(CliStreamTimeTile, InfoReportsJ3d7ptFiguresBeyondTheLimit) {
   auto kj = nlohmann::json::parse(k20.output.substr(k20.output.find('{')))["fused_kernels"][0];
   EXPECT_EQ(kj["exceeds_shared"], true);
   EXPECT_NE(kj["note"].get<std::string>().find("exceeds the 49152 bytes"), std::string::npos);
-  for (const char* cmd : {" emit --target cuda --output /dev/null ", " check "}) {
+  // emit refuses the schedule before it writes anything: its directory is never made.
+  const fs::path never = fs::temp_directory_path() / "tessel-never-written-k20c";
+  fs::remove_all(never);
+  for (const std::string& cmd :
+       {" emit --target cuda --output " + never.string() + " ", std::string(" check ")}) {
     auto e = runCommand(tesselBinary() + cmd + bench("j3d7pt") + kJ3d7ptT4 + " --machine k20c");
     EXPECT_EQ(e.exitCode, 1) << cmd << "\n" << e.output;
     EXPECT_NE(e.output.find("stream k with time_tile 4: the fused kernel of calls 0, 1, 0, 1 "
@@ -113,6 +118,7 @@ TEST(CliStreamTimeTile, InfoReportsJ3d7ptFiguresBeyondTheLimit) {
         << cmd << "\n"
         << e.output;
   }
+  EXPECT_FALSE(fs::exists(never));
 }
 
 TEST(CliStreamTimeTile, ImpossibleSchedulesAreUserErrors) {

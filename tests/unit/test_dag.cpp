@@ -2,6 +2,7 @@
 // dependences with their offsets, the ones carried by a loop apart, and the convexity check.
 #include <gtest/gtest.h>
 
+#include "analysis/counts.h"
 #include "analysis/dag.h"
 #include "unit/sten_test_util.h"
 
@@ -108,4 +109,37 @@ TEST(StencilDag, LocalScalarsAndAcrossCalls) {
   EXPECT_FALSE(convex(dag, p, {1, 3}));          // r's path through s1
 }
 
+}  // namespace tessel
+
+namespace tessel {
+namespace {
+
+// The dependences between calls `tessel info` lists (analysis/counts.h): the nearest ones, from
+// which the others follow. Four calls of a ping-pong: each reads what the one before wrote
+// (RAW), overwrites what that one read (WAR) and what the one before it wrote (WAW); call 3
+// reads b, which calls 0 and 2 wrote: only 2 -> 3 is listed (0 -> 3 follows through 2).
+TEST(CallDependences, TheNearestOnesWhichImplyTheOthers) {
+  Compiled c = test::compileText(R"(
+parameter N=16;
+iterator i;
+double a[N], b[N];
+copyin a, b;
+stencil s (out, in) { out[i] = in[i-1] + in[i+1]; }
+s (b, a);
+s (a, b);
+s (b, a);
+s (a, b);
+copyout a;
+)");
+  ASSERT_TRUE(c.prog) << c.diagText();
+  std::vector<std::string> deps;
+  for (const Dependence& d : callDependences(*c.prog))
+    deps.push_back(std::to_string(d.from) + "->" + std::to_string(d.to) + " " + d.kind + " " +
+                   d.via);
+  EXPECT_EQ(deps,
+            (std::vector<std::string>{"0->1 RAW b", "0->1 WAR a", "0->2 WAW b", "1->2 RAW a",
+                                      "1->2 WAR b", "1->3 WAW a", "2->3 RAW b", "2->3 WAR a"}));
+}
+
+}  // namespace
 }  // namespace tessel
