@@ -36,7 +36,12 @@ std::string domainText(const Domain& d, const std::vector<std::string>& iters) {
 class CallLowering : public RefObserver {
  public:
   CallLowering(const Program& p, int index, GlobalNames& g, bool fuse)
-      : prog_(p), call_(p.calls[index]), index_(index), g_(g), names_(g.namer), fuse_(fuse) {}
+      : prog_(p),
+        call_(p.calls[index]),
+        index_(index),
+        g_(g),
+        names_(g.namer.inner()),
+        fuse_(fuse) {}
 
   Function build();
   /// Arguments tessel_program passes (the global names, in parameter order).

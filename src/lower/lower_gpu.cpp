@@ -156,7 +156,7 @@ class CallGpu : public RefObserver {
         g_(g),
         sched_(s),
         out_(out),
-        names_(g.namer) {}
+        names_(g.namer.inner()) {}
 
   Function build();
   std::vector<ExprPtr> callArgs() const;
@@ -224,7 +224,7 @@ void CallGpu::statement(size_t k, const StmtRegion& reg, std::vector<StmtPtr>& o
   out.push_back(comment(text));
 
   // The region's bounds, evaluated by the host; a region that is empty launches nothing.
-  Namer scope = names_;
+  Namer scope = names_.inner();
   std::vector<std::string> lo, hi;
   std::vector<StmtPtr> blk;
   ExprPtr nonEmpty;
@@ -309,7 +309,7 @@ bool CallGpu::fusedStatements(const StatementGroups& groups, size_t g, const Cal
     return true;
   }
   // Per statement its region's bounds; the kernel's grid covers their bounding box.
-  Namer scope = names_;
+  Namer scope = names_.inner();
   std::vector<StmtPtr> blk;
   const GroupBounds b = declareGroupBounds(x_, g_, regions, ks, scope, blk);
   int id = static_cast<int>(out_.kernels.size());

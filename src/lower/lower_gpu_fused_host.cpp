@@ -206,9 +206,23 @@ lir::Function lowerFused(const Program& prog, const FusedVariant& v, const std::
   // Streamed: the grid covers the other dimensions; the next grid dimension counts chunks.
   if (sd >= 0)
     for (size_t gd = static_cast<size_t>(dims - 1); gd < 3; ++gd) b[gd] = 1;
-  fused::FusedContext c{
-      prog,        v,           v.analysis, g,        b,       dims, sd, chunk, grid.prefetch,
-      grid.unroll, grid.cyclic, kernelName, hostName, g.namer, {},   {}, {}};
+  fused::FusedContext c{prog,
+                        v,
+                        v.analysis,
+                        g,
+                        b,
+                        dims,
+                        sd,
+                        chunk,
+                        grid.prefetch,
+                        grid.unroll,
+                        grid.cyclic,
+                        kernelName,
+                        hostName,
+                        g.namer.inner(),
+                        {},
+                        {},
+                        {}};
   fused::FusedHost host(c, out);
   lir::Function f = host.build();
   args = host.callArgs();
