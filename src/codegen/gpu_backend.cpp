@@ -50,8 +50,13 @@ std::string scheduleText(const GpuSources& s) {
   return text.empty() ? "no kernels" : text;
 }
 
-/// The interface lines shared by the host files' comments.
-std::vector<std::string> interfaceLines(const Program& prog) {
+/// The first line of the kernel list in the files' comments.
+const char* const kKernelListHeading =
+    "Kernels, one per statement or fused group (the host code launches them as the call "
+    "sequence runs):";
+
+/// The interface lines shared by the host files' comments (`api`: the status codes it returns).
+std::vector<std::string> interfaceLines(const Program& prog, GpuApi api) {
   std::vector<std::string> h = {
       "C interface (gpu_host_runtime.h in Tessel): tessel_gpu_open(device, &gpu, message, size),",
       "tessel_gpu_run(gpu, arrays, scalars, params, &kernel_seconds, message, size),",
@@ -74,9 +79,20 @@ std::vector<std::string> interfaceLines(const Program& prog) {
     h.push_back(
         fmt::format("  {}  {}", static_cast<int>(st), lir::statusMessage(static_cast<int>(st))));
   h.push_back("  (nothing traps: the arrays then hold unspecified values); or");
+  if (api == GpuApi::Cpu) {
+    h.push_back(fmt::format("  {}  a host allocation failed (the message names it)", kGpuApiError));
+  } else {
+    h.push_back(
+        fmt::format("  {}  a call of the GPU API failed (the message names it)", kGpuApiError));
+    h.push_back(fmt::format("  {}  no device", kGpuNoDevice));
+  }
   h.push_back(
-      fmt::format("  {}  a call of the GPU API failed (the message names it)", kGpuApiError));
-  h.push_back(fmt::format("  {}  no device", kGpuNoDevice));
+      fmt::format("  {}  the run cannot go as generated (the message says why):", kGpuDeviceLimit));
+  if (api == GpuApi::OpenCL)
+    h.push_back("       a block larger than the device takes, or less local memory than the");
+  if (api == GpuApi::OpenCL) h.push_back("       schedule assumed;");
+  if (api == GpuApi::Cuda) h.push_back("       a grid of more blocks than CUDA launches;");
+  h.push_back("       sizes that need 64-bit indices in kernels made with --index-bits 32");
   h.push_back("Copy-out: the copyout arrays (or, without a copyout list, every array a call");
   h.push_back("writes); the other arrays on the host are left as they were.");
   return h;
@@ -123,7 +139,7 @@ void generateOpencl(const Program& prog, const GpuProgram& gp, GpuSources& s) {
       fmt::format("OpenCL C 1.2, built at run time by {} (which embeds this text) with",
                   kOpenclHostName),
       fmt::format("  {}", kOpenclBuildOptions),
-      "Kernels, one per statement (launched in this order by the call sequence):",
+      kKernelListHeading,
       "  " + kernelList(s),
       "Every kernel's last argument is the device error status (0, or the first run-time error).",
   };
@@ -144,7 +160,7 @@ void generateOpencl(const Program& prog, const GpuProgram& gp, GpuSources& s) {
       "or with the CMakeLists.txt written next to this file.",
       "",
   };
-  for (auto& l : interfaceLines(prog)) head.push_back(l);
+  for (auto& l : interfaceLines(prog, GpuApi::OpenCL)) head.push_back(l);
   std::string tables = fmt::format(
       "// The kernels ({}), built when the device is opened.\n"
       "static const char kTesselKernelSource[] = R\"TESSELCL(\n{})TESSELCL\";\n"
@@ -161,7 +177,7 @@ void generateOpencl(const Program& prog, const GpuProgram& gp, GpuSources& s) {
       "add_library(tessel_program SHARED {})\n"
       "set_target_properties(tessel_program PROPERTIES CXX_STANDARD 17 CXX_STANDARD_REQUIRED ON\n"
       "                      CXX_EXTENSIONS OFF POSITION_INDEPENDENT_CODE ON)\n"
-      "target_compile_options(tessel_program PRIVATE -ffp-contract=off -fwrapv)\n"
+      "target_compile_options(tessel_program PRIVATE -O2 -ffp-contract=off -fwrapv)\n"
       "target_link_libraries(tessel_program PRIVATE OpenCL::OpenCL)\n",
       programName(prog), kOpenclHostName);
 }
@@ -177,7 +193,7 @@ void generateCuda(const Program& prog, const GpuProgram& gp, const std::string& 
                   scheduleText(s)),
       "Do not edit; regenerate.",
       "",
-      "Kernels, one per statement (launched in this order by the call sequence):",
+      kKernelListHeading,
       "  " + kernelList(s),
       "then the host code: device buffers, copies, launches timed with events.",
       "Build standalone (the tessel runtime does the same, then loads it with dlopen):",
@@ -187,7 +203,7 @@ void generateCuda(const Program& prog, const GpuProgram& gp, const std::string& 
       "contracted into an FMA (exact agreement with Tessel's reference interpreter).",
       "",
   };
-  for (auto& l : interfaceLines(prog)) head.push_back(l);
+  for (auto& l : interfaceLines(prog, GpuApi::Cuda)) head.push_back(l);
   std::string tables = "// The kernels, by launch id.\n" + nameTable(s) +
                        "[[maybe_unused]] static const void* const kTesselKernels[] = {";
   tables += "\n";
@@ -215,7 +231,7 @@ void generateCuda(const Program& prog, const GpuProgram& gp, const std::string& 
       "add_library(tessel_program SHARED {})\n"
       "set_target_properties(tessel_program PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON\n"
       "                      POSITION_INDEPENDENT_CODE ON)\n"
-      "target_compile_options(tessel_program PRIVATE -fmad=false\n"
+      "target_compile_options(tessel_program PRIVATE -O3 -fmad=false\n"
       "                       -Xcompiler=-ffp-contract=off,-fwrapv)\n",
       programName(prog), archNum, kCudaSourceName);
 }
@@ -229,7 +245,7 @@ void generateCpu(const Program& prog, const GpuProgram& gp, GpuSources& s) {
           programName(prog), scheduleText(s)),
       "Do not edit; regenerate.",
       "",
-      "Kernels, one per statement or fused group (launched in this order by the call sequence):",
+      kKernelListHeading,
       "  " + kernelList(s),
       "each a CPU function: a block is a tile run by one OpenMP thread, its threads loops that",
       "end at each barrier (pass work-item-loops). Then the host code, as for a GPU, over a",
@@ -240,7 +256,7 @@ void generateCpu(const Program& prog, const GpuProgram& gp, GpuSources& s) {
       "or with the CMakeLists.txt written next to this file.",
       "",
   };
-  for (auto& l : interfaceLines(prog)) head.push_back(l);
+  for (auto& l : interfaceLines(prog, GpuApi::Cpu)) head.push_back(l);
   std::string tables = "// The kernels, by launch id.\n" + nameTable(s) + "\n";
   s.hostSource = commentBlock(head) + rt.includes + "\n" + s.kernelSource + "\n" + tables +
                  rt.definitions + "\n" + CLikeEmitter(cpuHostDialect()).emitModule(gp.host) + "\n" +

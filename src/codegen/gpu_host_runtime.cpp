@@ -8,13 +8,14 @@ namespace tessel {
 
 namespace {
 
-// The C interface, the same over both APIs ({env}: the variable tessel_entry reads).
+// The C interface, the same over every API ({which}: the device tessel_entry opens, {device}:
+// the expression that names it).
 // Shared by the runtimes of both APIs, after their definitions.
 const char* const kShared = R"RT(
 // A kernel narrowed to 32-bit indices without a 64-bit copy (--index-bits 32) and sizes that
 // need 64 bits: the run stops before the launch (pass narrow-indices).
 [[maybe_unused]] static void tessel_index_range(tessel_runtime&, int id) {
-  throw tessel_error{100, std::string("kernel ") + kTesselKernelNames[id] +
+  throw tessel_error{102, std::string("kernel ") + kTesselKernelNames[id] +
                               ": the sizes of this run need 64-bit index arithmetic, and it was "
                               "generated with --index-bits 32 (use --index-bits auto or 64)"};
 }
@@ -73,12 +74,12 @@ extern "C" const char* tessel_gpu_device(const tessel_gpu* gpu) {{ return gpu->r
 
 extern "C" void tessel_gpu_close(tessel_gpu* gpu) {{ delete gpu; }}
 
-// Open, run once, close: the device from ${env} (or the first); errors are printed.
+// Open, run once, close{which}; errors are printed.
 extern "C" int32_t tessel_entry(void* const* arrays, const double* scalars,
                                 const int64_t* params) {{
   char message[8192] = "";
   tessel_gpu* gpu = nullptr;
-  int32_t s = tessel_gpu_open(std::getenv("{env}"), &gpu, message, sizeof message);
+  int32_t s = tessel_gpu_open({device}, &gpu, message, sizeof message);
   if (s == 0) {{
     s = tessel_gpu_run(gpu, arrays, scalars, params, nullptr, message, sizeof message);
     tessel_gpu_close(gpu);
@@ -103,10 +104,14 @@ GpuHostRuntime gpuHostRuntime(GpuApi api) {
   } else {
     r.includes = gpu::cpuIncludes();
     r.definitions = gpu::cpuDefinitions();
-    env = "TESSEL_CPU_DEVICE";  // read and ignored: the host is the only device
+    env = nullptr;  // the host is the only device: nothing to choose
   }
   r.definitions += kShared;
-  r.entry = fmt::format(fmt::runtime(kEntry), fmt::arg("env", env));
+  r.entry = fmt::format(
+      fmt::runtime(kEntry),
+      fmt::arg("which", env ? fmt::format(": the device from ${} (or the first)", env)
+                            : std::string(" (the host is the one device)")),
+      fmt::arg("device", env ? fmt::format("std::getenv(\"{}\")", env) : std::string("nullptr")));
   return r;
 }
 

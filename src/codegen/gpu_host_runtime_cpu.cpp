@@ -28,9 +28,10 @@ const char* cpuIncludes() {
 const char* cpuDefinitions() {
   return R"RT(// ---- host runtime (CPU: the kernels run on OpenMP threads) ---------------------------
 
-// A failure (out of memory): unwinds to the C interface, which reports it.
+// A failure (out of memory, or sizes beyond what the kernels were generated for): unwinds to
+// the C interface, which reports it.
 struct tessel_error {
-  int32_t code;  // 100: a call failed
+  int32_t code;  // 100: an allocation failed; 102: the run cannot go as generated
   std::string message;
 };
 

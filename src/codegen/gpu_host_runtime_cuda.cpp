@@ -25,7 +25,7 @@ const char* cudaDefinitions() {
 
 // An API call failed, or there is no device: unwinds to the C interface, which reports it.
 struct tessel_error {
-  int32_t code;  // 100: an API call failed; 101: no device
+  int32_t code;  // 100: an API call failed; 101: no device; 102: the run cannot go as generated
   std::string message;
 };
 
@@ -130,8 +130,8 @@ struct tessel_runtime {
     capturing = false;
     cudaGraph_t g = nullptr;
     cudaStreamEndCapture(stream, &g);  // not checked: the capture failed or was interrupted
-    if (g) cudaGraphDestroy(g);
-    cudaGetLastError();
+    if (g) cudaGraphDestroy(g);  // not checked: cleaning up after a failure already reported
+    cudaGetLastError();          // clears the sticky error the interruption left
   }
 
   void begin_run() {
@@ -309,8 +309,8 @@ static void tessel_graph_end(tessel_runtime& rt, int site, int64_t replays) {
     const cudaError_t updated = cudaGraphExecUpdate(exec, graph, &node, &info);
 #endif
     if (updated != cudaSuccess) {  // not a failure: the loop's graph changed; built anew below
-      cudaGetLastError();
-      cudaGraphExecDestroy(exec);
+      cudaGetLastError();          // clears the refused update's error
+      cudaGraphExecDestroy(exec);  // not checked: the old graph goes, a new one is built below
       exec = nullptr;
     }
   }
@@ -322,7 +322,7 @@ static void tessel_graph_end(tessel_runtime& rt, int site, int64_t replays) {
 #endif
     if (made != cudaSuccess) {
       exec = nullptr;
-      cudaGraphDestroy(graph);
+      cudaGraphDestroy(graph);  // not checked: the instantiation's failure is what is reported
       tessel_check(made, "cudaGraphInstantiate");
     }
   }

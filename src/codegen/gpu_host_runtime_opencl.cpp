@@ -27,7 +27,7 @@ const char* openclDefinitions() {
 
 // An API call failed, or there is no device: unwinds to the C interface, which reports it.
 struct tessel_error {
-  int32_t code;  // 100: an API call failed; 101: no device; 102: beyond the device's limits
+  int32_t code;  // 100: an API call failed; 101: no device; 102: the run cannot go as generated
   std::string message;
 };
 
@@ -239,6 +239,8 @@ struct tessel_runtime {
   }
   // Also drops a recording a failure interrupted.
   void release_events() {
+    // Not checked: a release frees the runtime's own event (its time was already read, or a
+    // failure being reported stopped the run); nothing the run computes depends on it.
     for (cl_event e : events) clReleaseEvent(e);
     events.clear();
     recording = false;

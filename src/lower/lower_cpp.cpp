@@ -438,6 +438,9 @@ Module lowerToCpp(const Program& prog, const std::vector<bool>& fuseStatements) 
       "parameter i (layout in the file comment). Returns the error status: 0, or the first\n"
       "run-time error of the program (the codes are in the file comment).";
   entry.params = programTableParams();
+  // A program without scalars (or parameters) reads no element of that table.
+  entry.params[1].maybeUnused = prog.scalars.empty();
+  entry.params[2].maybeUnused = prog.params.empty();
   std::vector<StmtPtr> eb = {resetStatus()};
   for (size_t a = 0; a < prog.arrays.size(); ++a)
     eb.push_back(pointerDecl(ctypeOf(prog.arrays[a].type), g.arrays[a],

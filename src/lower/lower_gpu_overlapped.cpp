@@ -238,10 +238,9 @@ std::vector<StmtPtr> TiledKernel::stage(size_t s) {
     ExprPtr hi = indexMin(indexAddConst(ivar(t0_[k]), ts.region.hi[k]), ivar(bnd[k].second));
     body = {forStep(c_.g.iters[k], indexAdd(lo, ivar(lid_[k])), hi, intLit(threads(c_, d)), body)};
   }
-  auto iters = c_.prog.iteratorNames();
-  std::string text =
-      fmt::format("Stage {} (step {}, statement {}): {} {} {}", s + 1, ts.step + 1, ts.stmt + 1,
-                  toString(st.lhs, iters), assignOpSpelling(st.op), toString(st.rhs, iters));
+  // The statement with the arrays of this step's call (not the stencil's formals).
+  std::string text = fmt::format("Stage {} (step {}, statement {}): {}", s + 1, ts.step + 1,
+                                 ts.stmt + 1, statementText(c_.prog, callAt(c_, ts.step), st));
   if (!inRegisters.empty())
     text +=
         fmt::format("; first, in registers at the same point: {}", fmt::join(inRegisters, ", "));

@@ -178,12 +178,12 @@ std::vector<StmtPtr> StreamedKernel::stage(size_t s) {
   x_.setStep(ts.step);
   stage_ = static_cast<int>(s);
   const tessel::Stmt& st = callAt(c_, ts.step).stmts.at(static_cast<size_t>(ts.stmt));
-  auto names = c_.prog.iteratorNames();
+  // The statement with the arrays of this step's call (not the stencil's formals).
   std::vector<StmtPtr> out = {comment(
-      fmt::format("Stage {} (step {}, statement {}), {} plane{} ahead{}: {} {} {}", s + 1,
-                  ts.step + 1, ts.stmt + 1, ts.lead, ts.lead == 1 ? "" : "s",
+      fmt::format("Stage {} (step {}, statement {}), {} plane{} ahead{}: {}", s + 1, ts.step + 1,
+                  ts.stmt + 1, ts.lead, ts.lead == 1 ? "" : "s",
                   copies() == 1 ? "" : fmt::format(", at each of the thread's {} points", copies()),
-                  toString(st.lhs, names), assignOpSpelling(st.op), toString(st.rhs, names)))};
+                  statementText(c_.prog, callAt(c_, ts.step), st)))};
   std::vector<StmtPtr> points;
   for (int copy = 0; copy < copies(); ++copy) {
     rings_.setCopy(copy);
