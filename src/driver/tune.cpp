@@ -329,12 +329,19 @@ std::string tuneText(const nlohmann::json& t) {
   std::vector<std::string> extras;
   if (blocks > 0) extras.push_back(fmt::format("{} block{}", blocks, blocks == 1 ? "" : "s"));
   if (sets > 0) extras.push_back(fmt::format("{} option set{}", sets, sets == 1 ? "" : "s"));
+  // The device the rows ran on: one, or (the C++ backend's loop nests beside its GPU kernels on
+  // the CPU) the backend, each row's in the JSON.
+  std::set<std::string> devices;
+  for (const auto& r : rows) devices.insert(r["device"].get<std::string>());
+  const std::string device = devices.size() == 1
+                                 ? *devices.begin()
+                                 : fmt::format("{} ({} ways of running; each row's in --json)",
+                                               t["backend"].get<std::string>(), devices.size());
   std::string out = fmt::format(
       "Tuned on {}: {} variant{} (the model's first {} row{} of its ranking{}), each verified "
       "against the program as written (measured: the median of the runs; predicted: the "
       "model's, on {})\n",
-      rows[best]["device"].get<std::string>(), rows.size(), rows.size() == 1 ? "" : "s", ranked,
-      ranked == 1 ? "" : "s",
+      device, rows.size(), rows.size() == 1 ? "" : "s", ranked, ranked == 1 ? "" : "s",
       extras.empty() ? std::string()
                      : fmt::format(", each also under {} where its family takes them",
                                    fmt::join(extras, " and ")),
