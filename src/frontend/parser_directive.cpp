@@ -44,7 +44,7 @@ Directive Parser::directive() {
             fail(
                 DiagId::bad_directive, cur().loc,
                 fmt::format("expected ',' or ')' in '{}', found {}", c.name.text, describe(cur())));
-          if (at(Tok::Int) || at(Tok::Float) || (at(Tok::Minus) && numberFollows(line))) {
+          if (atNumber(line)) {
             c.numbers.push_back(number());
             expectItem = false;
             continue;
@@ -69,7 +69,7 @@ Directive Parser::directive() {
       }
       // A number, negative too (the clause says what it takes: 'time_tile -1' is refused
       // there, with the range).
-      if (at(Tok::Int) || at(Tok::Float) || (at(Tok::Minus) && numberFollows(line))) {
+      if (atNumber(line)) {
         c.numbers.push_back(number());
         continue;
       }
@@ -99,9 +99,10 @@ Directive Parser::directive() {
   return dir;
 }
 
-bool Parser::numberFollows(int line) const {
+bool Parser::atNumber(int line) const {
+  if (at(Tok::Int) || at(Tok::Float)) return true;
   const Token& next = peekTok();
-  return next.line == line && (next.kind == Tok::Int || next.kind == Tok::Float);
+  return at(Tok::Minus) && next.line == line && (next.kind == Tok::Int || next.kind == Tok::Float);
 }
 
 std::pair<double, SourceLoc> Parser::number() {

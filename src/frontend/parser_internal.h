@@ -129,8 +129,8 @@ class Parser : public ExprParser {
   ExprPtr lhs();
   Directive directive();  // parser_directive.cpp
   bool takesWord(const std::string& clause, const DirectiveClause& c) const;
-  /// Whether a number follows the '-' at the cursor on line `line`.
-  bool numberFollows(int line) const;
+  /// Whether a number, negative too ('-' and a number on line `line`), is at the cursor.
+  bool atNumber(int line) const;
   /// The number at the cursor, with a leading '-' (consumed), and where it starts.
   std::pair<double, SourceLoc> number();
 };

@@ -221,11 +221,14 @@ void Sema::stencil(const ast::StencilDef& def) {
   const std::vector<std::string> iterators = prog_.iteratorNames();
   bool hidesIterator = false;  // the body's subscripts would cascade into errors: not checked
   for (auto& f : def.formals) {
-    if (!seen.insert(f.name.text).second)
+    const bool twice = !seen.insert(f.name.text).second;
+    const bool iterator =
+        std::find(iterators.begin(), iterators.end(), f.name.text) != iterators.end();
+    hidesIterator = hidesIterator || (!twice && iterator);
+    if (twice)
       error(DiagId::redeclared, f.name.loc,
             fmt::format("argument '{}' appears twice in the argument list", f.name.text));
-    else if (std::find(iterators.begin(), iterators.end(), f.name.text) != iterators.end() &&
-             (hidesIterator = true))
+    else if (iterator)
       error(DiagId::redeclared, f.name.loc,
             fmt::format("argument '{}' of stencil '{}' has the name of an iterator: in the body "
                         "it would hide the iterator (formals shadow iterators, language.md 9.7)",

@@ -34,6 +34,14 @@ std::string firstError(const std::string& text) {
   return "";
 }
 
+/// `tessel ARGS` exits with status 1 and says `says`; its output, for further checks.
+std::string expectRefused(const std::string& args, const std::string& says) {
+  const CommandResult r = runCommand(tesselBinary() + " " + args);
+  EXPECT_EQ(r.exitCode, 1) << args << "\n" << r.output;
+  EXPECT_NE(r.output.find(says), std::string::npos) << args << "\n" << r.output;
+  return r.output;
+}
+
 }  // namespace
 
 TEST(CliBadPrograms, EveryCommandRefusesWhatCheckRefusesWithItsError) {
@@ -85,15 +93,11 @@ TEST(CliBadPrograms, ParameterValuesThatBreakARegionAreTheProgramsError) {
   EXPECT_EQ(ok.exitCode, 0) << ok.output;
   for (const char* command : {"analyze --no-ptxas", "deep-tune", "run --backend reference",
                               "run --backend opencl", "tune --show"}) {
-    const CommandResult r =
-        runCommand(tesselBinary() + " " + command + " " + file + " --param K=0");
-    EXPECT_EQ(r.exitCode, 1) << command << "\n" << r.output;
-    EXPECT_NE(r.output.find("k.sten:5:1: error: the region of this call cannot be computed with "
-                            "these parameter values: division by zero"),
-              std::string::npos)
-        << command << "\n"
-        << r.output;
-    EXPECT_EQ(r.output.find("internal error"), std::string::npos) << command << "\n" << r.output;
+    const std::string out = expectRefused(
+        std::string(command) + " " + file + " --param K=0",
+        "k.sten:5:1: error: the region of this call cannot be computed with these parameter "
+        "values: division by zero");
+    EXPECT_EQ(out.find("internal error"), std::string::npos) << command << "\n" << out;
   }
 }
 
@@ -111,11 +115,7 @@ TEST(CliBadPrograms, AnInvalidPragmaBlockIsNotReplacedByTheModelsChoice) {
                          "s (b, a);\n";
   for (const std::string& command :
        std::vector<std::string>{"check", "emit --target cuda -o " + (dir / "o").string()}) {
-    const CommandResult r = runCommand(tesselBinary() + " " + command + " " + file);
-    EXPECT_EQ(r.exitCode, 1) << command << "\n" << r.output;
-    EXPECT_NE(r.output.find("'block (64, 32)' has 2048 threads"), std::string::npos)
-        << command << "\n"
-        << r.output;
+    expectRefused(command + " " + file, "'block (64, 32)' has 2048 threads");
   }
   const CommandResult given = runCommand(tesselBinary() + " check " + file + " --block 32,8");
   EXPECT_EQ(given.exitCode, 0) << given.output;
@@ -151,10 +151,8 @@ TEST(CliBadPrograms, BadOptionValuesAreUserErrorsThatSayWhy) {
       {"info " + heat + " --fusion-plan --fusion-tile 2147483646,2147483646", "not in range"},
   };
   for (const Case& c : cases) {
-    const CommandResult r = runCommand(tesselBinary() + " " + c.args);
-    EXPECT_EQ(r.exitCode, 1) << c.args << "\n" << r.output;
-    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << "\n" << r.output;
-    EXPECT_EQ(r.output.find("internal error"), std::string::npos) << c.args << "\n" << r.output;
+    const std::string out = expectRefused(c.args, c.says);
+    EXPECT_EQ(out.find("internal error"), std::string::npos) << c.args << "\n" << out;
   }
   // The unknown command's hint names the closest.
   EXPECT_NE(runCommand(tesselBinary() + " chek " + heat).output.find("did you mean 'check'?"),
