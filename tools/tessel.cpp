@@ -669,6 +669,17 @@ int main(int argc, char** argv) {
       tuneOpts.db = tuneDb.empty() ? defaultTuningDbPath() : std::filesystem::path(tuneDb);
       tuneOpts.programFile = file;
       if (tuneShow) {
+        // --show measures nothing: what only a measurement uses is refused, not ignored.
+        std::vector<std::string> unused;
+        for (const char* o : {"--top", "--repeat", "--blocks", "--also", "--remeasure"})
+          if (tune->count(o) > 0) unused.push_back(o);
+        if (!unused.empty()) {
+          std::cerr << fmt::format(
+              "tessel: error: tune --show lists what the database has and measures nothing; {} "
+              "given as well\n  hint: drop {} (or drop --show to tune)\n",
+              fmt::join(unused, ", "), unused.size() == 1 ? "it" : "them");
+          return kExitUserError;
+        }
         auto shown =
             tunedRecords(*lp.program, file, tuneOpts.backend, tuneOpts.params, tuneOpts.db, diags);
         if (!shown) return finish(diags, kExitUserError);
@@ -709,6 +720,7 @@ int main(int argc, char** argv) {
       auto rec = tunedVariant(*lp.program, file, backendName, given64, db, diags);
       if (!rec) return finish(diags, kExitUserError);
       std::cerr << tunedLine(*rec, db) << "\n";
+      ro.tuned = TunedRun{rec->fusion, rec->schedule, rec->seconds, rec->measuredAt, db.string()};
       for (const auto& [flag, value] : rec->flags)
         if (flag != "--fusion-groups") scheduleValues[flag] = value;
       if (rec->fusion != "none") fusionGroupsValue = rec->fusion;

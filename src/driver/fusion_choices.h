@@ -75,7 +75,8 @@ std::optional<nlohmann::json> measureFusionChoices(const Program& prog,
 /// One row of the ranking (its fusion choice and schedule flags) run on mo.backend and verified
 /// against `prog`, the program as written (measure.h's report); nullopt after an error in
 /// `diags`, a failed verification included (a bug, reported as one). `machineName`: the machine
-/// the greedy plan's shared memory comes from.
+/// the greedy plan's shared memory comes from. Where mo builds only or the code was measured
+/// before (MeasureOptions::buildOnly, measuredCode), measure.h's short report, unverified.
 std::optional<nlohmann::json> measureChoice(const Program& prog, const nlohmann::json& row,
                                             const std::string& machineName,
                                             const MeasureOptions& mo, DiagnosticEngine& diags);

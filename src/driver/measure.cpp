@@ -39,6 +39,11 @@ std::optional<nlohmann::json> measureRun(const Program& prog,
   ro.contracted = std::any_of(bo.schedule.grids.begin(), bo.schedule.grids.end(),
                               [](const GridShape& g) { return g.fma || g.retime; });
   std::unique_ptr<Backend> backend = makeBackend(opts.backend, prog, bo);
+  const std::string generated = backend->generatedCode();
+  if (opts.buildOnly) return nlohmann::json{{"generated", generated}};
+  if (opts.measuredCode && !generated.empty())
+    if (auto same = opts.measuredCode->find(generated); same != opts.measuredCode->end())
+      return nlohmann::json{{"generated", generated}, {"same_code_as", same->second}};
   std::ostringstream report;
   const int code = runProgram(prog, ro, *backend, diags, report);
   if (code != kExitOk && code != kExitVerifyFailed) return std::nullopt;

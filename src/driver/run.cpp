@@ -191,6 +191,12 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
   j["backend"] = backend.name();
   j["backend_description"] = backend.description();
   j["generated"] = backend.generatedCode();
+  if (opts.tuned)
+    j["tuned"] = {{"fusion", opts.tuned->fusion},
+                  {"schedule", opts.tuned->schedule},
+                  {"measured_seconds", opts.tuned->seconds},
+                  {"measured_at", opts.tuned->measuredAt},
+                  {"db", opts.tuned->db}};
   out << fmt::format("parameters   {}\n", ps.empty() ? "(none)" : ps);
 
   out << fmt::format("backend      {}\n", backend.description());

@@ -13,6 +13,15 @@
 
 namespace tessel {
 
+/// What `run --tuned` runs: the tuning database's fastest variant for the program (tune.h).
+struct TunedRun {
+  std::string fusion;    // the --fusion-groups value ("none": as written)
+  std::string schedule;  // its schedule flags as text
+  double seconds = 0;    // what tune measured
+  std::string measuredAt;
+  std::string db;  // the database's file
+};
+
 struct RunOptions {
   std::map<std::string, int64_t> params;
   std::map<std::string, double> scalars;
@@ -34,6 +43,8 @@ struct RunOptions {
   /// program (as written) at the same parameters, seed, scalars and inputs (`tessel tune`):
   /// empty, the first verification fills it; filled, the interpreter does not run again.
   std::optional<ProgramState>* referenceCache = nullptr;
+  /// `run --tuned`: the variant run, for the JSON report (`tuned`).
+  std::optional<TunedRun> tuned;
 };
 
 /// --verify's default tolerance for results computed with fused multiply-adds (--fma): 1e-10

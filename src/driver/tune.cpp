@@ -17,6 +17,7 @@
 #include "driver/measure.h"
 #include "driver/params.h"
 #include "exec/build_util.h"
+#include "exec/gpu_module.h"
 #include "schedule/schedule.h"
 
 namespace tessel {
@@ -56,14 +57,29 @@ std::string fusionValue(const std::string& fusion) {
   return fusion == "as written" ? "none" : fusion;
 }
 
-std::optional<TuningDb> openDb(const std::filesystem::path& path, DiagnosticEngine& diags) {
+/// The tuning database at `path`, opened for tune (created where missing). Where another
+/// process holds its lock, the tune goes on without it and `notRecorded` says why; an error in
+/// `diags` (and false) where the file cannot be a tuning database.
+bool openDb(const std::filesystem::path& path, std::optional<TuningDb>& db,
+            std::string& notRecorded, DiagnosticEngine& diags) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    diags.report(DiagId::bad_schedule, {},
+                 fmt::format("the tuning database '{}' is a directory", path.string()),
+                 "give a file with --db PATH (or set TESSEL_TUNING_DB), e.g. " +
+                     (path / "tuning.db").string());
+    return false;
+  }
   try {
-    return std::optional<TuningDb>(std::in_place, path);
+    db.emplace(path);
+  } catch (const TuningDbBusy& e) {
+    notRecorded = e.what();  // measured all the same, nothing remembered or reused
   } catch (const std::runtime_error& e) {
     diags.report(DiagId::bad_schedule, {}, e.what(),
                  "give a writable file with --db PATH (or set TESSEL_TUNING_DB)");
-    return std::nullopt;
+    return false;
   }
+  return true;
 }
 
 /// "global --time-tile 2 --fuse-statements --block 32,8 --fma": the schedule flags of a variant
@@ -131,7 +147,8 @@ std::optional<std::map<std::string, std::string>> parseAlso(const std::string& t
   return out;
 }
 
-/// opts.blocks and opts.also as the flags each sets.
+/// opts.blocks and opts.also as the flags each sets; nullopt with an error in `diags` where a
+/// value is malformed (what a family or the machine does not take is refused per row, later).
 std::optional<std::vector<std::map<std::string, std::string>>> extraVariants(
     const TuneOptions& opts, DiagnosticEngine& diags) {
   std::vector<std::map<std::string, std::string>> out;
@@ -141,17 +158,31 @@ std::optional<std::vector<std::map<std::string, std::string>>> extraVariants(
     if (!flags) return std::nullopt;
     out.push_back(*flags);
   }
+  for (const auto& extra : out)
+    for (const auto& [flag, value] : extra) {
+      ScheduleOptions parsed;
+      if (value != "on" && !setScheduleOption(parsed, flag, value, diags)) return std::nullopt;
+      if (flag == "--block" && parsed.block &&
+          std::any_of(parsed.block->begin(), parsed.block->end(),
+                      [](int64_t e) { return e < 1; })) {
+        diags.report(DiagId::bad_schedule, {},
+                     fmt::format("--blocks {}: every extent must be at least 1", value),
+                     "e.g. --blocks 32,8 64,4");
+        return std::nullopt;
+      }
+    }
   return out;
 }
 
-/// Each parameter's value, by name.
+}  // namespace
+
+std::string fusionText(const std::string& value) { return value == "none" ? "as written" : value; }
+
 nlohmann::json parameterValues(const Program& prog, const ParamValues& values) {
   nlohmann::json out = nlohmann::json::object();
   for (size_t p = 0; p < prog.params.size(); ++p) out[prog.params[p].name] = values[p];
   return out;
 }
-
-}  // namespace
 
 TuningKey tuningKey(const Program& prog, const std::string& file, const std::string& backend,
                     const ParamValues& params) {
@@ -170,9 +201,22 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
                                           const TuneOptions& opts, DiagnosticEngine& diags) {
   auto params = bindParams(prog, opts.params, diags);
   if (!params) return std::nullopt;
-  auto db = openDb(opts.db, diags);
-  if (!db) return std::nullopt;
+  // What each row is also measured under: every block of opts.blocks, every option set of
+  // opts.also (one at a time, not combined); malformed values stop the tune before it starts.
+  auto extras = extraVariants(opts, diags);
+  if (!extras) return std::nullopt;
+  if (opts.backend == "cuda")
+    if (std::string why; !cudaDeviceAvailable(&why)) {
+      diags.report(DiagId::bad_schedule, {}, "tune --backend cuda: no CUDA device: " + why,
+                   "tune on the machine with the GPU, or --backend opencl|cpp here");
+      return std::nullopt;
+    }
+  std::optional<TuningDb> db;
+  std::string notRecorded;  // why the measurements could not be stored (a read-only file, ...)
+  if (!openDb(opts.db, db, notRecorded, diags)) return std::nullopt;
   const TuningKey key = tuningKey(prog, opts.programFile, opts.backend, *params);
+  if (opts.progress)
+    opts.progress("ranking the program's fusion choices under each schedule with the model...");
   const nlohmann::json choices = rankFusionChoices(prog, flags, *params, diags);
   const std::string machineName = machineOf(flags);
   MeasureOptions mo;
@@ -183,21 +227,113 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
   // result is computed once, by the first variant measured, and compared with each.
   std::optional<ProgramState> reference;
   mo.referenceCache = &reference;
+  // Each distinct code is measured once: flags a backend does not use (a block or --fma on the
+  // C++ backend's loop nests), or a time tile no larger than the run's steps, generate the same
+  // code as a row before, which is said and not measured again (by where the backend generated
+  // it: a path named by the hash of the code and its compile command).
+  std::map<std::string, size_t> rowOfCode;  // generated code -> its row (index)
+  mo.measuredCode = &rowOfCode;
+  MeasureOptions buildOnly = mo;
+  buildOnly.buildOnly = true;
 
-  // What each row is also measured under: every block of opts.blocks, every option set of
-  // opts.also (one at a time, not combined).
-  auto extras = extraVariants(opts, diags);
-  if (!extras) return std::nullopt;
+  nlohmann::json rows = nlohmann::json::array();
+  // Rows not measured: {fusion, schedule, row: the index of the row with the same code}.
+  nlohmann::json sameCode = nlohmann::json::array();
+  size_t best = 0;
+  std::map<std::pair<std::string, std::map<std::string, std::string>>, size_t> seen;
+  // One variant measured (or taken from the database): true where it was, false where it
+  // generates the same code as a row before; nullopt after an error in `diags`.
+  auto consider = [&](const nlohmann::json& row) -> std::optional<bool> {
+    const std::string fusion = row["fusion"];
+    const auto rowFlags = row["flags"].get<std::map<std::string, std::string>>();
+    const std::string schedule = scheduleLabel(rowFlags);
+    const std::string label = fusion + " under " + schedule;
+    auto same = [&](size_t as) {
+      sameCode.push_back({{"fusion", fusionValue(fusion)}, {"schedule", schedule}, {"row", as}});
+      if (opts.progress)
+        opts.progress(fmt::format("{}: generates the same code as row {}, so it is not measured",
+                                  label, as + 1));
+      return false;
+    };
+    // Given twice (a block or option set that is the row's own, or two rows of the ranking
+    // with the same flags).
+    if (auto it = seen.find({fusion, rowFlags}); it != seen.end()) return same(it->second);
+    std::optional<TuningRecord> rec;
+    try {
+      if (db && !opts.remeasure) rec = db->find(key, fusionValue(fusion), rowFlags);
+    } catch (const TuningDbBusy& e) {
+      notRecorded = e.what();
+      db.reset();  // measured from here on, nothing remembered
+    } catch (const std::exception& e) {
+      diags.report(DiagId::bad_schedule, {}, e.what(),
+                   "give another file with --db PATH: this one is not a tuning database of this "
+                   "tessel");
+      return std::nullopt;
+    }
+    const bool remembered = rec.has_value();
+    if (remembered) {
+      // Built (from the compiler's cache), not run: its code tells it from the rows before.
+      auto built = measureChoice(prog, row, machineName, buildOnly, diags);
+      if (!built) return std::nullopt;
+      const std::string generated = (*built)["generated"];
+      if (auto it = rowOfCode.find(generated); it != rowOfCode.end()) return same(it->second);
+      rowOfCode[generated] = rows.size();
+      if (opts.progress)
+        opts.progress(
+            fmt::format("{}: {:.4g} ms, measured {} (tuning database{})", label, rec->seconds * 1e3,
+                        rec->measuredAt,
+                        rec->repeat == opts.repeat
+                            ? std::string()
+                            : fmt::format("; {} run{}: --remeasure measures again with --repeat {}",
+                                          rec->repeat, rec->repeat == 1 ? "" : "s", opts.repeat)));
+    } else {
+      if (opts.progress)
+        opts.progress(fmt::format("measuring {} on {} ({} runs, verified)...", label, opts.backend,
+                                  opts.repeat));
+      auto r = measureChoice(prog, row, machineName, mo, diags);
+      if (!r) return std::nullopt;
+      if (r->contains("same_code_as")) return same((*r)["same_code_as"].get<size_t>());
+      rowOfCode[(*r)["generated"].get<std::string>()] = rows.size();
+      rec = TuningRecord{};
+      rec->fusion = fusionValue(fusion);
+      rec->flags = rowFlags;
+      rec->schedule = schedule;
+      rec->seconds = (*r)["time_s"].get<double>();
+      rec->repeat = opts.repeat;
+      rec->predictedSeconds = row["seconds"].get<double>();
+      rec->device = (*r)["device"].get<std::string>();
+      rec->measuredAt = utcNow();
+      if (db && notRecorded.empty()) try {
+          db->store(key, *rec);
+        } catch (const std::exception& e) {
+          notRecorded = e.what();  // the tune goes on; its text says so
+        }
+    }
+    seen[{fusion, rowFlags}] = rows.size();
+    if (rows.empty() || rec->seconds < rows[best]["seconds"].get<double>()) best = rows.size();
+    rows.push_back({{"fusion", fusionValue(fusion)},
+                    {"schedule", schedule},
+                    {"flags", rowFlags},
+                    {"predicted_seconds", row["seconds"]},
+                    {"seconds", rec->seconds},
+                    {"repeat", rec->repeat},
+                    {"device", rec->device},
+                    {"measured_at", rec->measuredAt},
+                    {"source", remembered ? "database" : "measured"}});
+    return true;
+  };
 
-  // The candidates: the model's first `top` rows, each also under each extra its family takes
+  // The model's first `top` rows that generate distinct code (a row with the same code as one
+  // before gives its place to the next), each also under each extra its family takes
   // (predicted again; one the validation refuses is left out, and said so).
-  std::vector<nlohmann::json> candidates;
-  size_t taken = 0;  // rows of the ranking
+  size_t taken = 0;  // rows of the ranking measured
   for (const auto& row : choices["ranking"]) {
     if (taken >= opts.top) break;
     if (row.contains("refused")) continue;
+    auto own = consider(row);
+    if (!own) return std::nullopt;
+    if (!*own) continue;
     ++taken;
-    candidates.push_back(row);
     if (extras->empty()) continue;
     std::vector<std::string> notes;
     DiagnosticEngine quiet;
@@ -207,12 +343,12 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
     if (!variant) continue;
     for (const auto& extra : *extras) {
       auto f = row["flags"].get<std::map<std::string, std::string>>();
-      bool same = true;
+      bool unchanged = true;
       for (const auto& [flag, value] : extra) {
-        same = same && f[flag] == value;
+        unchanged = unchanged && f[flag] == value;
         f[flag] = value;
       }
-      if (same) continue;  // the row's own
+      if (unchanged) continue;  // the row's own
       std::string why;
       auto p = predictUnder(*variant, f, *params, false, quiet, nullptr, &why);
       if (!p) {
@@ -223,64 +359,10 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
       nlohmann::json c = row;
       c["flags"] = f;
       c["seconds"] = (*p)["seconds"];
-      candidates.push_back(c);
+      if (!consider(c)) return std::nullopt;
     }
   }
 
-  nlohmann::json rows = nlohmann::json::array();
-  size_t best = 0;
-  std::string notRecorded;  // why the measurements could not be stored (a read-only file, ...)
-  std::set<std::pair<std::string, std::map<std::string, std::string>>> seen;
-  for (const auto& row : candidates) {
-    const std::string fusion = row["fusion"];
-    const auto rowFlags = row["flags"].get<std::map<std::string, std::string>>();
-    if (!seen.insert({fusion, rowFlags}).second) continue;  // a block or option set given twice
-    const std::string schedule = scheduleLabel(rowFlags);
-    std::optional<TuningRecord> rec;
-    try {
-      if (!opts.remeasure) rec = db->find(key, fusionValue(fusion), rowFlags);
-    } catch (const std::exception& e) {
-      diags.report(DiagId::bad_schedule, {}, e.what(),
-                   "give another file with --db PATH: this one is not a tuning database of this "
-                   "tessel");
-      return std::nullopt;
-    }
-    const bool remembered = rec.has_value();
-    if (opts.progress)
-      opts.progress(remembered
-                        ? fmt::format("{} under {}: {:.4g} ms, measured {} (tuning database)",
-                                      fusion, schedule, rec->seconds * 1e3, rec->measuredAt)
-                        : fmt::format("measuring {} under {} on {} ({} runs, verified)...", fusion,
-                                      schedule, opts.backend, opts.repeat));
-    if (!rec) {
-      auto r = measureChoice(prog, row, machineName, mo, diags);
-      if (!r) return std::nullopt;
-      rec = TuningRecord{};
-      rec->fusion = fusionValue(fusion);
-      rec->flags = rowFlags;
-      rec->schedule = schedule;
-      rec->seconds = (*r)["time_s"].get<double>();
-      rec->repeat = opts.repeat;
-      rec->predictedSeconds = row["seconds"].get<double>();
-      rec->device = (*r)["device"].get<std::string>();
-      rec->measuredAt = utcNow();
-      if (notRecorded.empty()) try {
-          db->store(key, *rec);
-        } catch (const std::exception& e) {
-          notRecorded = e.what();  // the tune goes on; its text says so
-        }
-    }
-    if (rows.empty() || rec->seconds < rows[best]["seconds"].get<double>()) best = rows.size();
-    rows.push_back({{"fusion", fusion},
-                    {"schedule", schedule},
-                    {"flags", rowFlags},
-                    {"predicted_seconds", row["seconds"]},
-                    {"seconds", rec->seconds},
-                    {"repeat", rec->repeat},
-                    {"device", rec->device},
-                    {"measured_at", rec->measuredAt},
-                    {"source", remembered ? "database" : "measured"}});
-  }
   if (rows.empty()) {
     diags.report(DiagId::bad_schedule, {},
                  "tune: the model refused every variant of the program under the options given",
@@ -296,20 +378,22 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
   // other flags may have measured.
   nlohmann::json tunedPick;
   int64_t otherBuilds = 0;
-  try {
-    const auto records = db->records(key);
-    if (!records.empty())
-      tunedPick = {{"fusion", records.front().fusion},
-                   {"schedule", records.front().schedule},
-                   {"seconds", records.front().seconds},
-                   {"measured_at", records.front().measuredAt}};
-    otherBuilds = db->otherBuilds(key);
-  } catch (const std::exception& e) {
-    if (notRecorded.empty()) notRecorded = e.what();
-  }
+  std::string notRead;  // why the database's records for the key could not be read back
+  if (db && notRecorded.empty()) try {
+      const auto records = db->records(key);
+      if (!records.empty())
+        tunedPick = {{"fusion", records.front().fusion},
+                     {"schedule", records.front().schedule},
+                     {"seconds", records.front().seconds},
+                     {"measured_at", records.front().measuredAt}};
+      otherBuilds = db->otherBuilds(key);
+    } catch (const std::exception& e) {
+      notRead = e.what();
+    }
   return nlohmann::json{{"backend", opts.backend},
                         {"machine", machineName},
                         {"ranked_rows", taken},
+                        {"same_code", sameCode},
                         {"blocks", opts.blocks},
                         {"also", opts.also},
                         {"command", command},
@@ -319,6 +403,7 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
                         {"best", best},
                         {"tuned_pick", tunedPick},
                         {"not_recorded", notRecorded},
+                        {"not_read", notRead},
                         {"other_builds", otherBuilds}};
 }
 
@@ -348,14 +433,18 @@ std::string tuneText(const nlohmann::json& t) {
       t["machine"].get<std::string>());
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    out += fmt::format("  {:>2}  {:<18} {:<34} {:>10.4g} ms {}  (predicted {:.4g} ms){}\n", i + 1,
-                       r["fusion"].get<std::string>(), r["schedule"].get<std::string>(),
-                       r["seconds"].get<double>() * 1e3,
-                       r["source"] == "database"
-                           ? "from the database, " + r["measured_at"].get<std::string>()
-                           : std::string("measured now"),
-                       r["predicted_seconds"].get<double>() * 1e3, i == best ? "  <- fastest" : "");
+    out += fmt::format(
+        "  {:>2}  {:<18} {:<34} {:>10.4g} ms {}  (predicted {:.4g} ms){}\n", i + 1,
+        fusionText(r["fusion"]), r["schedule"].get<std::string>(), r["seconds"].get<double>() * 1e3,
+        r["source"] == "database" ? "from the database, " + r["measured_at"].get<std::string>()
+                                  : std::string("measured now"),
+        r["predicted_seconds"].get<double>() * 1e3, i == best ? "  <- fastest" : "");
   }
+  // Variants whose code is a row's above: not measured again (flags the backend does not use).
+  for (const auto& r : t["same_code"])
+    out += fmt::format("      {:<18} {:<34} the same code as row {}: not measured again\n",
+                       fusionText(r["fusion"]), r["schedule"].get<std::string>(),
+                       r["row"].get<size_t>() + 1);
   const double first = rows[0]["seconds"], fastest = rows[best]["seconds"];
   out += fastest > 0 ? fmt::format("The model's first choice took {:.2f}x the fastest's time\n",
                                    first / fastest)
@@ -370,14 +459,17 @@ std::string tuneText(const nlohmann::json& t) {
   out += fmt::format("recorded in {}\n", t["db"].get<std::string>());
   const auto& pick = t["tuned_pick"];
   const auto& b = rows[best];
-  if (!pick.is_null() && (pick["fusion"] != (b["fusion"] == "as written" ? "none" : b["fusion"]) ||
-                          pick["schedule"] != b["schedule"]))
+  if (!pick.is_null() && (pick["fusion"] != b["fusion"] || pick["schedule"] != b["schedule"]))
     out += fmt::format(
         "the database's fastest for this program here is faster still: {} under {}, {:.4g} ms "
         "(measured {}, by an earlier tune under other flags); --tuned runs that one\n",
-        pick["fusion"] == "none" ? std::string("as written") : pick["fusion"].get<std::string>(),
-        pick["schedule"].get<std::string>(), pick["seconds"].get<double>() * 1e3,
-        pick["measured_at"].get<std::string>());
+        fusionText(pick["fusion"]), pick["schedule"].get<std::string>(),
+        pick["seconds"].get<double>() * 1e3, pick["measured_at"].get<std::string>());
+  if (const std::string notRead = t.value("not_read", std::string()); !notRead.empty())
+    out += fmt::format(
+        "(the database's other records for this program could not be read back, so whether an "
+        "earlier tune measured one faster is not known: {})\n",
+        notRead);
   out += fmt::format("run the fastest: {}\n", t["command"].get<std::string>());
   if (t["other_builds"].get<int64_t>() > 0)
     out += fmt::format(
@@ -385,147 +477,6 @@ std::string tuneText(const nlohmann::json& t) {
         "used: another build generates other code)\n",
         t["other_builds"].get<int64_t>(), t["other_builds"].get<int64_t>() == 1 ? "" : "s");
   return out;
-}
-
-namespace {
-
-/// What the database at `dbPath` has for the key of `prog` at `params` on `backend`, read
-/// without creating or changing anything (no file: no records). `flag` names the option that
-/// gives the file, for the hint of an error.
-struct Lookup {
-  TuningKey key;
-  nlohmann::json parameters = nlohmann::json::object();  // each parameter's value
-  std::vector<TuningRecord> records;                     // fastest first
-  int64_t otherBuilds = 0;  // records of other tessel builds for the same program
-};
-
-std::optional<Lookup> lookUp(const Program& prog, const std::string& file,
-                             const std::string& backend,
-                             const std::map<std::string, int64_t>& params,
-                             const std::filesystem::path& dbPath, const char* flag,
-                             DiagnosticEngine& diags) {
-  auto values = bindParams(prog, params, diags);
-  if (!values) return std::nullopt;
-  Lookup l;
-  l.key = tuningKey(prog, file, backend, *values);
-  l.parameters = parameterValues(prog, *values);
-  std::error_code ec;
-  if (!std::filesystem::exists(dbPath, ec)) return l;
-  try {
-    const TuningDb db(dbPath, /*readOnly=*/true);
-    l.records = db.records(l.key);
-    l.otherBuilds = db.otherBuilds(l.key);
-  } catch (const std::exception& e) {
-    diags.report(DiagId::bad_schedule, {}, e.what(),
-                 fmt::format("give the file tessel tune wrote with {} PATH", flag));
-    return std::nullopt;
-  }
-  return l;
-}
-
-}  // namespace
-
-std::optional<TuningRecord> tunedVariant(const Program& prog, const std::string& file,
-                                         const std::string& backend,
-                                         const std::map<std::string, int64_t>& params,
-                                         const std::filesystem::path& dbPath,
-                                         DiagnosticEngine& diags) {
-  auto l = lookUp(prog, file, backend, params, dbPath, "--tuning-db", diags);
-  if (!l) return std::nullopt;
-  if (!l->records.empty()) return l->records.front();
-  diags.report(
-      DiagId::bad_schedule, {},
-      fmt::format("--tuned: the tuning database ({}) has no measurement of this program at {} "
-                  "on {} on this host with this tessel build{}",
-                  dbPath.string(), l->key.params.empty() ? "its sizes" : l->key.params, backend,
-                  l->otherBuilds > 0 ? fmt::format(" ({} of other builds)", l->otherBuilds)
-                                     : std::string()),
-      fmt::format("run tessel tune {} --backend {} (with the same --param values) first", file,
-                  backend));
-  return std::nullopt;
-}
-
-std::optional<nlohmann::json> tunedRecords(const Program& prog, const std::string& file,
-                                           const std::string& backend,
-                                           const std::map<std::string, int64_t>& params,
-                                           const std::filesystem::path& dbPath,
-                                           DiagnosticEngine& diags) {
-  auto l = lookUp(prog, file, backend, params, dbPath, "--db", diags);
-  if (!l) return std::nullopt;
-  nlohmann::json rows = nlohmann::json::array();
-  for (const TuningRecord& r : l->records)
-    rows.push_back({{"fusion", r.fusion},
-                    {"schedule", r.schedule},
-                    {"flags", r.flags},
-                    {"seconds", r.seconds},
-                    {"repeat", r.repeat},
-                    {"predicted_seconds",
-                     r.predictedSeconds ? nlohmann::json(*r.predictedSeconds) : nlohmann::json()},
-                    {"device", r.device},
-                    {"measured_at", r.measuredAt}});
-  return nlohmann::json{{"db", dbPath.string()},
-                        {"backend", backend},
-                        {"parameters", l->parameters},
-                        {"rows", rows},
-                        {"other_builds", l->otherBuilds}};
-}
-
-std::string tunedRecordsText(const nlohmann::json& shown) {
-  const auto& rows = shown["rows"];
-  std::string out = fmt::format(
-      "{} measurement{} in {} for this program at {} on {} (this host, this tessel build), "
-      "fastest first:\n",
-      rows.size(), rows.size() == 1 ? "" : "s", shown["db"].get<std::string>(),
-      [&] {
-        std::vector<std::string> v;
-        for (const auto& [name, value] : shown["parameters"].items())
-          v.push_back(fmt::format("{}={}", name, value.get<int64_t>()));
-        return v.empty() ? std::string("(no parameters)") : fmt::format("{}", fmt::join(v, " "));
-      }(),
-      shown["backend"].get<std::string>());
-  for (const auto& r : rows)
-    out += fmt::format(
-        "  {:<18} {:<34} {:>10.4g} ms  {}, {} run{}, {}\n",
-        r["fusion"] == "none" ? std::string("as written") : r["fusion"].get<std::string>(),
-        r["schedule"].get<std::string>(), r["seconds"].get<double>() * 1e3,
-        r["measured_at"].get<std::string>(), r["repeat"].get<int>(),
-        r["repeat"].get<int>() == 1 ? "" : "s", r["device"].get<std::string>());
-  if (shown["other_builds"].get<int64_t>() > 0)
-    out += fmt::format("({} of other tessel builds, not shown)\n",
-                       shown["other_builds"].get<int64_t>());
-  return out;
-}
-
-std::optional<std::string> tunedHint(const Program& prog, const std::string& file,
-                                     const std::string& backend,
-                                     const std::map<std::string, int64_t>& params,
-                                     const std::filesystem::path& dbPath) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(dbPath, ec)) return std::nullopt;
-  DiagnosticEngine quiet;
-  auto values = bindParams(prog, params, quiet);
-  if (!values) return std::nullopt;
-  try {
-    const TuningDb db(dbPath);
-    const auto records = db.records(tuningKey(prog, file, backend, *values));
-    if (records.empty()) return std::nullopt;
-    const TuningRecord& r = records.front();
-    return fmt::format(
-        "note: tessel tune measured {} variant{} of this program here (the fastest: {} under {}, "
-        "{:.4g} ms); --tuned runs it",
-        records.size(), records.size() == 1 ? "" : "s",
-        r.fusion == "none" ? "as written" : "--fusion-groups " + r.fusion, r.schedule,
-        r.seconds * 1e3);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-std::string tunedLine(const TuningRecord& r, const std::filesystem::path& db) {
-  return fmt::format(
-      "note: --tuned: {} under {}, the fastest tune measured ({:.4g} ms on {}, {}; {})",
-      r.fusion == "none" ? "the program as written" : "--fusion-groups " + r.fusion, r.schedule,
-      r.seconds * 1e3, r.device, r.measuredAt, db.string());
 }
 
 }  // namespace tessel

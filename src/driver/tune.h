@@ -48,6 +48,12 @@ inline const std::vector<std::string>& tuneSearchedFlags() {
   return f;
 }
 
+/// A --fusion-groups value as tune's text says it ("none": "as written").
+std::string fusionText(const std::string& value);
+
+/// Each parameter's value, by name ({"M": 64, ...}).
+nlohmann::json parameterValues(const Program& prog, const ParamValues& values);
+
 /// The key of `prog` (read from `file`) at `params` on `backend` on this host with this build.
 TuningKey tuningKey(const Program& prog, const std::string& file, const std::string& backend,
                     const ParamValues& params);

@@ -14,7 +14,13 @@ namespace {
 /// An error of the database `db`, naming its file.
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
   const char* file = sqlite3_db_filename(db, "main");
-  throw std::runtime_error(fmt::format("tuning database '{}': {}", file ? file : "?", what));
+  const std::string msg = fmt::format("tuning database '{}': {}", file ? file : "?", what);
+  const int code = sqlite3_errcode(db);
+  if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+    throw TuningDbBusy(msg +
+                       " (another process holds its lock: another tessel tune, or an "
+                       "open transaction)");
+  throw std::runtime_error(msg);
 }
 
 /// One prepared statement, finalized when it goes out of scope; errors throw naming the file.
@@ -72,7 +78,7 @@ void exec(sqlite3* db, const char* sql) {
   if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
     std::string msg = err ? err : "unknown error";
     sqlite3_free(err);
-    throw std::runtime_error("tuning database: " + msg);
+    fail(db, msg);
   }
 }
 
@@ -103,7 +109,7 @@ constexpr const char* kKeyMatch =
 
 }  // namespace
 
-TuningDb::TuningDb(const std::filesystem::path& path, bool readOnly) : path_(path) {
+TuningDb::TuningDb(const std::filesystem::path& path, bool readOnly, int waitMs) : path_(path) {
   std::error_code ec;
   if (!readOnly && path.has_parent_path())
     std::filesystem::create_directories(path.parent_path(), ec);
@@ -114,7 +120,7 @@ TuningDb::TuningDb(const std::filesystem::path& path, bool readOnly) : path_(pat
     db_ = nullptr;
     throw std::runtime_error("cannot open the tuning database '" + path.string() + "': " + msg);
   }
-  sqlite3_busy_timeout(db_, 5000);  // another tessel writing: wait rather than fail
+  sqlite3_busy_timeout(db_, waitMs);  // another tessel writing: wait rather than fail
   if (readOnly) return;
   try {
     exec(db_,
@@ -124,10 +130,10 @@ TuningDb::TuningDb(const std::filesystem::path& path, bool readOnly) : path_(pat
          " schedule TEXT NOT NULL, seconds REAL NOT NULL, repeat INTEGER NOT NULL,"
          " predicted_seconds REAL, device TEXT NOT NULL, measured_at TEXT NOT NULL,"
          " PRIMARY KEY (program, params, backend, host, build, fusion, flags))");
-  } catch (const std::runtime_error& e) {
+  } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;
-    throw std::runtime_error(std::string(e.what()) + " ('" + path.string() + "')");
+    throw;
   }
 }
 
@@ -180,6 +186,16 @@ int64_t TuningDb::otherBuilds(const TuningKey& key) const {
               "backend = ?3 AND host = ?4 AND build != ?5");
   s.bindKey(key);
   return s.step() ? s.integer(0) : 0;
+}
+
+std::map<std::string, int64_t> TuningDb::otherSettings(const TuningKey& key) const {
+  Statement s(db_,
+              "SELECT host, COUNT(*) FROM measurements WHERE program = ?1 AND params = ?2 AND "
+              "backend = ?3 AND host != ?4 AND build = ?5 GROUP BY host");
+  s.bindKey(key);
+  std::map<std::string, int64_t> out;
+  while (s.step()) out[s.text(0)] = s.integer(1);
+  return out;
 }
 
 std::filesystem::path defaultTuningDbPath() {

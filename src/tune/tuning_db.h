@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,13 +39,21 @@ struct TuningRecord {
   std::string measuredAt;                  // UTC, ISO 8601
 };
 
+/// Another connection holds the database's lock past the wait (another tessel tune writing, a
+/// `sqlite3` shell in a transaction): what TuningDb throws then, instead of a plain
+/// std::runtime_error.
+struct TuningDbBusy : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class TuningDb {
  public:
   /// Opens (creating where missing, with its directory) the database at `path`, or with
   /// `readOnly` an existing one as it is (creating nothing); throws std::runtime_error naming
-  /// the file and with SQLite's message where it cannot. The queries below throw the same way
-  /// (a file whose table is not this one's, say).
-  explicit TuningDb(const std::filesystem::path& path, bool readOnly = false);
+  /// the file and with SQLite's message where it cannot (TuningDbBusy where another connection
+  /// holds the lock for longer than `waitMs`). The queries below throw the same way (a file
+  /// whose table is not this one's, say).
+  explicit TuningDb(const std::filesystem::path& path, bool readOnly = false, int waitMs = 5000);
   ~TuningDb();
   TuningDb(const TuningDb&) = delete;
   TuningDb& operator=(const TuningDb&) = delete;
@@ -58,6 +67,10 @@ class TuningDb {
   std::vector<TuningRecord> records(const TuningKey& key) const;
   /// How many records the same program, parameters, backend and host have from other builds.
   int64_t otherBuilds(const TuningKey& key) const;
+  /// The other host settings (TuningKey::host: the host's name and the environment settings
+  /// that change a run) under which this build measured the same program, parameters and
+  /// backend, each with its count of records.
+  std::map<std::string, int64_t> otherSettings(const TuningKey& key) const;
 
   const std::filesystem::path& path() const { return path_; }
 

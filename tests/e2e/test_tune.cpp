@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "exec/build_util.h"
 #include "support/command.h"
 #include "support/files.h"
 #include "unit/gpu_test_util.h"
@@ -102,9 +103,11 @@ TEST(Tune, Errors) {
   auto none =
       runCommand(tesselBinary() + " run " + file + " --backend cpp --tuned --tuning-db " + db);
   EXPECT_EQ(none.exitCode, 1) << none.output;
-  EXPECT_NE(none.output.find("has no measurement of this program"), std::string::npos)
+  EXPECT_NE(none.output.find("there is no tuning database at " + db), std::string::npos)
       << none.output;
-  EXPECT_NE(none.output.find("hint: run tessel tune " + file + " --backend cpp"), std::string::npos)
+  // The hint's command writes the database --tuned reads.
+  EXPECT_NE(none.output.find("hint: run tessel tune " + file + " --backend cpp --db '" + db + "'"),
+            std::string::npos)
       << none.output;
   // A schedule beside --tuned: refused, naming it.
   auto both = runCommand(tesselBinary() + " run " + file +
@@ -127,7 +130,8 @@ TEST(Tune, Errors) {
   EXPECT_EQ(missing.exitCode, 1) << missing.output;
   auto show = runCommand(tesselBinary() + " tune --show " + file + " --db " + typo.string());
   EXPECT_EQ(show.exitCode, 0) << show.output;
-  EXPECT_NE(show.output.find("0 measurements"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("no tuning database at " + typo.string()), std::string::npos)
+      << show.output;
   EXPECT_FALSE(std::filesystem::exists(typo.parent_path()));
   // A file that is another program's SQLite database: an error naming it, not a crash.
   const std::string foreign = (dir / "foreign.db").string();
@@ -147,9 +151,77 @@ TEST(Tune, Errors) {
   // A database that cannot be opened (a directory): an error naming it, with a hint.
   auto bad = runCommand(tesselBinary() + " tune " + file + " --backend cpp --db " + dir.string());
   EXPECT_EQ(bad.exitCode, 1) << bad.output;
-  EXPECT_NE(bad.output.find(dir.string()), std::string::npos) << bad.output;
-  EXPECT_NE(bad.output.find("hint: give a writable file with --db PATH"), std::string::npos)
+  EXPECT_NE(bad.output.find("the tuning database '" + dir.string() + "' is a directory"),
+            std::string::npos)
       << bad.output;
+  EXPECT_NE(bad.output.find("hint: give a file with --db PATH"), std::string::npos) << bad.output;
+  // --show measures nothing: the options of a measurement are refused beside it.
+  auto show2 = runCommand(tesselBinary() + " tune --show " + file + " --db " + db + " --top 3");
+  EXPECT_EQ(show2.exitCode, 1) << show2.output;
+  EXPECT_NE(show2.output.find("--top given as well"), std::string::npos) << show2.output;
+  // Malformed --blocks and --also values stop the tune before it measures anything.
+  for (const char* opt : {"--blocks abc", "--blocks 0,8", "--also '--index-bits 16'",
+                          "--also '--perspective bogus'"}) {
+    auto r = runCommand(tesselBinary() + " tune " + file + " --backend cpp --top 1 --db " + db +
+                        " " + opt);
+    EXPECT_EQ(r.exitCode, 1) << opt << "\n" << r.output;
+    EXPECT_EQ(r.output.find("measuring"), std::string::npos) << opt << "\n" << r.output;
+  }
+}
+
+// Variants that generate the same code (flags the C++ backend's loop nests do not use: a block,
+// --fma) are measured once: the others are listed with the row whose code they generate, and
+// the next row of the ranking takes their place. The database: a plain run never writes it, a
+// locked one neither stops a tune nor holds up a run, and run --tuned --json names the variant.
+TEST(Tune, SameCodeOnceAndTheDatabaseAsAUserWouldExpect) {
+  const auto dir = freshTempDir("tune", "same-code");
+  const std::string db = (dir / "tuning.db").string();
+  const std::string file = benchmarkPath("j2d5pt").string();
+  const std::string params = " --param M=37 --param N=29 --param T=2";
+  const nlohmann::json t = tuneJson(file + " --backend cpp --top 1 --repeat 1 --db " + db + params +
+                                    " --blocks 16,4 --also '--fma'");
+  ASSERT_EQ(t["rows"].size(), 1u) << t.dump(2);
+  EXPECT_EQ(t["rows"][0]["fusion"], "none") << t.dump(2);  // as --fusion-groups says it
+  EXPECT_EQ(t["rows"][0]["flags"].value("--schedule", ""), "global") << t.dump(2);
+  ASSERT_EQ(t["same_code"].size(), 2u) << t.dump(2);
+  for (const auto& s : t["same_code"]) EXPECT_EQ(s["row"], 0) << s;
+  auto text = runCommand(tesselBinary() + " tune " + file + " --backend cpp --top 1 --repeat 1 " +
+                         "--db " + db + params + " --blocks 16,4");
+  ASSERT_EQ(text.exitCode, 0) << text.output;
+  EXPECT_NE(text.output.find("global --block 16,4"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("the same code as row 1: not measured again"), std::string::npos)
+      << text.output;
+  // run --tuned --json names what it ran.
+  auto run = runCommand(tesselBinary() + " run --json " + file + " --backend cpp --tuned" + params +
+                        " --tuning-db " + db);
+  ASSERT_EQ(run.exitCode, 0) << run.output;
+  const nlohmann::json r = nlohmann::json::parse(run.output.substr(run.output.find('{')));
+  EXPECT_EQ(r["tuned"]["schedule"], "global") << r.dump(2);
+  EXPECT_EQ(r["tuned"]["fusion"], "none") << r.dump(2);
+  // Measured under other settings of the environment: the error says where it was measured.
+  auto other = runCommand("OMP_NUM_THREADS=1 " + tesselBinary() + " run " + file +
+                          " --backend cpp --tuned" + params + " --tuning-db " + db);
+  EXPECT_EQ(other.exitCode, 1) << other.output;
+  EXPECT_NE(other.output.find("under the host settings"), std::string::npos) << other.output;
+  // A plain run never writes the database (an empty file stays empty).
+  const auto empty = dir / "empty.db";
+  tessel::writeFile(empty, "");
+  auto plain = runCommand("TESSEL_TUNING_DB=" + empty.string() + " " + tesselBinary() + " run " +
+                          file + " --backend cpp" + params);
+  EXPECT_EQ(plain.exitCode, 0) << plain.output;
+  EXPECT_EQ(std::filesystem::file_size(empty), 0u);
+  // Another process holds the database's lock: the tune measures and says it recorded nothing.
+  auto locked =
+      runCommand("python3 -c \"import sqlite3, subprocess, sys; c = sqlite3.connect('" + db +
+                 "', isolation_level=None); c.execute('BEGIN EXCLUSIVE'); "
+                 "sys.exit(subprocess.call(sys.argv[1], shell=True))\" '" +
+                 tesselBinary() + " tune " + file +
+                 " --backend cpp --top 1 --repeat 1 --remeasure --db " + db + params + "'");
+  EXPECT_EQ(locked.exitCode, 0) << locked.output;
+  EXPECT_NE(locked.output.find("measuring"), std::string::npos) << locked.output;
+  EXPECT_NE(locked.output.find("not recorded: "), std::string::npos) << locked.output;
+  EXPECT_NE(locked.output.find("another process holds its lock"), std::string::npos)
+      << locked.output;
 }
 
 // --blocks and --also: each of the model's rows also under each block and each option set its
@@ -161,8 +233,8 @@ TEST(Tune, BlocksAndOptionSetsWidenTheSearch) {
   const std::string db = (dir / "tuning.db").string();
   auto r = runCommand(tesselBinary() + " tune --json " + benchmarkPath("j2d5pt").string() +
                       " --backend opencl --top 1 --repeat 1 --param M=67 --param N=45 --db " + db +
-                      " --blocks 32,8 2048,2048 --also '--unroll i=2' --also '--prefetch'"
-                      " --also '--unroll=i=2' --blocks 32,8");  // the last two: given twice
+                      " --blocks 64,4 2048,2048 32,8 --also '--unroll i=2' --also '--prefetch'"
+                      " --also '--unroll=i=2' --blocks 64,4");  // the last two: given twice
   ASSERT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("--block 2048,2048: refused"), std::string::npos) << r.output;
   const nlohmann::json t = nlohmann::json::parse(r.output.substr(r.output.find('{')));
@@ -171,9 +243,14 @@ TEST(Tune, BlocksAndOptionSetsWidenTheSearch) {
   ASSERT_EQ(t["rows"][0]["flags"].value("--schedule", ""), "global") << t.dump(2);
   EXPECT_NE(r.output.find("--prefetch: refused"), std::string::npos) << r.output;
   ASSERT_EQ(t["rows"].size(), 3u) << t.dump(2);
-  EXPECT_EQ(t["rows"][1]["flags"]["--block"], "32,8");
-  EXPECT_NE(t["rows"][1]["schedule"].get<std::string>().find("--block 32,8"), std::string::npos);
-  EXPECT_NE(t["rows"][0]["flags"].value("--block", ""), "32,8");
+  EXPECT_EQ(t["rows"][1]["flags"]["--block"], "64,4");
+  EXPECT_NE(t["rows"][1]["schedule"].get<std::string>().find("--block 64,4"), std::string::npos);
+  EXPECT_NE(t["rows"][0]["flags"].value("--block", ""), "64,4");
+  // 32,8 is the row's own block (global's default in 2-D): the same code, not measured again;
+  // so are the block and the option set given twice.
+  ASSERT_EQ(t["same_code"].size(), 3u) << t.dump(2);
+  EXPECT_EQ(t["same_code"][0]["schedule"], "global --block 32,8") << t.dump(2);
+  EXPECT_EQ(t["same_code"][0]["row"], 0) << t.dump(2);
   EXPECT_EQ(t["rows"][2]["flags"]["--unroll"], "i=2");
   for (const auto& row : t["rows"]) EXPECT_EQ(row["source"], "measured");
   // The flags given to tune are part of each variant: its schedule says them, and they are
