@@ -55,9 +55,12 @@ NodeAccess accessOf(const Stmt& st, int call, int dims) {
   return a;
 }
 
+/// The dependences from node `from` (accesses `a`) to node `to` (`b`). Carried by a loop, only
+/// through global arrays: a call's locals in the next iteration are other values.
 void addEdges(const Program& prog, const NodeAccess& a, const NodeAccess& b, int from, int to,
               bool carried, std::vector<DagEdge>& out) {
   auto add = [&](DagEdge::Kind k, const Value& v, const std::set<std::vector<int64_t>>& offs) {
+    if (carried && v.kind != 0) return;
     out.push_back({from, to, k, valueText(prog, v), {offs.begin(), offs.end()}, carried});
   };
   for (const auto& [v, offs] : a.writes)

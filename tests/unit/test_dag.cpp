@@ -90,6 +90,26 @@ TEST(StencilDag, PingPongForwardAndCarried) {
   EXPECT_NE(dot.find("color=grey"), std::string::npos) << dot;
 }
 
+// A call's local array in the next iteration of a loop is another value: heat's `lap`, written
+// and read by each call's two statements, gives forward edges inside the call and none carried
+// by the loop (the carried ones go through the global arrays only).
+TEST(StencilDag, LocalsCarryNothingAcrossIterations) {
+  Compiled c = test::compileBenchmark("heat");
+  ASSERT_TRUE(c.prog) << c.diagText();
+  StencilDag dag = buildDag(*c.prog);
+  bool forwardLap = false, carriedGlobal = false;
+  for (const DagEdge& e : dag.edges) {
+    if (e.carried) {
+      EXPECT_EQ(e.via.find("lap"), std::string::npos) << e.via;
+      carriedGlobal = true;
+    } else if (e.via == "lap") {
+      forwardLap = true;
+    }
+  }
+  EXPECT_TRUE(forwardLap);
+  EXPECT_TRUE(carriedGlobal);
+}
+
 // Locals belong to their call: denoise's rician writes its local scalar r twice (output and
 // flow dependences at the point itself) and reads g, which diffusivity writes (flow across the
 // calls, at rician's six neighbour offsets).
