@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "analysis/counts.h"
 #include "driver/analyze.h"
 #include "driver/fusion_choices.h"
 #include "driver/fusion_groups.h"
@@ -201,6 +202,17 @@ std::optional<nlohmann::json> tuneProgram(const Program& prog,
                                           const TuneOptions& opts, DiagnosticEngine& diags) {
   auto params = bindParams(prog, opts.params, diags);
   if (!params) return std::nullopt;
+  // A run that computes nothing times launches of empty grids: nothing to tune.
+  double updates = 0;
+  for (const auto& call : programWork(prog, *params).updates)
+    for (double u : call) updates += u;
+  if (updates <= 0) {
+    diags.report(DiagId::bad_schedule, {},
+                 "tune: the run computes nothing at these parameter values (every statement's "
+                 "region is empty, or no call runs), so there is nothing to measure",
+                 "give larger sizes with --param (tessel info shows the regions)");
+    return std::nullopt;
+  }
   // What each row is also measured under: every block of opts.blocks, every option set of
   // opts.also (one at a time, not combined); malformed values stop the tune before it starts.
   auto extras = extraVariants(opts, diags);

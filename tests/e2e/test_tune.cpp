@@ -155,6 +155,13 @@ TEST(Tune, Errors) {
             std::string::npos)
       << bad.output;
   EXPECT_NE(bad.output.find("hint: give a file with --db PATH"), std::string::npos) << bad.output;
+  // A run that computes nothing (every region empty at M = N = 2): nothing to tune.
+  auto empty = runCommand(tesselBinary() + " tune " + file + " --backend cpp --db " + db +
+                          " --param M=2 --param N=2");
+  EXPECT_EQ(empty.exitCode, 1) << empty.output;
+  EXPECT_NE(empty.output.find("the run computes nothing at these parameter values"),
+            std::string::npos)
+      << empty.output;
   // --show measures nothing: the options of a measurement are refused beside it.
   auto show2 = runCommand(tesselBinary() + " tune --show " + file + " --db " + db + " --top 3");
   EXPECT_EQ(show2.exitCode, 1) << show2.output;
