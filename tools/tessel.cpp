@@ -36,6 +36,7 @@
 #include "driver/run.h"
 #include "driver/split.h"
 #include "driver/tune.h"
+#include "exec/build_util.h"
 #include "exec/gpu_module.h"
 #include "lower/lower.h"
 #include "runtime/errors.h"
@@ -250,10 +251,11 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember(emitTargets()));
   emit->add_option("-o,--output", eo.directory, "directory to write into")->required();
-  // A CUDA architecture as nvcc spells it: sm_90, sm_80, compute_90, sm_90a.
+  // A CUDA architecture as nvcc spells it: sm_90, sm_80, compute_90, sm_90a (two or three
+  // digits: sm_5 is none).
   const CLI::Validator cudaArch(
       [](std::string& s) {
-        static const std::regex re("(sm|compute)_[0-9]+[a-z]?");
+        static const std::regex re("(sm|compute)_[1-9][0-9]{1,2}[a-z]?");
         return std::regex_match(s, re)
                    ? std::string()
                    : "'" + s + "' is not a CUDA architecture (expected e.g. sm_90 or sm_80)";
@@ -583,6 +585,16 @@ int main(int argc, char** argv) {
             o->get_name(), dir);
         return kExitUserError;
       }
+      // An existing directory Tessel cannot write (permissions, a read-only or immutable
+      // file system): said now, not after a whole run.
+      if (std::filesystem::is_directory(dir, ec))
+        if (std::string why; !directoryWritable(dir, why)) {
+          std::cerr << fmt::format(
+              "tessel: error: {} '{}': cannot write in it ({})\n  hint: give a directory "
+              "Tessel can write\n",
+              o->get_name(), dir, why);
+          return kExitUserError;
+        }
     }
   if (emit->parsed() && emitArch->count() > 0 && eo.target != "cuda") {
     std::cerr << "tessel: error: --arch applies to --target cuda only (the target is '" << eo.target

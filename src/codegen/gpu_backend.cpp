@@ -218,7 +218,10 @@ void generateCuda(const Program& prog, const GpuProgram& gp, const std::string& 
   s.hostSource = commentBlock(head) + rt.includes + "\n" + s.kernelSource + "\n" + tables +
                  rt.definitions + "\n" + CLikeEmitter(gpuHostDialect()).emitModule(gp.host) + "\n" +
                  rt.entry;
-  std::string archNum = arch.rfind("sm_", 0) == 0 ? arch.substr(3) : arch;
+  // CMake's spelling: sm_90 -> 90 (real code), compute_90 -> 90-virtual (PTX only).
+  std::string archNum = arch.rfind("sm_", 0) == 0        ? arch.substr(3)
+                        : arch.rfind("compute_", 0) == 0 ? arch.substr(8) + "-virtual"
+                                                         : arch;
   s.cmakeLists = fmt::format(
       "# Builds the generated Tessel program ({}, CUDA) as the shared library the tessel\n"
       "# runtime loads: cmake -S . -B build && cmake --build build\n"

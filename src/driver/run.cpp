@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
@@ -81,18 +83,42 @@ bool fitsMemory(const Program& prog, const ParamValues& params, bool verify,
   return false;
 }
 
+/// Why `v` cannot be a value of type `t` ("" where it can): an int must be finite and within
+/// 32 bits (and, given on the command line, `whole`: an integer), a float within float's range
+/// (an infinity or NaN given as such stays one).
+std::string misfit(ScalarType t, double v, bool whole) {
+  if (t == ScalarType::Int) {
+    if (!std::isfinite(v)) return fmt::format("{} is not a number an int can hold", v);
+    if (v < -2147483648.0 || v > 2147483647.0)
+      return fmt::format("{} does not fit in an int's 32 bits", v);
+    if (whole && v != std::trunc(v)) return fmt::format("{} is not an integer", v);
+  }
+  if (t == ScalarType::Float && std::isfinite(v) &&
+      std::abs(v) > static_cast<double>(std::numeric_limits<float>::max()))
+    return fmt::format("{} is beyond a float's range (it would be infinite)", v);
+  return {};
+}
+
 bool applyInputs(const Program& prog, const RunOptions& opts, ProgramState& st,
                  DiagnosticEngine& diags) {
   bool ok = true;
-  auto names = [&] {
-    std::vector<std::string> v;
-    for (auto& a : prog.arrays) v.push_back(a.name);
-    for (auto& s : prog.scalars) v.push_back(s.name);
-    return v;
-  }();
-  auto unknown = [&](const std::string& opt, const std::string& n, const char* what) {
+  std::vector<std::string> arrayNames, scalarNames;
+  for (auto& a : prog.arrays) arrayNames.push_back(a.name);
+  for (auto& s : prog.scalars) scalarNames.push_back(s.name);
+  // A name the program lacks: the closest of the right kind, or the option that takes what it
+  // names (an array given to --scalar, a scalar or parameter to --input).
+  auto unknown = [&](const std::string& opt, const std::string& n, const char* what,
+                     const std::vector<std::string>& names) {
     std::string hint;
-    if (auto best = closestName(n, names)) hint = fmt::format("did you mean '{}'?", *best);
+    if (prog.findArray(n) >= 0)
+      hint = fmt::format("'{}' is an array: give it with --input {}=FILE.npy", n, n);
+    else if (prog.findScalar(n) >= 0)
+      hint = fmt::format("'{}' is a scalar: give it with --scalar {}=VALUE", n, n);
+    else if (std::any_of(prog.params.begin(), prog.params.end(),
+                         [&](const auto& p) { return p.name == n; }))
+      hint = fmt::format("'{}' is a parameter: give it with --param {}=VALUE", n, n);
+    else if (auto best = closestName(n, names))
+      hint = fmt::format("did you mean '{}'?", *best);
     diags.report(DiagId::undeclared, {},
                  fmt::format("{} {}: the program has no {} '{}'", opt, n, what, n), hint);
     ok = false;
@@ -100,15 +126,22 @@ bool applyInputs(const Program& prog, const RunOptions& opts, ProgramState& st,
   for (auto& [n, v] : opts.scalars) {
     int idx = prog.findScalar(n);
     if (idx < 0) {
-      unknown("--scalar", n, "scalar");
+      unknown("--scalar", n, "scalar", scalarNames);
       continue;
     }
-    st.scalars[idx] = convertTo(prog.scalars[idx].type, v);
+    const ScalarType type = prog.scalars[idx].type;
+    if (std::string why = misfit(type, v, true); !why.empty()) {
+      diags.report(DiagId::bad_parameter_value, {},
+                   fmt::format("--scalar {}: '{}' is {}, and {}", n, n, typeName(type), why));
+      ok = false;
+      continue;
+    }
+    st.scalars[idx] = convertTo(type, v);
   }
   for (auto& [n, path] : opts.inputs) {
     int idx = prog.findArray(n);
     if (idx < 0) {
-      unknown("--input", n, "array");
+      unknown("--input", n, "array", arrayNames);
       continue;
     }
     ArrayData in;
@@ -134,7 +167,17 @@ bool applyInputs(const Program& prog, const RunOptions& opts, ProgramState& st,
       ok = false;
       continue;
     }
-    for (size_t i = 0; i < in.values.size(); ++i) dst.values[i] = convertTo(dst.type, in.values[i]);
+    for (size_t i = 0; i < in.values.size(); ++i) {
+      if (std::string why = misfit(dst.type, in.values[i], false); !why.empty()) {
+        diags.report(DiagId::bad_call_argument, {},
+                     fmt::format("--input {}: '{}' is {}, and element {} (flat index) of '{}': {}",
+                                 n, n, typeName(dst.type), i, path, why),
+                     "convert the data to the array's type first (numpy: astype)");
+        ok = false;
+        break;
+      }
+      dst.values[i] = convertTo(dst.type, in.values[i]);
+    }
   }
   return ok;
 }
@@ -190,6 +233,16 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
     j["parameters"][prog.params[i].name] = (*params)[i];
   j["backend"] = backend.name();
   j["backend_description"] = backend.description();
+  // The backend's notes (the description's lines after the first), also one by one.
+  j["notes"] = nlohmann::json::array();
+  {
+    std::istringstream lines(backend.description());
+    std::string line;
+    std::getline(lines, line);
+    while (std::getline(lines, line))
+      if (const size_t at = line.find("note: "); at != std::string::npos)
+        j["notes"].push_back(line.substr(at + 6));
+  }
   j["generated"] = backend.generatedCode();
   if (opts.tuned)
     j["tuned"] = {{"fusion", opts.tuned->fusion},
@@ -203,10 +256,22 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
   if (!backend.generatedCode().empty())
     out << fmt::format("generated    {}\n", backend.generatedCode());
 
+  // Each scalar as its type writes it (an int in full, a bool as true or false).
   std::string scalars;
-  for (size_t i = 0; i < prog.scalars.size(); ++i)
+  j["seed"] = opts.seed;
+  j["scalars"] = nlohmann::json::object();
+  for (size_t i = 0; i < prog.scalars.size(); ++i) {
+    const double v = initial.scalars[i];
+    const ScalarType t = prog.scalars[i].type;
     scalars += (scalars.empty() ? "" : ", ") + prog.scalars[i].name + "=" +
-               fmt::format("{:.6g}", initial.scalars[i]);
+               (t == ScalarType::Int    ? fmt::format("{}", static_cast<int64_t>(v))
+                : t == ScalarType::Bool ? std::string(v != 0 ? "true" : "false")
+                                        : fmt::format("{:.6g}", v));
+    j["scalars"][prog.scalars[i].name] = t == ScalarType::Int
+                                             ? nlohmann::json(static_cast<int64_t>(v))
+                                         : t == ScalarType::Bool ? nlohmann::json(v != 0)
+                                                                 : nlohmann::json(v);
+  }
   if (!scalars.empty())
     out << fmt::format("scalars      {}{}\n", scalars,
                        opts.scalars.size() < prog.scalars.size()
@@ -227,7 +292,8 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
   }
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
-  double median = sorted[sorted.size() / 2];
+  const size_t n = sorted.size();  // the median: the middle time, or the mean of the middle two
+  const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
   Work w = programWork(prog, *params);
   j["time_s"] = median;
   j["min_time_s"] = sorted.front();
@@ -260,6 +326,7 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
     const ProgramState& ref = *cached;
     double worst = 0;
     std::string failures;
+    nlohmann::json differing = nlohmann::json::array();
     for (int a : results) {
       ScalarType type = prog.arrays[a].type;
       double tol = opts.tolerance >= 0 ? opts.tolerance
@@ -270,6 +337,13 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
       if (!cr.ok) {
         std::string idx;
         for (auto x : cr.worstIndex) idx += (idx.empty() ? "" : ", ") + std::to_string(x);
+        differing.push_back({{"array", prog.arrays[a].name},
+                             {"index", cr.worstIndex},
+                             {"got", cr.got},
+                             {"expected", cr.expected},
+                             {"relative_error", cr.maxRelErr},
+                             {"tolerance", tol},
+                             {"mismatches", cr.mismatches}});
         failures += fmt::format(
             "  '{}' differs at [{}]: got {:.17g}, expected {:.17g} (relative error {:.3g} > "
             "tolerance {:.1g}); {} element{} over tolerance\n",
@@ -278,7 +352,10 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
       }
     }
     j["verification"] = {{"passed", failures.empty()}, {"max_relative_error", worst}};
-    if (!failures.empty()) j["verification"]["failures"] = failures;
+    if (!failures.empty()) {
+      j["verification"]["failures"] = failures;
+      j["verification"]["arrays"] = differing;
+    }
     if (failures.empty()) {
       out << fmt::format(
           "verification PASSED: {} {} the reference interpreter (max relative error {:.3g}{})\n",

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -62,12 +63,38 @@ fs::path tempName(const fs::path& p) {
 
 void writeFile(const fs::path& p, const std::string& text) {
   fs::path tmp = tempName(p);
+  std::error_code ignored;
   {
+    errno = 0;
     std::ofstream out(tmp, std::ios::binary);
     out << text;
-    if (!out) throw std::runtime_error("cannot write " + tmp.string());
+    out.flush();
+    if (!out) {
+      const int err = errno ? errno : EIO;
+      fs::remove(tmp, ignored);
+      throw fs::filesystem_error("cannot write", p, std::error_code(err, std::generic_category()));
+    }
   }
-  fs::rename(tmp, p);
+  std::error_code ec;
+  fs::rename(tmp, p, ec);
+  if (ec) {
+    fs::remove(tmp, ignored);  // no temporary left behind
+    throw fs::filesystem_error("cannot write", p, ec);
+  }
+}
+
+bool directoryWritable(const fs::path& dir, std::string& why) {
+  const fs::path probe = tempName(dir / ".tessel-write-test");
+  errno = 0;
+  std::ofstream out(probe, std::ios::binary);
+  if (!out) {
+    why = std::error_code(errno ? errno : EACCES, std::generic_category()).message();
+    return false;
+  }
+  out.close();
+  std::error_code ignored;
+  fs::remove(probe, ignored);
+  return true;
 }
 
 std::string firstLines(const std::string& text, int n) {

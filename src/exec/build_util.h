@@ -21,7 +21,12 @@ std::string readFile(const std::filesystem::path& p);
 /// A name no other writer (thread or process) uses at the same time.
 std::filesystem::path tempName(const std::filesystem::path& p);
 /// Writes atomically: concurrent builders of the same directory never see a partial file.
+/// Throws std::filesystem::filesystem_error naming `p` and the system's reason where it cannot
+/// (leaving no temporary file).
 void writeFile(const std::filesystem::path& p, const std::string& text);
+/// Whether a file can be created in the existing directory `dir` (tried, then removed); where
+/// not, `why` is the system's reason.
+bool directoryWritable(const std::filesystem::path& dir, std::string& why);
 std::string firstLines(const std::string& text, int n);
 
 /// `flags` with every optimisation level (-O0 ... -O3, -Os, -Ofast) replaced by `level`, or

@@ -4,8 +4,10 @@
 #include <fmt/ranges.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
@@ -294,8 +296,15 @@ void writeNpy(const std::string& path, const ArrayData& a) {
       break;
   }
 
+  // A file that cannot be written is the user's path (a directory without permission, a
+  // directory of that name): the path and the system's reason, as every file Tessel writes.
+  auto cannotWrite = [&] {
+    throw std::filesystem::filesystem_error(
+        "cannot write", path, std::error_code(errno ? errno : EIO, std::generic_category()));
+  };
+  errno = 0;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fail(path, "cannot open the file for writing");
+  if (!out) cannotWrite();
   out.write(kMagic, kMagicLen);
   out.put(static_cast<char>(major));
   out.put(0);
@@ -308,7 +317,8 @@ void writeNpy(const std::string& path, const ArrayData& a) {
   }
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
   out.write(raw.data(), static_cast<std::streamsize>(raw.size()));
-  if (!out) fail(path, "write failed");
+  out.flush();
+  if (!out) cannotWrite();
 }
 
 }  // namespace tessel

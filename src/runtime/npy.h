@@ -14,8 +14,9 @@ namespace tessel {
 ArrayData readNpy(const std::string& path);
 
 /// Writes `a` as an .npy file (version 1.0, or 2.0 when the header needs it) with the dtype of
-/// a.type. Values are converted to the element type first. Throws std::runtime_error on I/O
-/// failure or when shape and value count disagree.
+/// a.type. Values are converted to the element type first. Throws
+/// std::filesystem::filesystem_error (the path and the system's reason) where the file cannot be
+/// written, std::runtime_error where shape and value count disagree.
 void writeNpy(const std::string& path, const ArrayData& a);
 
 }  // namespace tessel

@@ -2,6 +2,8 @@
 // and robustness against truncated and random input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -175,6 +177,72 @@ TEST(Cli, RunReportAsJson) {
   EXPECT_EQ(j["flops"], 7.0 * 3);       // 3 FLOPs at each of the 7 points of the region
   EXPECT_NEAR(j["gstencils_per_s"].get<double>(), 9.0 / j["time_s"].get<double>() * 1e-9, 1e-9);
   EXPECT_EQ(j["verification"]["passed"], true);
+}
+
+// Values that do not fit the type they are given to are errors (an int scalar of 3e9 wrapped,
+// NaN became 0); names of the wrong kind get the option that takes them; a directory that
+// cannot be written is the user's error before anything runs (it was an internal error after a
+// whole run); the JSON report has the seed, the scalars by type and the notes; an even number
+// of runs has the mean of the middle two as its median.
+TEST(Cli, RunValuesNamesDirectoriesAndReport) {
+  auto d = tempDir("values");
+  auto f = writeFile(d / "t.sten",
+                     "parameter N;\niterator i;\ndouble a[N], b[N];\nint k[N];\nint n;\n"
+                     "float g;\ncopyin a, k;\n"
+                     "stencil s (y, x, q) { y[i] = x[i] * g + q[i] * n; }\ns (b, a, k);\n"
+                     "copyout b;\n");
+  const std::string run = tesselBinary() + " run " + f + " --param N=5";
+  struct Case {
+    std::string args, message;
+  };
+  tessel::ArrayData nan;
+  nan.type = tessel::ScalarType::Double;
+  nan.shape = {5};
+  nan.values = {1, 2, std::nan(""), 4, 5};
+  tessel::writeNpy((d / "nan.npy").string(), nan);
+  for (const Case& c : std::vector<Case>{
+           {"--scalar n=3000000000", "'n' is int, and 3000000000 does not fit in an int's 32 bits"},
+           {"--scalar n=2.5", "2.5 is not an integer"},
+           {"--scalar n=nan", "nan is not a number an int can hold"},
+           {"--scalar g=1e39", "1e+39 is beyond a float's range"},
+           {"--input k=" + (d / "nan.npy").string(), "element 2 (flat index)"},
+           {"--scalar a=1", "hint: 'a' is an array: give it with --input a=FILE.npy"},
+           {"--input n=x.npy", "hint: 'n' is a scalar: give it with --scalar n=VALUE"},
+           {"--scalar N=3", "hint: 'N' is a parameter: give it with --param N=VALUE"}}) {
+    auto r = runCommand(run + " " + c.args);
+    EXPECT_EQ(r.exitCode, 1) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+  }
+  // A directory of the output's name where an .npy file goes, and one Tessel cannot write
+  // (where the test runs as root, permissions do not stop it: the first case still runs).
+  fs::create_directories(d / "out" / "b.npy");
+  auto clash = runCommand(run + " --output " + (d / "out").string());
+  EXPECT_EQ(clash.exitCode, 1) << clash.output;
+  EXPECT_NE(clash.output.find("b.npy': Is a directory"), std::string::npos) << clash.output;
+  EXPECT_EQ(clash.output.find("internal error"), std::string::npos) << clash.output;
+  fs::create_directories(d / "ro");
+  fs::permissions(d / "ro", fs::perms::owner_read | fs::perms::owner_exec);
+  auto ro = runCommand(run + " --output " + (d / "ro").string());
+  if (std::ofstream(d / "ro" / "probe")) {  // root: writable whatever the bits say
+    EXPECT_EQ(ro.exitCode, 0) << ro.output;
+  } else {
+    EXPECT_EQ(ro.exitCode, 1) << ro.output;
+    EXPECT_NE(ro.output.find("cannot write in it"), std::string::npos) << ro.output;
+  }
+  fs::permissions(d / "ro", fs::perms::owner_all);
+  // The report: the seed, each scalar by its type, the median of an even number of runs.
+  auto j = runCommand(run + " --scalar n=123456789 --repeat 4 --json 2>/dev/null");
+  ASSERT_EQ(j.exitCode, 0) << j.output;
+  auto report = nlohmann::json::parse(j.output);
+  EXPECT_EQ(report["seed"], 1);
+  EXPECT_EQ(report["scalars"]["n"], 123456789);
+  EXPECT_TRUE(report["notes"].is_array());
+  auto times = report["times_s"].get<std::vector<double>>();
+  ASSERT_EQ(times.size(), 4u);
+  std::sort(times.begin(), times.end());
+  EXPECT_DOUBLE_EQ(report["time_s"].get<double>(), (times[1] + times[2]) / 2);
+  auto text = runCommand(run + " --scalar n=123456789");
+  EXPECT_NE(text.output.find("n=123456789"), std::string::npos) << text.output;
 }
 
 TEST(Cli, OutOfBoundsAtRunTimeIsAUserError) {
