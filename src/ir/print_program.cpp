@@ -16,21 +16,60 @@ std::string expr(const ExprPtr& e, const Program& prog) {
   return toString(e, prog.iteratorNames());
 }
 
-/// `e` with its global arrays and scalars named as the program declares them (a call's
-/// statements name them by the stencil's formal arguments).
-ExprPtr actualNames(const ExprPtr& e, const Program& prog) {
-  auto copy = std::make_shared<Expr>(*e);
-  if (e->kind == ExprKind::ArrayRef && !e->array.local)
-    copy->name = prog.arrays.at(static_cast<size_t>(e->array.index)).name;
-  if (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Global)
-    copy->name = prog.scalars.at(static_cast<size_t>(e->index)).name;
-  for (ExprPtr& a : copy->args) a = actualNames(a, prog);
-  return copy;
+/// The names a call's locals are written with. The written stencil names the global arrays and
+/// scalars directly, so a local with a global's name would hide it there (language.md 4.3: a
+/// local hides the global of its name), as a formal of that name hid it in the input: such a
+/// local gets a name nothing else has, `name_stencil` (then `name_stencil3`, ...).
+struct LocalNames {
+  std::vector<std::string> arrays, scalars, inits;
+  std::vector<bool> arraysRenamed, scalarsRenamed, initsRenamed;
+};
+
+LocalNames localNames(const Program& prog, const CallInst& call) {
+  std::set<std::string> globals;
+  for (const ArrayDecl& d : prog.arrays) globals.insert(d.name);
+  for (const ScalarDecl& d : prog.scalars) globals.insert(d.name);
+  for (const Param& p : prog.params) globals.insert(p.name);
+  for (const Iterator& i : prog.iterators) globals.insert(i.name);
+  std::set<std::string> taken = globals;
+  for (const LocalArray& l : call.localArrays) taken.insert(l.name);
+  for (const LocalScalar& l : call.localScalars) taken.insert(l.name);
+  for (const InitLocal& l : call.inits) taken.insert(l.name);
+  auto name = [&](const std::string& n, std::vector<std::string>& names,
+                  std::vector<bool>& renamed) {
+    std::string fresh = n;
+    if (globals.count(n))
+      for (int k = 2; fresh == n || taken.count(fresh); ++k)
+        fresh = fmt::format("{}_{}{}", n, call.name, k == 2 ? "" : std::to_string(k));
+    taken.insert(fresh);
+    names.push_back(fresh);
+    renamed.push_back(fresh != n);
+  };
+  LocalNames out;
+  for (const LocalArray& l : call.localArrays) name(l.name, out.arrays, out.arraysRenamed);
+  for (const LocalScalar& l : call.localScalars) name(l.name, out.scalars, out.scalarsRenamed);
+  for (const InitLocal& l : call.inits) name(l.name, out.inits, out.initsRenamed);
+  return out;
 }
 
-/// Expression `e` of a call, with the program's names.
-std::string callExpr(const ExprPtr& e, const Program& prog) {
-  return expr(actualNames(e, prog), prog);
+/// `e` with its global arrays and scalars named as the program declares them (a call's
+/// statements name them by the stencil's formal arguments) and its locals as `locals` says.
+ExprPtr actualNames(const ExprPtr& e, const Program& prog, const LocalNames& locals) {
+  auto copy = std::make_shared<Expr>(*e);
+  const auto at = [](const std::vector<std::string>& names, int index) {
+    return names.at(static_cast<size_t>(index));
+  };
+  if (e->kind == ExprKind::ArrayRef)
+    copy->name = e->array.local ? at(locals.arrays, e->array.index)
+                                : prog.arrays.at(static_cast<size_t>(e->array.index)).name;
+  if (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Global)
+    copy->name = prog.scalars.at(static_cast<size_t>(e->index)).name;
+  if (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Local)
+    copy->name = at(locals.scalars, e->index);
+  if (e->kind == ExprKind::ScalarRef && e->scalarKind == ScalarKind::Init)
+    copy->name = at(locals.inits, e->index);
+  for (ExprPtr& a : copy->args) a = actualNames(a, prog, locals);
+  return copy;
 }
 
 std::string domainText(const Domain& d, const Program& prog) {
@@ -51,6 +90,12 @@ std::string stencilName(const Program& prog, int c) {
 std::string stencilText(const Program& prog, int c) {
   const CallInst& call = prog.calls.at(static_cast<size_t>(c));
   std::string out = fmt::format("stencil {} () {{\n", stencilName(prog, c));
+  const LocalNames names = localNames(prog, call);
+  const auto callExpr = [&](const ExprPtr& e) { return expr(actualNames(e, prog, names), prog); };
+  const auto renamedFrom = [&](bool renamed, const std::string& name) {
+    return renamed ? fmt::format("  // '{}' in the input: a global has that name", name)
+                   : std::string();
+  };
   // Only the locals the statements use (a split call keeps its stencil's declarations).
   std::set<int> arrays, scalars, inits;
   auto note = [&](const ExprPtr& e) {
@@ -75,19 +120,21 @@ std::string stencilText(const Program& prog, int c) {
           c, call.name, a.name));
     std::vector<std::string> ext;
     for (const ExprPtr& e : a.extents) ext.push_back(expr(e, prog));
-    out += fmt::format("  {} {}[{}];\n", typeName(a.type), a.name, fmt::join(ext, ","));
+    out += fmt::format("  {} {}[{}];{}\n", typeName(a.type), names.arrays[n], fmt::join(ext, ","),
+                       renamedFrom(names.arraysRenamed[n], a.name));
   }
   for (size_t n = 0; n < call.localScalars.size(); ++n)
     if (scalars.count(static_cast<int>(n)))
-      out +=
-          fmt::format("  {} {};\n", typeName(call.localScalars[n].type), call.localScalars[n].name);
+      out += fmt::format("  {} {};{}\n", typeName(call.localScalars[n].type), names.scalars[n],
+                         renamedFrom(names.scalarsRenamed[n], call.localScalars[n].name));
   for (size_t n = 0; n < call.inits.size(); ++n)
     if (inits.count(static_cast<int>(n)))
-      out += fmt::format("  {} {} = {};\n", typeName(call.inits[n].type), call.inits[n].name,
-                         callExpr(call.inits[n].value, prog));
+      out += fmt::format("  {} {} = {};{}\n", typeName(call.inits[n].type), names.inits[n],
+                         callExpr(call.inits[n].value),
+                         renamedFrom(names.initsRenamed[n], call.inits[n].name));
   for (const Stmt& st : call.stmts)
     out += fmt::format("  {}{} {} {};\n", st.domain ? domainText(*st.domain, prog) + " : " : "",
-                       callExpr(st.lhs, prog), assignOpSpelling(st.op), callExpr(st.rhs, prog));
+                       callExpr(st.lhs), assignOpSpelling(st.op), callExpr(st.rhs));
   return out + "}\n";
 }
 
