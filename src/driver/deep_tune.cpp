@@ -107,7 +107,20 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
   }
   // A step is one execution of a call; the run's steps at these parameter values.
   const double runSteps = static_cast<double>(programWork(prog, *params).callsExecuted);
-  const int steps = opts.steps ? *opts.steps : static_cast<int>(std::min(runSteps, 1e6));
+  const int steps =
+      opts.steps ? *opts.steps
+                 : static_cast<int>(std::min(runSteps, static_cast<double>(kMaxComposedSteps)));
+  if (steps > kMaxComposedSteps) {
+    // opt(T) keeps an entry per step and the composition a part per kernel: time and memory
+    // grow with T (--steps 1000000000 took 40 s and 12.8 GB; 2147483647 ran out of memory).
+    diags.report(DiagId::bad_schedule, {},
+                 fmt::format("deep-tune: --steps {}: at most {} (opt(T) keeps a table entry per "
+                             "step and the composition lists every kernel, so time and memory "
+                             "grow with the steps)",
+                             steps, kMaxComposedSteps),
+                 fmt::format("give --steps {} or fewer", kMaxComposedSteps));
+    return std::nullopt;
+  }
   if (steps < 1 || opts.maxFuse < 1) {
     diags.report(DiagId::bad_schedule, {},
                  fmt::format("deep-tune: --steps {} and --max-fuse {}: both must be at least 1",

@@ -337,6 +337,8 @@ TEST(CliDeepTune, Refusals) {
            {"--steps 5 --time-tile 2", "--time-tile is what deep-tune chooses"},
            {"--steps 0", "both must be at least 1"},
            {"--steps -3", "--steps -3 and --max-fuse 8: both must be at least 1"},
+           // opt(T)'s table and the composition grow with T (this took the memory of the machine).
+           {"--steps 2147483647", "--steps 2147483647: at most 1000000 (opt(T) keeps a table"},
            {"--composition 3x2", "--composition says what -o writes, and -o is missing"},
            {"-o /tmp --composition 3y2", "--composition '3y2': '3y2' is not DEGREExCOUNT"},
            {"-o /tmp --composition '3x2 + 0x1'", "'0x1' is not DEGREExCOUNT"},
@@ -349,6 +351,9 @@ TEST(CliDeepTune, Refusals) {
     EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
     EXPECT_NE(r.output.find("hint: "), std::string::npos) << r.output;
   }
+  auto most = runCommand(tesselBinary() + " deep-tune " + j3d7pt + " --steps 1000000");
+  EXPECT_EQ(most.exitCode, 0) << most.output;
+  EXPECT_NE(most.output.find("1000000 steps: "), std::string::npos) << most.output;
   auto r = runCommand(tesselBinary() + " deep-tune " + j3d7pt + " --steps 5 --measure vulkan");
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_NE(r.output.find("vulkan not in {cuda,opencl,cpp}"), std::string::npos) << r.output;
