@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <set>
 
 #include "analysis/counts.h"
 #include "driver/analyze.h"
@@ -21,6 +22,72 @@ bool bandwidthBound(const std::string& bound) { return bound != "compute" && bou
 
 /// A prediction's kernels that run fused steps, and the others.
 bool fusedKernel(const nlohmann::json& k) { return k["fused_calls"].get<size_t>() > 0; }
+
+/// Version x x 1 (one kernel fusing x steps) as the model predicts it, or why there is none.
+struct Version {
+  double seconds = 0;  // per kernel of x steps
+  std::string bound;   // of the kernel that takes most of the time
+  std::string machine;
+  double updatesPerStep = 0;  // x = 1: the run's updates per step, each statement on its own
+  /// Why there is no such version ("x x 1 is refused: ...", "x x 1 fuses nothing: ...", "the
+  /// run computes nothing ..."); empty when there is one.
+  std::string none;
+  bool refused = false;  // the schedule refuses x fused steps
+};
+
+/// Predicts version `x` under `flags` at `params`. Its time per step: degree 1 runs every step
+/// per statement; a fused version's steps are those its fused kernels cover (the run's `steps`
+/// minus those left per statement, counted by their updates: `perStatementUpdates`, version 1's
+/// updates per step).
+Version predictVersion(const Program& prog, std::map<std::string, std::string> flags,
+                       const ParamValues& params, bool ptxas, int x, double steps,
+                       double perStatementUpdates, DiagnosticEngine& diags) {
+  Version v;
+  flags["--time-tile"] = x == 1 ? "" : std::to_string(x);
+  std::string why;
+  auto p = predictUnder(prog, flags, params, ptxas, diags, nullptr, &why);
+  if (!p) {
+    v.none = fmt::format("{} x 1 is refused: {}", x, why);
+    v.refused = true;
+    return v;
+  }
+  v.machine = (*p)["machine"];
+  double fusedSeconds = 0, otherUpdates = 0, allSeconds = 0, allUpdates = 0;
+  double most = -1;
+  for (const auto& k : (*p)["kernels"]) {
+    const double s = k["seconds"], u = k["updates"];
+    allSeconds += s;
+    allUpdates += u;
+    if (x > 1 && fusedKernel(k)) {
+      fusedSeconds += s;
+      if (s > most) most = s, v.bound = k["bound"];
+    } else {
+      otherUpdates += u;
+      if (x == 1 && s > most) most = s, v.bound = k["bound"];
+    }
+  }
+  if (steps <= 0 || allUpdates <= 0) {
+    v.none = "the run computes nothing at these parameter values";
+    return v;
+  }
+  if (x == 1) {
+    v.updatesPerStep = allUpdates / steps;
+    v.seconds = allSeconds / steps;
+    return v;
+  }
+  const double fusedSteps = steps - otherUpdates / perStatementUpdates;
+  if (fusedSeconds <= 0 || fusedSteps < x - 0.5) {
+    std::string note;
+    for (const auto& n : (*p)["notes"])
+      if (n.get<std::string>().find("time_tile") != std::string::npos ||
+          n.get<std::string>().find("per statement") != std::string::npos)
+        note = n;
+    v.none = fmt::format("{} x 1 fuses nothing{}", x, note.empty() ? "" : ": " + note);
+    return v;
+  }
+  v.seconds = fusedSeconds / fusedSteps * x;
+  return v;
+}
 
 /// Runs the version fusing `degree` steps on opts.measureBackend (measure.h) and returns run's
 /// report; nullopt after an error in `diags`.
@@ -145,70 +212,36 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
                         {"run_steps", runSteps},
                         {"versions", nlohmann::json::array()}};
   std::vector<double> f;
-  double perStatementUpdates = 0;  // per step, in the version of degree 1
-  bool pastStop = false;           // the model would have stopped before this version
+  std::map<int, Version> predicted;              // by degree
+  auto version = [&](int x) -> const Version& {  // version 1 first: the others need it
+    for (int d : {1, x})
+      if (!predicted.count(d))
+        predicted.emplace(d, predictVersion(prog, flags, *params, opts.ptxas, d, runSteps,
+                                            d == 1 ? 0 : predicted.at(1).updatesPerStep, diags));
+    return predicted.at(x);
+  };
+  bool pastStop = false;  // the model would have stopped before this version
   for (int x = 1; x <= opts.maxFuse; ++x) {
-    flags["--time-tile"] = x == 1 ? "" : std::to_string(x);
-    std::string why;
-    auto p = predictUnder(prog, flags, *params, opts.ptxas, diags, nullptr, &why);
-    if (!p) {
-      if (!pastStop) out["stopped"] = fmt::format("{} x 1 is refused: {}", x, why);
+    const Version& v = version(x);
+    if (!v.none.empty()) {
+      if (!pastStop) out["stopped"] = v.none;
       break;
     }
-    out["machine"] = (*p)["machine"];
-    // The version's time per step: degree 1 runs every step per statement; a fused version's
-    // steps are those its fused kernels cover (the run's steps minus those left per statement,
-    // counted by their updates).
-    double fusedSeconds = 0, otherUpdates = 0, allSeconds = 0, allUpdates = 0;
-    std::string bound;
-    double most = -1;
-    for (const auto& k : (*p)["kernels"]) {
-      const double s = k["seconds"], u = k["updates"];
-      allSeconds += s;
-      allUpdates += u;
-      if (x > 1 && fusedKernel(k)) {
-        fusedSeconds += s;
-        if (s > most) most = s, bound = k["bound"];
-      } else {
-        otherUpdates += u;
-        if (x == 1 && s > most) most = s, bound = k["bound"];
-      }
-    }
-    if (runSteps <= 0 || allUpdates <= 0) {
-      if (!pastStop) out["stopped"] = "the run computes nothing at these parameter values";
-      break;
-    }
-    double seconds = 0;
-    if (x == 1) {
-      perStatementUpdates = allUpdates / runSteps;
-      seconds = allSeconds / runSteps;
-    } else {
-      const double fusedSteps = runSteps - otherUpdates / perStatementUpdates;
-      if (fusedSeconds <= 0 || fusedSteps < x - 0.5) {
-        std::string note;
-        for (const auto& n : (*p)["notes"])
-          if (n.get<std::string>().find("time_tile") != std::string::npos ||
-              n.get<std::string>().find("per statement") != std::string::npos)
-            note = n;
-        if (!pastStop)
-          out["stopped"] =
-              fmt::format("{} x 1 fuses nothing{}", x, note.empty() ? "" : ": " + note);
-        break;
-      }
-      seconds = fusedSeconds / fusedSteps * x;
-    }
-    nlohmann::json version = {
-        {"degree", x}, {"seconds", seconds}, {"seconds_per_step", seconds / x}, {"bound", bound}};
+    out["machine"] = v.machine;
+    nlohmann::json row = {{"degree", x},
+                          {"seconds", v.seconds},
+                          {"seconds_per_step", v.seconds / x},
+                          {"bound", v.bound}};
     // Past the model's stop only --measure goes on (up to --max-fuse), to measure what the model
     // would not try; those versions stay out of the model's composition.
     if (pastStop)
-      version["past_stop"] = true;
+      row["past_stop"] = true;
     else
-      f.push_back(seconds);
-    out["versions"].push_back(version);
-    if (!pastStop && !bandwidthBound(bound)) {
+      f.push_back(v.seconds);
+    out["versions"].push_back(row);
+    if (!pastStop && !bandwidthBound(v.bound)) {
       out["stopped"] = fmt::format(
-          "{} x 1 is {}-bound: more fusion saves traffic, which no longer limits it", x, bound);
+          "{} x 1 is {}-bound: more fusion saves traffic, which no longer limits it", x, v.bound);
       if (opts.measureBackend.empty()) break;
       pastStop = true;
     }
@@ -224,6 +257,17 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
                      : "check the schedule flags with tessel check");
     return std::nullopt;
   }
+  // A composition given by hand: every degree must be one the schedule takes, else the written
+  // program would not check (`time_tile 16`: the stream family fuses at most 8 steps).
+  if (given)
+    for (int d : std::set<int>(given->parts.begin(), given->parts.end()))
+      if (const Version& v = version(d); v.refused) {
+        diags.report(DiagId::bad_schedule, {},
+                     fmt::format("deep-tune: --composition '{}': {}", opts.composition, v.none),
+                     "give parts of fewer steps (deep-tune without --composition tries 1, 2, "
+                     "... up to --max-fuse and says where it stopped)");
+        return std::nullopt;
+      }
   FusionComposition best = optimalComposition(f, steps);
   out["composition"] = best.text();
   out["parts"] = best.parts;

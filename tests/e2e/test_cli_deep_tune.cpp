@@ -276,6 +276,31 @@ TEST(CliDeepTune, AGivenCompositionFusesEachPart) {
   }
 }
 
+// A composition given by hand whose degree the schedule refuses is an error, and nothing is
+// written (j2d5pt's 16 steps as 16x1: the stream family fuses at most 8 steps; the program
+// written before did not check).
+TEST(CliDeepTune, AGivenCompositionTheScheduleRefusesIsAnError) {
+  const fs::path dir = freshTempDir("deep-tune", "refused-degree");
+  auto r = runCommand(tesselBinary() + " deep-tune " + benchmarkPath("j2d5pt").string() +
+                      " --param T=8 --param M=64 --param N=64 -o " + dir.string() +
+                      " --composition '16x1'");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("deep-tune: --composition '16x1': 16 x 1 is refused: --time-tile 16: "
+                          "the stream family fuses at most 8 time steps, not 16"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("hint: give parts of fewer steps"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "j2d5pt-deep-tuned.sten"));
+  auto o = runCommand(tesselBinary() + " deep-tune " + benchmarkPath("j3d7pt").string() +
+                      " --schedule overlapped --param T=6 -o " + dir.string() +
+                      " --composition '9x1 + 3x1'");
+  EXPECT_EQ(o.exitCode, 1) << o.output;
+  EXPECT_NE(o.output.find("9 x 1 is refused: --time-tile 9: the overlapped family fuses at most 8"),
+            std::string::npos)
+      << o.output;
+  EXPECT_FALSE(fs::exists(dir / "j3d7pt-deep-tuned.sten"));
+}
+
 // Random compositions (seeded) of the runs of programs with several stencils per time step:
 // whatever the degrees and their order, the written program computes byte for byte what its
 // input computes and verifies on the C++ backend and PoCL.
