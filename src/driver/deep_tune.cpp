@@ -2,6 +2,7 @@
 #include "driver/deep_tune.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <iostream>
 #include <set>
@@ -258,16 +259,26 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
     return std::nullopt;
   }
   // A composition given by hand: every degree must be one the schedule takes, else the written
-  // program would not check (`time_tile 16`: the stream family fuses at most 8 steps).
+  // program would not check (`time_tile 16`: the stream family fuses at most 8 steps). A degree
+  // that fuses nothing (where the search stops) is written as given, but said: a warning, and a
+  // line in the written program's header.
+  std::vector<int> unfusedDegrees;
+  std::vector<std::string> unfused;  // per such degree, why
   if (given)
-    for (int d : std::set<int>(given->parts.begin(), given->parts.end()))
-      if (const Version& v = version(d); v.refused) {
+    for (int d : std::set<int>(given->parts.begin(), given->parts.end())) {
+      const Version& v = version(d);
+      if (v.refused) {
         diags.report(DiagId::bad_schedule, {},
                      fmt::format("deep-tune: --composition '{}': {}", opts.composition, v.none),
                      "give parts of fewer steps (deep-tune without --composition tries 1, 2, "
                      "... up to --max-fuse and says where it stopped)");
         return std::nullopt;
       }
+      if (!v.none.empty()) {
+        unfusedDegrees.push_back(d);
+        unfused.push_back(v.none);
+      }
+    }
   FusionComposition best = optimalComposition(f, steps);
   out["composition"] = best.text();
   out["parts"] = best.parts;
@@ -289,12 +300,28 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
       write.parts = out["measured"]["parts"].get<std::vector<int>>();
     std::map<std::string, std::string> runWith = flags;
     runWith["--schedule"] = family;
-    SplitResult w = writeComposedProgram(prog, opts.file, *params, write, runWith, opts.outputDir);
+    std::vector<std::string> notes;
+    for (size_t u = 0; u < unfused.size(); ++u)
+      notes.push_back(fmt::format(
+          "The parts of {} steps do not fuse, whatever their #pragma says (predicted: {}).",
+          unfusedDegrees[u], unfused[u]));
+    SplitResult w =
+        writeComposedProgram(prog, opts.file, *params, write, runWith, opts.outputDir, notes);
     if (!w.error.empty()) {
       diags.report(DiagId::bad_schedule, {}, "deep-tune: " + w.error, w.hint);
       return std::nullopt;
     }
-    out["written"] = {{"path", w.path}, {"composition", write.text()}, {"parts", write.parts}};
+    out["written"] = {{"path", w.path},
+                      {"composition", write.text()},
+                      {"parts", write.parts},
+                      {"unfused_degrees", unfusedDegrees}};
+    for (const std::string& why : unfused)
+      std::cerr << fmt::format(
+          "tessel: warning: deep-tune: --composition '{}': {}; written as given, those parts "
+          "do not fuse (the header of {} says so)\n  hint: the search (deep-tune without "
+          "--composition) stops at the first degree that fuses nothing; parts of fewer steps "
+          "may fuse\n",
+          opts.composition, why, w.path);
   }
   return out;
 }
@@ -318,11 +345,18 @@ std::string deepTuneText(const nlohmann::json& r) {
                      r["seconds"].get<double>() > 0
                          ? r["seconds_unfused"].get<double>() / r["seconds"].get<double>()
                          : 0.0);
-  const std::string written = r.contains("written")
-                                  ? fmt::format("wrote {}: the composition {} as a program\n",
-                                                r["written"]["path"].get<std::string>(),
-                                                r["written"]["composition"].get<std::string>())
-                                  : "";
+  std::string written;
+  if (r.contains("written")) {
+    std::vector<std::string> unfused;
+    for (int d : r["written"].value("unfused_degrees", std::vector<int>{}))
+      unfused.push_back(std::to_string(d));
+    written = fmt::format(
+        "wrote {}: the composition {} as a program{}\n", r["written"]["path"].get<std::string>(),
+        r["written"]["composition"].get<std::string>(),
+        unfused.empty()
+            ? ""
+            : fmt::format(" (its parts of {} steps do not fuse)", fmt::join(unfused, ", ")));
+  }
   const nlohmann::json& m = r["measured"];
   if (m.is_null())
     return out + "measured: none (give --measure cuda|opencl|cpp to run them)\n" + written;

@@ -81,7 +81,7 @@ std::vector<int> executedCalls(const Program& prog, const ParamValues& params, s
 SplitResult writeComposedProgram(const Program& prog, const std::string& file,
                                  const ParamValues& params, const FusionComposition& composition,
                                  const std::map<std::string, std::string>& flags,
-                                 const std::string& dir) {
+                                 const std::string& dir, const std::vector<std::string>& notes) {
   SplitResult r;
   const std::vector<int> steps =
       executedCalls(prog, params, static_cast<size_t>(kMaxComposedSteps) + 1);
@@ -174,6 +174,7 @@ SplitResult writeComposedProgram(const Program& prog, const std::string& file,
       "// Run it as deep-tune ran the versions: tessel run {}{}\n",
       name, file, composition.text(), fmt::join(values, ", "), steps.size(), loops,
       loops == 1 ? "" : "s", name, runFlags(flags));
+  for (const std::string& n : notes) header += "// " + n + "\n";
   std::string text;
   try {
     text = programSource(out, header, pragmas);

@@ -33,10 +33,12 @@ std::vector<int> executedCalls(const Program& prog, const ParamValues& params, s
 /// Writes the composition `parts` of `prog`'s run at `params` into `dir` as FILE-deep-tuned.sten.
 /// `flags` are deep-tune's schedule flags: --schedule (stream or overlapped) and --stream or
 /// --full-stream go into each stencil's `#pragma`; the others into the header's command line for
-/// running it. An error (with a hint) when the composition's steps are not the run's.
+/// running it. `notes` (sentences) go into the header after what it says of every program. An
+/// error (with a hint) when the composition's steps are not the run's.
 SplitResult writeComposedProgram(const Program& prog, const std::string& file,
                                  const ParamValues& params, const FusionComposition& composition,
                                  const std::map<std::string, std::string>& flags,
-                                 const std::string& dir);
+                                 const std::string& dir,
+                                 const std::vector<std::string>& notes = {});
 
 }  // namespace tessel

@@ -301,6 +301,65 @@ TEST(CliDeepTune, AGivenCompositionTheScheduleRefusesIsAnError) {
   EXPECT_FALSE(fs::exists(dir / "j3d7pt-deep-tuned.sten"));
 }
 
+// A composition given by hand with a part that fuses nothing (where the search stops) is written
+// as given, but says so: a warning, a line in the written program's header, the report's
+// `unfused_degrees`. Before, the header said every part fused. fdtd2d's 6x5 (6 fused steps are
+// not streamed: a ring too short), and a program that reads a fixed plane of what it writes (no
+// degree fuses); 3x10 of fdtd2d fuses and says nothing.
+TEST(CliDeepTune, AGivenCompositionThatDoesNotFuseSaysSo) {
+  const fs::path dir = freshTempDir("deep-tune", "unfused");
+  const fs::path plane = dir / "fixed_plane.sten";
+  std::ofstream(plane) << "parameter M=8, N=12, T=3;\n"
+                          "iterator j, i;\n"
+                          "double A[M,N], B[M,N];\n"
+                          "copyin A;\n"
+                          "stencil s (Y, X) {\n"
+                          "  Y[j][i] = 0.25 * (X[j][i-1] + X[j][i+1]) + X[0][i];\n"
+                          "}\n"
+                          "iterate 1:T {\n"
+                          "  [1:M-2, 1:N-2] : s (B, A);\n"
+                          "  [1:M-2, 1:N-2] : s (A, B);\n"
+                          "}\n"
+                          "copyout A;\n";
+  struct Case {
+    std::string file, flags, written;
+    int unfused;  // the degree that does not fuse; 0: none
+  };
+  for (const Case& c : std::vector<Case>{
+           {benchmarkPath("fdtd2d").string(), " --param M=64 --param N=64 --composition '6x5'",
+            "fdtd2d-deep-tuned.sten", 6},
+           {plane.string(), " --composition '2x3'", "fixed_plane-deep-tuned.sten", 2},
+           {benchmarkPath("fdtd2d").string(), " --param M=64 --param N=64 --composition '3x10'",
+            "fdtd2d-deep-tuned.sten", 0}}) {
+    SCOPED_TRACE(c.file + c.flags);
+    const fs::path out = dir / fs::path(c.file).stem();
+    auto r = runCommand(tesselBinary() + " deep-tune " + c.file + " -o " + out.string() + c.flags);
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const std::string text = slurp(out / c.written);
+    const std::string parts = "parts of " + std::to_string(c.unfused) + " steps do not fuse";
+    EXPECT_EQ(r.output.find("tessel: warning: deep-tune: --composition") != std::string::npos,
+              c.unfused > 0)
+        << r.output;
+    EXPECT_EQ(r.output.find(std::to_string(c.unfused) + " x 1 fuses nothing") != std::string::npos,
+              c.unfused > 0)
+        << r.output;
+    EXPECT_EQ(r.output.find("(its " + parts + ")") != std::string::npos, c.unfused > 0) << r.output;
+    EXPECT_EQ(text.find("// The " + parts + ", whatever their #pragma says (predicted: ") !=
+                  std::string::npos,
+              c.unfused > 0)
+        << text;
+    auto check = runCommand(tesselBinary() + " check " + (out / c.written).string());
+    EXPECT_EQ(check.exitCode, 0) << check.output;
+  }
+  auto j = runCommand(tesselBinary() + " deep-tune --json " + plane.string() + " -o " +
+                      (dir / "json").string() + " --composition '2x3'");
+  ASSERT_EQ(j.exitCode, 0) << j.output;
+  // The warning (standard error) comes first.
+  EXPECT_EQ(
+      nlohmann::json::parse(j.output.substr(j.output.find("{\n")))["written"]["unfused_degrees"],
+      nlohmann::json::array({2}));
+}
+
 // Random compositions (seeded) of the runs of programs with several stencils per time step:
 // whatever the degrees and their order, the written program computes byte for byte what its
 // input computes and verifies on the C++ backend and PoCL.
