@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <numeric>
+#include <set>
 #include <stdexcept>
 
 #include "ir/expr.h"
@@ -57,6 +59,88 @@ size_t repeatingRun(const std::vector<int>& steps, size_t first, size_t length, 
   return 0;
 }
 
+/// Calls `f` on every expression of `prog`'s declarations, calls and loop bounds, which it may
+/// replace (not on the parameters' defaults).
+template <typename F>
+void forEachExpr(Program& prog, F&& f) {
+  auto domain = [&](Domain& d) {
+    for (Range& r : d) {
+      f(r.lo);
+      f(r.hi);
+    }
+  };
+  for (ArrayDecl& a : prog.arrays)
+    for (ExprPtr& e : a.extents) f(e);
+  for (CallInst& c : prog.calls) {
+    domain(c.domain);
+    for (LocalArray& l : c.localArrays)
+      for (ExprPtr& e : l.extents) f(e);
+    for (InitLocal& l : c.inits) f(l.value);
+    for (Stmt& st : c.stmts) {
+      f(st.lhs);
+      f(st.rhs);
+      if (st.domain) domain(*st.domain);
+    }
+  }
+  std::vector<std::vector<ExecNode>*> lists = {&prog.body};
+  while (!lists.empty()) {
+    std::vector<ExecNode>& nodes = *lists.back();
+    lists.pop_back();
+    for (ExecNode& n : nodes)
+      if (n.kind == ExecNode::Kind::Iterate) {
+        f(n.lo);
+        f(n.hi);
+        lists.push_back(&n.body);
+      }
+  }
+}
+
+/// The parameters `e` reads, into `used`.
+void paramsRead(const ExprPtr& e, std::set<int>& used) {
+  visitExpr(e, [&](const ExprPtr& x) {
+    if (x->kind == ExprKind::ParamRef) used.insert(x->index);
+  });
+}
+
+/// `e` with each parameter index p read as index[p].
+ExprPtr renumberParams(const ExprPtr& e, const std::vector<int>& index) {
+  auto copy = std::make_shared<Expr>(*e);
+  if (e->kind == ExprKind::ParamRef) copy->index = index.at(static_cast<size_t>(e->index));
+  for (ExprPtr& a : copy->args) a = renumberParams(a, index);
+  return copy;
+}
+
+/// The parameters the bounds of `nodes`' loops read, into `used`.
+void loopBoundParams(const std::vector<ExecNode>& nodes, std::set<int>& used) {
+  for (const ExecNode& n : nodes)
+    if (n.kind == ExecNode::Kind::Iterate) {
+      paramsRead(n.lo, used);
+      paramsRead(n.hi, used);
+      loopBoundParams(n.body, used);
+    }
+}
+
+/// Leaves the parameters of `candidates` that nothing in `prog` reads out of it (the written
+/// program's defaults are literals), renumbering the others; returns their names.
+std::vector<std::string> dropUnreadParams(Program& prog, const std::set<int>& candidates) {
+  std::set<int> used;
+  forEachExpr(prog, [&](ExprPtr& e) { paramsRead(e, used); });
+  std::vector<int> index(prog.params.size(), -1);
+  std::vector<Param> kept;
+  std::vector<std::string> dropped;
+  for (size_t p = 0; p < prog.params.size(); ++p) {
+    if (candidates.count(static_cast<int>(p)) && !used.count(static_cast<int>(p))) {
+      dropped.push_back(prog.params[p].name);
+      continue;
+    }
+    index[p] = static_cast<int>(kept.size());
+    kept.push_back(prog.params[p]);
+  }
+  prog.params = std::move(kept);
+  forEachExpr(prog, [&](ExprPtr& e) { e = renumberParams(e, index); });
+  return dropped;
+}
+
 /// The command line that runs the written program as deep-tune ran its versions.
 std::string runFlags(const std::map<std::string, std::string>& flags) {
   std::string out;
@@ -106,7 +190,7 @@ SplitResult writeComposedProgram(const Program& prog, const std::string& file,
     return r;
   }
   // One call per (call of the input, degree) pair, in the order of first use.
-  // The parameters default to the values written for (those of the loop bounds are baked in).
+  // The parameters default to the values written for (the loops are written out).
   Program out = prog;
   for (size_t p = 0; p < out.params.size() && p < params.size(); ++p)
     out.params[p].defaultValue = intLit(params[p]);
@@ -163,17 +247,38 @@ SplitResult writeComposedProgram(const Program& prog, const std::string& file,
     r.hint = "give smaller loop bounds with --param";
     return r;
   }
+  // The run's steps are written out: a parameter only the input's loop bounds read does nothing
+  // here, and is left out (a value given for it is an error, not ignored); one that stays
+  // (it sizes an array, say) does not change the steps.
+  std::set<int> bounds;
+  loopBoundParams(prog.body, bounds);
+  for (auto it = bounds.begin(); it != bounds.end();)  // an iterate's own: not declared
+    it = prog.params.at(static_cast<size_t>(*it)).fromIterate ? bounds.erase(it) : std::next(it);
+  const std::vector<std::string> dropped = dropUnreadParams(out, bounds);
+  std::vector<std::string> stay;  // read by the input's loop bounds and by something else
+  for (int p : bounds)
+    if (std::find(dropped.begin(), dropped.end(), prog.params.at(static_cast<size_t>(p)).name) ==
+        dropped.end())
+      stay.push_back(prog.params.at(static_cast<size_t>(p)).name);
   const std::string name = std::filesystem::path(file).stem().string() + "-deep-tuned.sten";
   std::string header = fmt::format(
       "// {} written by `tessel deep-tune` from {}: the composition {} of the run at {}\n"
-      "// ({} steps; the parameters default to those values, and values that change the loop\n"
-      "// bounds do not apply). Each call is a stencil of its own; its #pragma fuses the steps of\n"
-      "// the composition's part it belongs to (parts in order, largest first); a part's steps\n"
-      "// are a loop where they repeat as whole kernels ({} loop{} here), and a run of fused\n"
-      "// calls ends where the time tile changes. The input's #pragma hints are not carried over.\n"
+      "// ({} steps, written out; the parameters default to those values{}{}).\n"
+      "// Each call is a stencil of its own; its #pragma fuses the steps of the composition's "
+      "part\n"
+      "// it belongs to (parts in order, largest first); a part's steps are a loop where they\n"
+      "// repeat as whole kernels ({} loop{} here), and a run of fused calls ends where the time\n"
+      "// tile changes. The input's #pragma hints are not carried over.\n"
       "// Run it as deep-tune ran the versions: tessel run {}{}\n",
-      name, file, composition.text(), fmt::join(values, ", "), steps.size(), loops,
-      loops == 1 ? "" : "s", name, runFlags(flags));
+      name, file, composition.text(), fmt::join(values, ", "), steps.size(),
+      dropped.empty()
+          ? ""
+          : fmt::format("; {}, which only the loop bounds read, {} left out",
+                        fmt::join(dropped, " and "), dropped.size() == 1 ? "is" : "are"),
+      stay.empty() ? ""
+                   : fmt::format("; a value given for {} does not change the steps",
+                                 fmt::join(stay, " or ")),
+      loops, loops == 1 ? "" : "s", name, runFlags(flags));
   for (const std::string& n : notes) header += "// " + n + "\n";
   std::string text;
   try {

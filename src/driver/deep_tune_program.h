@@ -10,7 +10,8 @@
 // Each part's steps become a loop over the shortest run of them that repeats as whole kernels
 // (j2d5pt's 2 calls per iteration fused 3 at a time: a loop of 6 calls), then the steps left
 // over, in a row. The program runs the steps of the parameter values it was written for (its
-// parameters default to them) and nothing else.
+// parameters default to them) and nothing else; a parameter only the input's loop bounds read is
+// left out of it.
 #pragma once
 
 #include <map>

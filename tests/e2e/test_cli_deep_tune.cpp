@@ -360,6 +360,52 @@ TEST(CliDeepTune, AGivenCompositionThatDoesNotFuseSaysSo) {
       nlohmann::json::array({2}));
 }
 
+// The written program's steps are written out, so a parameter only the input's loop bounds read
+// does nothing there: it is left out, and a value given for it is an error (before, j2d5pt's
+// program written at T=4 ran its 8 steps with --param T=100, silently). One that something else
+// reads stays, and the header says a value for it does not change the steps.
+TEST(CliDeepTune, AParameterOnlyTheLoopBoundsReadIsLeftOut) {
+  const fs::path dir = freshTempDir("deep-tune", "loop-parameter");
+  auto r = runCommand(tesselBinary() + " deep-tune " + benchmarkPath("j2d5pt").string() +
+                      " --param T=4 --param M=64 --param N=64 -o " + dir.string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const fs::path written = dir / "j2d5pt-deep-tuned.sten";
+  const std::string text = slurp(written);
+  EXPECT_NE(text.find("\nparameter M=64, N=64;\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("T, which only the loop bounds read, is left out"), std::string::npos)
+      << text;
+  auto t = runCommand(tesselBinary() + " run " + written.string() +
+                      " --backend reference --param T=100");
+  EXPECT_EQ(t.exitCode, 1) << t.output;
+  EXPECT_NE(t.output.find("the program has no parameter 'T'"), std::string::npos) << t.output;
+  // T also read by a statement, N also an extent: both stay.
+  const fs::path file = dir / "stays.sten";
+  std::ofstream(file) << "parameter N=16, T=3;\n"
+                         "iterator i;\n"
+                         "double A[N], B[N];\n"
+                         "copyin A;\n"
+                         "stencil s (y, x) {\n"
+                         "  y[i] = 0.5 * (x[i-1] + x[i+1]) + T;\n"
+                         "}\n"
+                         "iterate 1:T {\n"
+                         "  s (B, A);\n"
+                         "  s (A, B);\n"
+                         "}\n"
+                         "iterate 1:N-14 {\n"
+                         "  s (B, A);\n"
+                         "}\n"
+                         "copyout A, B;\n";
+  auto s = runCommand(tesselBinary() + " deep-tune " + file.string() + " -o " + dir.string());
+  ASSERT_EQ(s.exitCode, 0) << s.output;
+  const fs::path stays = dir / "stays-deep-tuned.sten";
+  const std::string kept = slurp(stays);
+  EXPECT_NE(kept.find("\nparameter N=16, T=3;\n"), std::string::npos) << kept;
+  EXPECT_NE(kept.find("a value given for N or T does not change the steps"), std::string::npos)
+      << kept;
+  EXPECT_EQ(referenceOutputs(file.string(), "", dir / "in"),
+            referenceOutputs(stays.string(), "", dir / "out"));
+}
+
 // Random compositions (seeded) of the runs of programs with several stencils per time step:
 // whatever the degrees and their order, the written program computes byte for byte what its
 // input computes and verifies on the C++ backend and PoCL.
