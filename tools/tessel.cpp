@@ -3,6 +3,7 @@
 // Exit statuses: 0 success, 1 user error (bad program or options), 2 verification failure,
 // 3 internal error (a bug in Tessel).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -883,6 +884,26 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (split->parsed()) {
+      // A flag of another mode would be ignored: refused, naming the modes that take it.
+      const std::vector<std::pair<std::string, std::vector<std::string>>> modeFlags = {
+          {"--groups", {"groups"}},
+          {"--fusion-rules", {"greedy"}},
+          {"--fusion-max-order", {"greedy"}},
+          {"--fusion-tile", {"greedy"}},
+          {"--machine", {"greedy", "modesto"}},
+          {"--modesto-tile", {"modesto"}},
+          {"--modesto-orders", {"modesto"}},
+          {"--modesto-capacity", {"modesto"}}};
+      for (const auto& [flag, modes] : modeFlags)
+        if (split->count(flag) > 0 &&
+            std::find(modes.begin(), modes.end(), splitMode) == modes.end()) {
+          const std::string forModes = fmt::format("--mode {}", fmt::join(modes, " or "));
+          diags.report(
+              DiagId::bad_schedule, {},
+              fmt::format("{} is for {}, not {} (it would be ignored)", flag, forModes, splitMode),
+              fmt::format("drop {}, or use {} instead of {}", flag, forModes, splitMode));
+          return finish(diags, kExitUserError);
+        }
       SplitResult r;
       if (splitMode == "maxfuse" || splitMode == "trivial-fission") {
         r = writeSplit(prog, file,
@@ -909,6 +930,15 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (deep->parsed()) {
+      for (const char* flag : {"--repeat", "--verify"})
+        if (deep->count(flag) > 0 && dto.measureBackend.empty()) {
+          diags.report(DiagId::bad_schedule, {},
+                       fmt::format("deep-tune: {} is for --measure, which is missing (nothing is "
+                                   "run without it: it would be ignored)",
+                                   flag),
+                       fmt::format("give --measure cuda|opencl|cpp, or drop {}", flag));
+          return finish(diags, kExitUserError);
+        }
       if (!parsePairs(deepParams, "--param", dto.params, i64, diags))
         return finish(diags, kExitUserError);
       dto.scheduleFlags = scheduleValues;

@@ -236,6 +236,7 @@ std::optional<Groupings> parseGroupings(const Program& prog, const std::vector<s
                                         std::string& error) {
   Groupings g;
   g.groups.resize(prog.calls.size());
+  std::map<size_t, std::string> given;  // call -> the spec that gave its groups
   for (const std::string& spec : specs) {
     size_t call = 0;
     std::string rest = spec;
@@ -252,6 +253,11 @@ std::optional<Groupings> parseGroupings(const Program& prog, const std::vector<s
     }
     if (call >= prog.calls.size()) {
       error = fmt::format("'{}': the program has calls 0..{}", spec, prog.calls.size() - 1);
+      return std::nullopt;
+    }
+    if (auto [at, added] = given.emplace(call, spec); !added) {
+      error =
+          fmt::format("'{}': call {}'s groups are given twice (also '{}')", spec, call, at->second);
       return std::nullopt;
     }
     CallGroups groups;

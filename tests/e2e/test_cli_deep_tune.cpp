@@ -475,7 +475,10 @@ TEST(CliDeepTune, Refusals) {
            {"-o /tmp --steps 5 --param T=1", "covers 5 steps, but the run executes 2 calls"},
            {"-o /tmp --composition 3x3 --param T=1",
             "the composition 3x3 covers 9 steps, but the run executes 2 calls"},
-           {"-o /tmp --param T=600000", "more than 1000000 calls"}}) {
+           {"-o /tmp --param T=600000", "more than 1000000 calls"},
+           // Flags of --measure without it (they would be ignored).
+           {"--steps 5 --verify", "deep-tune: --verify is for --measure, which is missing"},
+           {"--steps 5 --repeat 3", "deep-tune: --repeat is for --measure, which is missing"}}) {
     auto r = runCommand(tesselBinary() + " deep-tune " + j3d7pt + " " + flags);
     EXPECT_EQ(r.exitCode, 1) << flags << "\n" << r.output;
     EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;

@@ -274,7 +274,18 @@ TEST(CliSplit, Errors) {
       {" --mode groups --groups '0-9'", "statement s4 does not exist"},
       {" --mode modesto --modesto-tile 1,2,3,4,5", "--modesto-tile: 5 entries for a 3-D program"},
       {" --mode modesto --modesto-tile 0", "--modesto-tile: '0' must be greater than 0"},
-      {" --mode greedy --fusion-rules abc", "rule"}};
+      {" --mode greedy --fusion-rules abc", "rule"},
+      // A flag of another mode (it would be ignored), and a call's groups given twice.
+      {" --mode trivial-fission --machine nosuch",
+       "--machine is for --mode greedy or modesto, not trivial-fission"},
+      {" --fusion-rules x --modesto-orders 3",
+       "--fusion-rules is for --mode greedy, not trivial-fission"},
+      {" --mode greedy --modesto-orders 3", "--modesto-orders is for --mode modesto, not greedy"},
+      {" --mode recompute-fission --fusion-max-order 2",
+       "--fusion-max-order is for --mode greedy, not recompute-fission"},
+      {" --groups '0|1-3'", "--groups is for --mode groups, not trivial-fission"},
+      {" --mode groups --groups '0|1-3' --groups '0:0-2|3'",
+       "call 0's groups are given twice (also '0|1-3')"}};
   for (const auto& [flags, message] : refused) {
     auto r = runCommand(tesselBinary() + " split " + hdiff + flags + " -o /tmp/tessel-nowhere");
     EXPECT_EQ(r.exitCode, 1) << flags << "\n" << r.output;

@@ -283,6 +283,9 @@ TEST(Regroup, ParsesGroupSpecifications) {
     EXPECT_FALSE(parseGroupings(*c.prog, {bad}, error)) << bad;
     EXPECT_FALSE(error.empty()) << bad;
   }
+  // The same call twice: refused (the last one won, silently).
+  EXPECT_FALSE(parseGroupings(*c.prog, {"s0|s1-3", "0:s0-2|s3"}, error));
+  EXPECT_EQ(error, "'0:s0-2|s3': call 0's groups are given twice (also 's0|s1-3')");
 }
 
 }  // namespace tessel
