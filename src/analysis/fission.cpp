@@ -75,10 +75,10 @@ FissionPlan trivialFission(const Program& prog, int callIndex) {
             touches = touches || callValueOf(r) == wv;
           if (touches && s != w) {
             plan.whyNot = fmt::format(
-                "statement {} of '{}' touches '{}', which statement {} writes in the kernel of "
-                "'{}': split apart, it would no longer see that statement's region (language.md "
-                "5.5)",
-                s + 1, call.name, prog.arrays.at(static_cast<size_t>(wv.second)).name, w + 1,
+                "statement s{} of '{}' touches '{}', which statement s{} writes in the kernel "
+                "of '{}': split apart, it would no longer see that statement's region "
+                "(language.md 5.5)",
+                s, call.name, prog.arrays.at(static_cast<size_t>(wv.second)).name, w,
                 plan.outputs[o]);
             plan.kernels.clear();
             plan.outputs.clear();

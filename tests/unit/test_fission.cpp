@@ -85,7 +85,8 @@ TEST(Fission, RefusesASplitThatChangesWhatAStatementReads) {
   ASSERT_TRUE(c.prog) << c.diagText();
   FissionPlan plan = trivialFission(*c.prog, 0);
   EXPECT_TRUE(plan.kernels.empty());
-  EXPECT_NE(plan.whyNot.find("statement 2 of 's' touches 'a', which statement 1 writes in the "
+  // Statements numbered from s0, as tessel info and the fusion groups number them.
+  EXPECT_NE(plan.whyNot.find("statement s1 of 's' touches 'a', which statement s0 writes in the "
                              "kernel of 'a'"),
             std::string::npos)
       << plan.whyNot;
