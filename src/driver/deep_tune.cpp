@@ -13,6 +13,7 @@
 #include "driver/measure.h"
 #include "driver/params.h"
 #include "model/fusion_degree.h"
+#include "schedule/family.h"
 
 namespace tessel {
 
@@ -162,8 +163,11 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
   std::string& family = flags["--schedule"];
   if (family.empty()) family = prog.dims() > 1 ? "stream" : "overlapped";
   if (family != "stream" && family != "overlapped") {
+    // A family that does not fuse steps, or no family at all (said as run says it).
     diags.report(DiagId::bad_schedule, {},
-                 fmt::format("deep-tune: --schedule {} fuses no time steps", family),
+                 parseFamily(family)
+                     ? fmt::format("deep-tune: --schedule {} fuses no time steps", family)
+                     : fmt::format("deep-tune: --schedule '{}': unknown schedule family", family),
                  "use --schedule stream (stream + time_tile, the default) or overlapped");
     return std::nullopt;
   }
@@ -189,13 +193,28 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
                  fmt::format("give --steps {} or fewer", kMaxComposedSteps));
     return std::nullopt;
   }
-  if (steps < 1 || opts.maxFuse < 1) {
+  if (!opts.steps && steps < 1) {
+    // The run's steps: none at these parameter values (`--param T=0`).
+    std::vector<std::string> values;
+    for (size_t p = 0; p < prog.params.size() && p < params->size(); ++p)
+      values.push_back(fmt::format("{}={}", prog.params[p].name, (*params)[p]));
     diags.report(DiagId::bad_schedule, {},
-                 fmt::format("deep-tune: --steps {} and --max-fuse {}: both must be at least 1",
-                             steps, opts.maxFuse),
-                 "give the number of time steps to run, e.g. --steps 13");
+                 fmt::format("deep-tune: the run executes no call at {}: it has no time steps "
+                             "to compose",
+                             fmt::join(values, ", ")),
+                 "give parameter values under which its loops run (--param), or the steps to "
+                 "compose with --steps");
     return std::nullopt;
   }
+  for (const auto& [flag, value] : {std::pair{"--steps", steps}, {"--max-fuse", opts.maxFuse}})
+    if (value < 1) {
+      diags.report(DiagId::bad_schedule, {},
+                   fmt::format("deep-tune: {} {}: must be at least 1", flag, value),
+                   std::string(flag) == "--steps"
+                       ? "give the number of time steps to compose, e.g. --steps 13"
+                       : "give the most steps one kernel fuses, e.g. --max-fuse 4");
+      return std::nullopt;
+    }
   std::optional<FusionComposition> given;
   if (!opts.composition.empty()) {
     std::string why;
@@ -204,7 +223,12 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
       diags.report(DiagId::bad_schedule, {},
                    given ? "deep-tune: --composition says what -o writes, and -o is missing"
                          : fmt::format("deep-tune: --composition '{}': {}", opts.composition, why),
-                   given ? "give -o DIR" : "write it as deep-tune prints one, e.g. 4x1 + 3x3");
+                   given ? "give -o DIR"
+                   : why.starts_with("more than ")
+                       ? fmt::format("a composition given by hand covers at most {} steps (the "
+                                     "run's steps, which it must cover)",
+                                     kMaxGivenCompositionSteps)
+                       : "write it as deep-tune prints one, e.g. 4x1 + 3x3");
       return std::nullopt;
     }
   }

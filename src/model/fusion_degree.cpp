@@ -29,9 +29,12 @@ std::optional<FusionComposition> parseComposition(const std::string& text, std::
   int64_t steps = 0;
   auto take = [&](const std::string& t) {
     const size_t x = t.find('x');
-    auto number = [](const std::string& d) -> int64_t {
-      if (d.empty() || d.size() > 6 || !std::all_of(d.begin(), d.end(), ::isdigit)) return 0;
-      return std::stoll(d);
+    // Digits, however many (a number past the limit is too large, not malformed); 0 if not.
+    const int64_t tooMany = kMaxGivenCompositionSteps + 1;
+    auto number = [&](const std::string& d) -> int64_t {
+      if (d.empty() || !std::all_of(d.begin(), d.end(), ::isdigit)) return 0;
+      const size_t first = std::min(d.find_first_not_of('0'), d.size());
+      return d.size() - first > 9 ? tooMany : std::min<int64_t>(std::stoll(d), tooMany);
     };
     const int64_t degree = x == std::string::npos ? 0 : number(t.substr(0, x));
     const int64_t count = x == std::string::npos ? 0 : number(t.substr(x + 1));
@@ -40,8 +43,8 @@ std::optional<FusionComposition> parseComposition(const std::string& text, std::
       return false;
     }
     steps += degree * count;
-    if (steps > 100000) {
-      error = "more than 100000 steps";
+    if (steps > kMaxGivenCompositionSteps) {
+      error = fmt::format("more than {} steps", kMaxGivenCompositionSteps);
       return false;
     }
     out.parts.insert(out.parts.end(), static_cast<size_t>(count), static_cast<int>(degree));

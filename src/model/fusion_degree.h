@@ -9,6 +9,7 @@
 // one of 1.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,9 +23,12 @@ struct FusionComposition {
   std::string text() const;
 };
 
+/// The most steps a composition given as text covers.
+inline constexpr int64_t kMaxGivenCompositionSteps = 100000;
+
 /// A composition written as text() writes it (`4x1 + 3x3`, spaces optional, terms in any order;
 /// the parts run largest first); nullopt and `error` set on anything else (a term that is not
-/// DEGREExCOUNT with both at least 1, or more than 100000 steps in all).
+/// DEGREExCOUNT with both at least 1, or "more than 100000 steps" in all, however many digits).
 std::optional<FusionComposition> parseComposition(const std::string& text, std::string& error);
 
 /// opt(steps) for `f` (f[x - 1]: the time of one kernel fusing x steps; every f > 0). Ties go

@@ -464,14 +464,25 @@ TEST(CliDeepTune, Refusals) {
   const std::string j3d7pt = benchmarkPath("j3d7pt").string();
   for (const auto& [flags, message] : std::vector<std::pair<std::string, std::string>>{
            {"--steps 5 --schedule global", "deep-tune: --schedule global fuses no time steps"},
+           {"--steps 5 --schedule bogus", "deep-tune: --schedule 'bogus': unknown schedule family"},
            {"--steps 5 --time-tile 2", "--time-tile is what deep-tune chooses"},
-           {"--steps 0", "both must be at least 1"},
-           {"--steps -3", "--steps -3 and --max-fuse 8: both must be at least 1"},
+           {"--steps 0", "deep-tune: --steps 0: must be at least 1"},
+           {"--steps -3", "deep-tune: --steps -3: must be at least 1"},
+           {"--max-fuse 0", "deep-tune: --max-fuse 0: must be at least 1"},
+           // No --steps: the run's, none at these parameter values (was "--steps 0 and ...").
+           {"--param T=0",
+            "deep-tune: the run executes no call at L=256, M=256, N=256, T=0: it has no time "
+            "steps to compose"},
+           {"--param T=-1", "the run executes no call at L=256, M=256, N=256, T=-1"},
            // opt(T)'s table and the composition grow with T (this took the memory of the machine).
            {"--steps 2147483647", "--steps 2147483647: at most 1000000 (opt(T) keeps a table"},
            {"--composition 3x2", "--composition says what -o writes, and -o is missing"},
            {"-o /tmp --composition 3y2", "--composition '3y2': '3y2' is not DEGREExCOUNT"},
            {"-o /tmp --composition '3x2 + 0x1'", "'0x1' is not DEGREExCOUNT"},
+           // Too large, not malformed (was "is not DEGREExCOUNT").
+           {"-o /tmp --composition 1x1000000",
+            "--composition '1x1000000': more than 100000 steps\n  hint: a composition given by "
+            "hand covers at most 100000 steps"},
            {"-o /tmp --steps 5 --param T=1", "covers 5 steps, but the run executes 2 calls"},
            {"-o /tmp --composition 3x3 --param T=1",
             "the composition 3x3 covers 9 steps, but the run executes 2 calls"},

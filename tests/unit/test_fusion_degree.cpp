@@ -92,6 +92,15 @@ TEST(FusionDegree, ParseComposition) {
   }
   EXPECT_FALSE(parseComposition("9x99999", error));
   EXPECT_EQ(error, "more than 100000 steps");
+  // Too large however many digits (they were "not DEGREExCOUNT" past 6 digits); leading zeros
+  // are digits.
+  for (const char* large : {"1x1000000", "1000001x1", "1x99999999999999999999999"}) {
+    EXPECT_FALSE(parseComposition(large, error)) << large;
+    EXPECT_EQ(error, "more than 100000 steps") << large;
+  }
+  c = parseComposition("0000002x00000003", error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->text(), "2x3");
 }
 
 }  // namespace tessel
