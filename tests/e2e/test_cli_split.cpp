@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
@@ -89,6 +90,37 @@ TEST(CliSplit, EveryBenchmarkComputesTheSameAfterSplitAndMaxfuse) {
       expectSameResults(benchmarkPath(b).string(), mode, freshTempDir("split", b + "-" + mode),
                         smallParams(b));
     }
+}
+
+// Which benchmarks trivial-fission splits, as docs/fusion.md lists them (it once said only
+// hypterm): hypterm's call in five, rhs4center's and rhs4sg's in three, diffterm's velgrad in
+// nine; diffterm's difflux stays whole, with why; every other call writes one global array.
+TEST(CliSplit, WhichBenchmarksSplit) {
+  std::map<std::string, std::string> notes;  // benchmark -> its notes
+  for (const std::string& b : benchmarkNames()) {
+    auto r = runCommand(tesselBinary() + " split " + benchmarkPath(b).string() + " -o " +
+                        freshTempDir("split", b + "-which").string());
+    ASSERT_EQ(r.exitCode, 0) << b << "\n" << r.output;
+    std::string lines;
+    std::istringstream in(r.output);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("call ", 0) == 0) lines += line + "\n";
+    if (!lines.empty()) notes[b] = lines;
+  }
+  EXPECT_EQ(notes.size(), 4u);
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"diffterm",
+       {"call 0 (velgrad) -> 9 kernels, one per output (ux, uy, uz, vx, vy, vz, wx, wy, wz)",
+        "call 1 (difflux) stays whole: statement s3 of 'difflux' touches 'difflux_mx', which "
+        "statement s0 writes in the kernel of 'difflux_mx'"}},
+      {"hypterm",
+       {"call 0 (hypterm) -> 5 kernels, one per output (flux_rho, flux_mx, flux_my, flux_mz, "
+        "flux_e)"}},
+      {"rhs4center", {"call 0 (rhs4center) -> 3 kernels, one per output (uacc0, uacc1, uacc2)"}},
+      {"rhs4sg", {"call 0 (rhs4sg) -> 3 kernels, one per output (uacc0, uacc1, uacc2)"}}};
+  for (const auto& [b, lines] : expected)
+    for (const std::string& line : lines)
+      EXPECT_NE(notes[b].find(line), std::string::npos) << b << ": " << line << "\n" << notes[b];
 }
 
 // Fusion groups written out (analysis/regroup.h): every statement of every benchmark in a
