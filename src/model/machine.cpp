@@ -1,6 +1,7 @@
 #include "model/machine.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -11,6 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+
+#include "model/occupancy.h"
 
 namespace tessel {
 
@@ -227,6 +230,15 @@ std::optional<MachineDesc> parseMachine(const std::string& text, const std::stri
   m.path = fileName;
   m.name = j["name"].get<std::string>();
   capability(j["compute_capability"], m.compute.ccMajor, m.compute.ccMinor);
+  // The occupancy (model/occupancy.h) needs the allocation rules of the compute capability;
+  // without them every kernel would be predicted at one block per SM, and no report would say so.
+  if (!occupancyRules(m.compute.ccMajor, m.compute.ccMinor))
+    bad(fmt::format("field 'compute_capability' is \"{}\", which the occupancy calculator has no "
+                    "rules for (it knows {})",
+                    j["compute_capability"].get<std::string>(),
+                    fmt::join(occupancyCapabilities(), ", ")),
+        "occupancy, and so every prediction, needs NVIDIA's allocation rules for the GPU's "
+        "compute capability (src/model/occupancy.h)");
   auto i64 = [&](const char* k) { return j[k].get<int64_t>(); };
   m.compute.sms = i64("sms");
   m.compute.warpSize = i64("warp_size");

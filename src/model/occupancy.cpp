@@ -124,6 +124,14 @@ std::optional<OccupancyRules> occupancyRules(int major, int minor) {
   return r;
 }
 
+std::vector<std::string> occupancyCapabilities() {
+  std::vector<std::string> out;
+  for (int major = 1; major <= 12; ++major)
+    for (int minor = 0; minor <= 9; ++minor)
+      if (occupancyRules(major, minor)) out.push_back(fmt::format("{}.{}", major, minor));
+  return out;
+}
+
 std::string Occupancy::limitText() const {
   std::vector<std::string> parts;
   if (limitedBy & kLimitWarps) parts.push_back("threads");

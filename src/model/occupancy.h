@@ -49,6 +49,10 @@ struct OccupancyRules {
 /// The rules of compute capability major.minor; nullopt outside 3.5-9.0 (and 4.x).
 std::optional<OccupancyRules> occupancyRules(int major, int minor);
 
+/// The compute capabilities occupancyRules knows, in increasing order ("3.5", ..., "9.0"): a
+/// machine file must name one of them (model/machine.h).
+std::vector<std::string> occupancyCapabilities();
+
 /// One kernel's launch, as occupancy sees it.
 struct OccupancyQuery {
   int64_t threads = 0;        // per block

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "model/machine.h"
+#include "model/occupancy.h"
 #include "schedule/schedule.h"
 #include "sten_test_util.h"
 
@@ -236,6 +237,33 @@ TEST(Machine, BrokenFileGivesAClearErrorNamingFileAndField) {
   DiagnosticEngine d;
   EXPECT_FALSE(parseMachine("[1, 2]", "list.json", d));
   has(allText(d), "machine file 'list.json': expected a JSON object of fields");
+}
+
+TEST(Machine, ACapabilityWithoutOccupancyRulesIsRefused) {
+  // Occupancy needs the allocation rules of the compute capability: a machine file naming one
+  // the calculator lacks is refused (it was accepted, and every kernel then predicted at one
+  // block per SM without a word), naming the file, the value and the ones it knows.
+  const std::string known =
+      "3.5, 3.7, 5.0, 5.2, 5.3, 6.0, 6.1, 6.2, 7.0, 7.2, 7.5, 8.0, 8.6, 8.7, 8.9, 9.0";
+  for (const char* cc : {"9.5", "10.0", "8.2", "4.0", "3.0"}) {
+    const std::string got = brokenH100("\"compute_capability\": \"9.0\"",
+                                       std::string("\"compute_capability\": \"") + cc + "\"");
+    EXPECT_NE(got.find(std::string("machine file 'broken/h100.json': field 'compute_capability' "
+                                   "is \"") +
+                       cc + "\", which the occupancy calculator has no rules for (it knows " +
+                       known + ")"),
+              std::string::npos)
+        << got;
+    EXPECT_EQ(got.find("(accepted)"), std::string::npos) << got;
+  }
+  // Every capability the calculator knows is accepted, and every shipped machine has one.
+  for (const std::string& cc : occupancyCapabilities())
+    EXPECT_EQ(
+        brokenH100("\"compute_capability\": \"9.0\"", "\"compute_capability\": \"" + cc + "\""),
+        "(accepted)")
+        << cc;
+  for (const std::string& id : kAllMachines)
+    EXPECT_TRUE(occupancyRules(machine(id).compute.ccMajor, machine(id).compute.ccMinor)) << id;
 }
 
 // ---- schedules: defaults ----
