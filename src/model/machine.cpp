@@ -24,6 +24,14 @@ std::string MachineDesc::computeCapability() const {
   return fmt::format("{}.{}", compute.ccMajor, compute.ccMinor);
 }
 
+std::vector<std::string> calibrationFamilies() {
+  // schedule/family.h's familyName for each family (a layer above this one; test_schedule.cpp's
+  // Machine.CalibrationFamiliesAreTheModels checks they agree), then the streamed fused kernel.
+  return {"global", "global-stream", "shared", "stream", "overlapped", "stream + time_tile"};
+}
+
+std::vector<std::string> fusedCalibrationFamilies() { return {"overlapped", "stream + time_tile"}; }
+
 namespace {
 
 enum class Kind {
@@ -219,6 +227,23 @@ std::optional<MachineDesc> parseMachine(const std::string& text, const std::stri
       if (f.figure && !j["sources"].contains(f.name))
         bad(fmt::format("field '{}' has no entry in 'sources' saying where it comes from", f.name));
   }
+  // The families the calibration is keyed by: a misspelt one would never be looked up, and its
+  // factor silently left out of every prediction.
+  auto families = [&](const char* field, const std::vector<std::string>& valid, const char* what) {
+    if (!j.contains(field) || !j[field].is_object()) return;
+    const std::vector<std::string> all = calibrationFamilies();
+    for (auto& [key, _] : j[field].items()) {
+      if (std::find(valid.begin(), valid.end(), key) != valid.end()) continue;
+      std::string hint;  // a misspelling's closest (not for a family that fuses no steps)
+      if (std::find(all.begin(), all.end(), key) == all.end())
+        if (auto best = closestName(key, valid)) hint = fmt::format("did you mean '{}'?", *best);
+      bad(fmt::format("'{}' names '{}', which is not {} ({})", field, key, what,
+                      fmt::join(valid, ", ")),
+          hint);
+    }
+  };
+  families("calibration", calibrationFamilies(), "a schedule family of the model");
+  families("calibration_time_tiles", fusedCalibrationFamilies(), "a family that fuses time steps");
   if (j.contains("notes") &&
       (!j["notes"].is_array() || !std::all_of(j["notes"].begin(), j["notes"].end(),
                                               [](const json& n) { return n.is_string(); })))

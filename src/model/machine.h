@@ -83,6 +83,13 @@ struct MachineDesc {
   }
 };
 
+/// The names a machine file's `calibration` is keyed by, the model's families as
+/// perf/kernel_figures.h's familyText gives them: the schedule families (schedule/family.h) and
+/// "stream + time_tile" (the streamed fused kernel). Any other key is an error.
+std::vector<std::string> calibrationFamilies();
+/// Those that fuse time steps: the keys `calibration_time_tiles` may have.
+std::vector<std::string> fusedCalibrationFamilies();
+
 /// The machine used when none is named.
 inline constexpr const char* kDefaultMachine = "h100";
 

@@ -100,3 +100,26 @@ TEST(CliMachines, ACapabilityWithoutOccupancyRulesIsAUserError) {
         << command << r.output;
   }
 }
+
+TEST(CliMachines, AnUnknownCalibrationFamilyIsAUserError) {
+  // A misspelt family under calibration or calibration_time_tiles was accepted and its factor
+  // never used; it is an error with the closest family, exit status 1.
+  const std::string file =
+      editedH100("calfamily", "\"calibration\": {\"global\"", "\"calibration\": {\"globl\"");
+  auto r = runCommand(tesselBinary() + " analyze --no-ptxas " + benchFile("j3d7pt") +
+                      " --machine " + file);
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("machine file '" + file +
+                          "': 'calibration' names 'globl', which is not a schedule family"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("hint: did you mean 'global'?"), std::string::npos) << r.output;
+  const std::string tiles =
+      editedH100("tilefamily", "\"stream + time_tile\": [2]", "\"stream+time_tile\": [2]");
+  auto t = runCommand(tesselBinary() + " check " + benchFile("j3d7pt") + " --machine " + tiles);
+  EXPECT_EQ(t.exitCode, 1) << t.output;
+  EXPECT_NE(t.output.find("'calibration_time_tiles' names 'stream+time_tile'"), std::string::npos)
+      << t.output;
+  EXPECT_NE(t.output.find("hint: did you mean 'stream + time_tile'?"), std::string::npos)
+      << t.output;
+}

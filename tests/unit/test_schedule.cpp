@@ -266,6 +266,55 @@ TEST(Machine, ACapabilityWithoutOccupancyRulesIsRefused) {
     EXPECT_TRUE(occupancyRules(machine(id).compute.ccMajor, machine(id).compute.ccMinor)) << id;
 }
 
+TEST(Machine, UnknownCalibrationFamiliesAreRefusedWithTheClosest) {
+  // A factor under a misspelt family was accepted and never looked up: the kernels of that
+  // family were predicted uncalibrated without a word. Each key must be a family of the model.
+  auto has = [](const std::string& got, const std::string& want) {
+    EXPECT_NE(got.find(want), std::string::npos) << "want: " << want << "\ngot: " << got;
+  };
+  const std::string cal = "\"calibration\": {\"global\"";
+  const std::string tiles = "\"calibration_time_tiles\": {\"overlapped\"";
+  for (auto [key, closest] :
+       {std::pair<std::string, std::string>{"stream+time_tile", "stream + time_tile"},
+        {"globl", "global"},
+        {"overlaped", "overlapped"},
+        {"Stream", "stream"}}) {
+    const std::string got = brokenH100(cal, "\"calibration\": {\"" + key + "\"");
+    has(got, "machine file 'broken/h100.json': 'calibration' names '" + key +
+                 "', which is not a schedule family of the model (global, global-stream, shared, "
+                 "stream, overlapped, stream + time_tile)");
+    has(got, "hint: did you mean '" + closest + "'?");
+    EXPECT_EQ(got.find("(accepted)"), std::string::npos) << got;
+  }
+  has(brokenH100(tiles, "\"calibration_time_tiles\": {\"overlaped\""),
+      "'calibration_time_tiles' names 'overlaped', which is not a family that fuses time steps "
+      "(overlapped, stream + time_tile)\n  hint: did you mean 'overlapped'?");
+  has(brokenH100(tiles, "\"calibration_time_tiles\": {\"stream+time_tile\""),
+      "hint: did you mean 'stream + time_tile'?");
+  // A family that fuses no time steps has no time tiles to list.
+  const std::string global = brokenH100(tiles, "\"calibration_time_tiles\": {\"global\"");
+  has(global,
+      "'calibration_time_tiles' names 'global', which is not a family that fuses time steps");
+  EXPECT_EQ(global.find("hint"), std::string::npos) << global;
+  // Every family of the model is a valid key.
+  for (const std::string& f : calibrationFamilies())
+    EXPECT_EQ(brokenH100(cal, "\"calibration\": {\"" + f + "\": 1, \"global\""), "(accepted)") << f;
+}
+
+TEST(Machine, CalibrationFamiliesAreTheModels) {
+  // The machine layer lists the names the model looks factors up by (perf/kernel_figures.h,
+  // familyText): every schedule family's name, then the streamed fused kernel's.
+  std::vector<std::string> names;
+  for (ScheduleFamily f :
+       {ScheduleFamily::Global, ScheduleFamily::GlobalStream, ScheduleFamily::Shared,
+        ScheduleFamily::Stream, ScheduleFamily::Overlapped})
+    names.push_back(familyName(f));
+  names.push_back("stream + time_tile");
+  EXPECT_EQ(calibrationFamilies(), names);
+  EXPECT_EQ(fusedCalibrationFamilies(),
+            (std::vector<std::string>{"overlapped", "stream + time_tile"}));
+}
+
 // ---- schedules: defaults ----
 
 TEST(Schedule, DefaultsPerDimensionality) {
