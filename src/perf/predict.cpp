@@ -164,7 +164,8 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
 /// The latency bound of kernel `r` over `blocks` blocks (predict.h): Little's law over the
 /// resident threads, a round being the whole kernel or, for a kernel that sweeps a dimension,
 /// one plane.
-LatencyBound latencyBound(const KernelReport& r, const MachineDesc& m, int64_t blocks) {
+LatencyBound latencyBound(const KernelReport& r, const MachineDesc& m, int64_t blocks,
+                          double launchUpdates) {
   const GpuKernelInfo& k = r.info;
   LatencyBound b;
   const int64_t threads = static_cast<int64_t>(k.block[0]) * k.block[1] * k.block[2];
@@ -180,6 +181,20 @@ LatencyBound latencyBound(const KernelReport& r, const MachineDesc& m, int64_t b
   } else {
     b.updatesPerThread = static_cast<double>(k.unroll[0]) * k.unroll[1] * k.unroll[2];
   }
+  // Only the threads with work wait, and each of them performs a round's updates at least: a
+  // launch of fewer point-updates than its resident threads perform in one round (a domain of a
+  // few points) has at most its updates over a thread's (a thread per point, at least one).
+  bool fewer = false;
+  if (launchUpdates > 0 && b.updatesPerThread > 0) {
+    const int64_t working =
+        std::max<int64_t>(1, static_cast<int64_t>(std::ceil(launchUpdates / b.updatesPerThread)));
+    if (working < b.residentThreads) {
+      fewer = true;
+      b.residentThreads = working;
+      b.updatesPerThread =
+          std::min(b.updatesPerThread, launchUpdates / static_cast<double>(working));
+    }
+  }
   b.barriersPerRound = sweeps ? r.barriersPerPlane : r.barriersOnce;
   if (!m.memory.dramLatency || !m.memory.barrierLatency) {
     b.source = "unknown (no DRAM and barrier latencies in the machine file)";
@@ -188,17 +203,20 @@ LatencyBound latencyBound(const KernelReport& r, const MachineDesc& m, int64_t b
   b.roundSeconds = *m.memory.dramLatency + b.barriersPerRound * *m.memory.barrierLatency;
   b.seconds = b.roundSeconds / (static_cast<double>(b.residentThreads) * b.updatesPerThread);
   b.source = fmt::format(
-      "{} resident threads x {:.3g} update(s) per round of {:.3g} ns (DRAM {:.3g} ns + {} "
+      "{} resident threads{} x {:.3g} update(s) per round of {:.3g} ns (DRAM {:.3g} ns + {} "
       "barrier(s) x {:.3g} ns)",
-      b.residentThreads, b.updatesPerThread, b.roundSeconds * 1e9, *m.memory.dramLatency * 1e9,
-      b.barriersPerRound, *m.memory.barrierLatency * 1e9);
+      b.residentThreads,
+      fewer ? fmt::format(" with work (the launch's {:.3g} point-update(s))", launchUpdates)
+            : std::string(),
+      b.updatesPerThread, b.roundSeconds * 1e9, *m.memory.dramLatency * 1e9, b.barriersPerRound,
+      *m.memory.barrierLatency * 1e9);
   return b;
 }
 
 }  // namespace
 
 Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t blocks,
-                         double updates, const HintContext& context) {
+                         double launchUpdates, double updates, const HintContext& context) {
   const Traffic& t = r.traffic;
   const double peak = t.fp64 ? m.compute.peakFp64 : m.compute.peakFp32;
   Prediction p;
@@ -251,7 +269,7 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
                  : std::min(1.0, static_cast<double>(std::max<int64_t>(blocks, 1)) / m.compute.sms);
   p.bandwidthSecondsPerUpdate = bound->seconds / p.waveEfficiency;
   p.rooflineSecondsPerUpdate = p.bandwidthSecondsPerUpdate;
-  p.latency = latencyBound(r, m, blocks);
+  p.latency = latencyBound(r, m, blocks, launchUpdates);
   if (p.latency.seconds > p.rooflineSecondsPerUpdate) {
     p.rooflineSecondsPerUpdate = p.latency.seconds;
     p.bound = "latency";
@@ -286,6 +304,15 @@ int64_t launchBlocks(const GpuKernelInfo& k, const Box& box) {
   }
   if (k.streamIter >= 0 && k.chunk > 0) blocks *= (extent(k.streamIter) + k.chunk - 1) / k.chunk;
   return blocks;
+}
+
+/// The point-updates one launch over `box` performs: its points times the fused steps.
+double launchUpdates(const Box& box, int steps) {
+  if (box.empty) return 0;
+  double points = std::max(1, steps);
+  for (size_t d = 0; d < box.lo.size(); ++d)
+    points *= static_cast<double>(box.hi[d] - box.lo[d] + 1);
+  return points;
 }
 
 }  // namespace
@@ -384,7 +411,8 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
     HintContext context;
     context.oneStep = work.callsExecuted <= 1;
     context.statementsToFuse = prog.calls.at(static_cast<size_t>(k.call)).stmts.size() > 1;
-    out.kernels.push_back(predictKernel(r, m, launchBlocks(k, box), updates, context));
+    out.kernels.push_back(predictKernel(r, m, launchBlocks(k, box),
+                                        launchUpdates(box, r.traffic.steps), updates, context));
     out.seconds += out.kernels.back().seconds;
     out.rooflineSeconds += out.kernels.back().rooflineSecondsPerUpdate * updates;
   }

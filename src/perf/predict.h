@@ -19,8 +19,11 @@
 //                         / (resident threads x updates per thread and round).
 // Resident threads are the launch's blocks, at most SMs x resident blocks per SM, times the
 // block's threads; a thread's updates per round are its block's output points (per plane when it
-// sweeps) times the fused steps over the block's threads. Where the machine file has no
-// latencies the bound is unknown and left out.
+// sweeps) times the fused steps over the block's threads. Only threads with work count, each with
+// a round's updates at least: where the launch performs fewer point-updates (its points times the
+// fused steps) than the resident threads do in one round, the resident threads are the launch's
+// updates over a thread's (a domain of one point: one thread, one update, a round trip per
+// update). Where the machine file has no latencies the bound is unknown and left out.
 #pragma once
 
 #include <string>
@@ -44,7 +47,7 @@ struct LevelTime {
 
 /// The latency bound of one kernel (above).
 struct LatencyBound {
-  int64_t residentThreads = 0;  // threads resident at once over the GPU
+  int64_t residentThreads = 0;  // threads resident at once over the GPU, with work
   double updatesPerThread = 0;  // point-updates per thread and round
   int barriersPerRound = 0;     // barriers per round
   double roundSeconds = 0;      // DRAM latency + barriers x barrier latency; 0: unknown
@@ -85,10 +88,11 @@ struct HintContext {
   bool statementsToFuse = false;
 };
 
-/// The prediction for kernel `r` on `m`, launched over `blocks` blocks, performing `updates`
-/// point-updates per run.
+/// The prediction for kernel `r` on `m`, launched over `blocks` blocks that perform
+/// `launchUpdates` point-updates per launch (0: not known, no limit on the resident threads),
+/// performing `updates` point-updates per run.
 Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t blocks,
-                         double updates, const HintContext& context = {});
+                         double launchUpdates, double updates, const HintContext& context = {});
 
 struct ProgramPrediction {
   std::vector<Prediction> kernels;  // one per report, in launch order
