@@ -879,6 +879,8 @@ int main(int argc, char** argv) {
                     << "'\n  hint: give a path in a directory that exists and is writable\n";
           return kExitUserError;
         }
+        for (const std::string& n : rooflineLeftOut(*a))
+          std::cerr << "tessel: note: --plot: " << n << "\n";
       }
       std::cout << (analyzeJson ? a->dump(2) + "\n" : analyzeText(*a));
       return kExitOk;

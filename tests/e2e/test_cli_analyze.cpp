@@ -589,6 +589,12 @@ TEST(CliAnalyze, PlotWritesTheRooflineAsSvg) {
   EXPECT_EQ(count("<line class=\"ceiling\""), 4u) << s;
   EXPECT_NE(s.find("NVIDIA H100 SXM5 80GB (a prediction, not a measurement)"), std::string::npos);
   EXPECT_NE(s.find("call0_j3d7pt_s0 at DRAM"), std::string::npos) << s;
+  // The L2 points have no ceiling on the H100 (no published bandwidth), but a legend entry in
+  // their colour.
+  EXPECT_NE(s.find("<circle class=\"kernel\" cx="), std::string::npos) << s;
+  EXPECT_NE(s.find("fill=\"#2ca02c\">L2: points only (no bandwidth)</text>"), std::string::npos)
+      << s;
+  EXPECT_NE(s.find("<title>call0_j3d7pt_s0 at L2"), std::string::npos) << s;
   EXPECT_EQ(count("--"), 2u) << "an XML comment may not hold '--' (only its '<!--' and '-->')";
   std::filesystem::remove(svg);
   // A file that cannot be written is an error with a hint, exit status 1.
@@ -598,6 +604,108 @@ TEST(CliAnalyze, PlotWritesTheRooflineAsSvg) {
   EXPECT_NE(bad.output.find("cannot write the roofline chart to '/nonexistent-dir/x.svg'"),
             std::string::npos)
       << bad.output;
+}
+
+namespace {
+
+/// `tessel analyze --no-ptxas ARGS --plot` into a temporary file: the command's result and the
+/// SVG's text.
+std::pair<CommandResult, std::string> plotted(const std::string& args, const std::string& name) {
+  const std::string svg = std::filesystem::temp_directory_path() / ("tessel-test-" + name + ".svg");
+  std::filesystem::remove(svg);
+  auto r = runCommand(tesselBinary() + " analyze --no-ptxas " + args + " --plot " + svg);
+  std::string text = readText(svg);
+  std::filesystem::remove(svg);
+  return {r, text};
+}
+
+/// Every `<text` element's y, in document order.
+std::vector<double> textYs(const std::string& svg) {
+  std::vector<double> ys;
+  for (size_t at = svg.find("<text"); at != std::string::npos; at = svg.find("<text", at + 1)) {
+    const size_t y = svg.find(" y=\"", at);
+    ys.push_back(std::stod(svg.substr(y + 4)));
+  }
+  return ys;
+}
+
+/// The height of the SVG's viewBox ("0 0 W H").
+double viewBoxHeight(const std::string& svg) {
+  const size_t at = svg.find("viewBox=\"0 0 ");
+  std::istringstream in(svg.substr(at + 13));
+  double w = 0, h = 0;
+  in >> w >> h;
+  return h;
+}
+
+}  // namespace
+
+TEST(CliAnalyze, PlotNumbersEveryKernelAndSaysWhichItLeavesOut) {
+  // jacobi1d-boundary's 6 kernels: the boundary copies (1, 3, 4 and 6) do no arithmetic, and 0
+  // FLOPs have no intensity on a log axis. They were left out without a word and the legend
+  // renumbered the other two 1 and 2; now every kernel keeps its number (2 and 5 are plotted),
+  // and the SVG and stderr say which are not plotted and why.
+  auto [r, s] =
+      plotted(sourceDir() + "/benchmarks/jacobi1d-boundary.sten --schedule global", "left-out");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("tessel: note: --plot: kernels 1 (call0_f1_left_s0), 3 "
+                          "(call2_f3_right_s0), 4 (call3_f1_left_s0), 6 (call5_f3_right_s0) not "
+                          "plotted: 0 FLOPs per point-update: no operational intensity to place "
+                          "on a log axis"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(s.find(">not plotted: kernels 1, 3, 4, 6 (0 FLOPs per point-update: no operational "
+                   "intensity to place on a log axis)</text>"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find(">1: call0_f1_left_s0 (not plotted)</text>"), std::string::npos) << s;
+  EXPECT_NE(s.find(">2: call1_f2_interior_s0</text>"), std::string::npos) << s;
+  EXPECT_NE(s.find(">5: call4_f2_interior_s0</text>"), std::string::npos) << s;
+  EXPECT_NE(s.find(">6: call5_f3_right_s0 (not plotted)</text>"), std::string::npos) << s;
+  // The points are labelled with the kernels' own numbers: 2 and 5, never 1.
+  EXPECT_NE(s.find("font-size=\"10\">5</text>"), std::string::npos) << s;
+  EXPECT_EQ(s.find("font-size=\"10\">1</text>"), std::string::npos) << s;
+  EXPECT_EQ(s.find("<title>call0_f1_left_s0 at "), std::string::npos) << s;
+  // A program of one copy: nothing plotted, and said so.
+  const std::string copy =
+      (std::filesystem::temp_directory_path() / "tessel-test-plot-copy.sten").string();
+  std::ofstream(copy) << "parameter N=1024;\niterator i;\ndouble a[N], b[N];\ncopyin a;\n"
+                         "copyout b;\nstencil copy (out, in) {\n  out[i] = in[i+1];\n}\n"
+                         "[0:N-2] : copy(b, a);\n";
+  auto [c, cs] = plotted(copy, "copy");
+  ASSERT_EQ(c.exitCode, 0) << c.output;
+  EXPECT_NE(c.output.find("tessel: note: --plot: kernel 1 (call0_copy_s0) not plotted"),
+            std::string::npos)
+      << c.output;
+  EXPECT_EQ(cs.find("<circle class=\"kernel\""), std::string::npos) << cs;
+  EXPECT_NE(cs.find(">not plotted: kernel 1 (0 FLOPs"), std::string::npos) << cs;
+  std::filesystem::remove(copy);
+  // Where every kernel has a point, nothing is said.
+  auto [j, js] = plotted(j3d7pt() + " --schedule global", "all-plotted");
+  ASSERT_EQ(j.exitCode, 0) << j.output;
+  EXPECT_EQ(j.output.find("not plotted"), std::string::npos) << j.output;
+  EXPECT_EQ(js.find("not plotted"), std::string::npos) << js;
+}
+
+TEST(CliAnalyze, PlotGrowsToHoldTheLegend) {
+  // rhs4sg's 37 kernels: the legend ran past the 480 px picture (labels at y up to 536); the
+  // picture grows to hold it. Every text element lies within the viewBox.
+  auto [r, s] = plotted(sourceDir() + "/benchmarks/rhs4sg.sten", "long-legend");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const double height = viewBoxHeight(s);
+  EXPECT_GT(height, 480) << s;
+  EXPECT_NE(s.find("height=\"" + fmt::format("{}", height) + "\""), std::string::npos) << s;
+  const std::vector<double> ys = textYs(s);
+  ASSERT_GT(ys.size(), 37u);
+  for (double y : ys) {
+    EXPECT_GT(y, 0) << s;
+    EXPECT_LE(y, height) << s;
+  }
+  // A short legend keeps the picture's size.
+  auto [j, js] = plotted(j3d7pt() + " --schedule global", "short-legend");
+  ASSERT_EQ(j.exitCode, 0) << j.output;
+  EXPECT_EQ(viewBoxHeight(js), 480);
+  for (double y : textYs(js)) EXPECT_LE(y, 480);
 }
 
 TEST(CliAnalyze, ScheduleAutoTakesTheModelsFirstChoice) {
