@@ -53,17 +53,31 @@ std::string machinesText(DiagnosticEngine& diags) {
 nlohmann::json machinesJson(DiagnosticEngine& diags) {
   nlohmann::json out = nlohmann::json::array();
   for (const MachineDesc& m : loadAll(diags)) {
+    // Every figure of the machine file (machines/README.md), under its field's name.
     nlohmann::json j = {{"id", m.id},
                         {"name", m.name},
                         {"file", m.path},
                         {"compute_capability", m.computeCapability()},
                         {"sms", m.compute.sms},
+                        {"warp_size", m.compute.warpSize},
+                        {"max_threads_per_block", m.limits.maxThreadsPerBlock},
+                        {"max_block_dims", m.limits.maxBlockDims},
+                        {"max_grid_dims", m.limits.maxGridDims},
+                        {"max_threads_per_sm", m.limits.maxThreadsPerSm},
+                        {"max_blocks_per_sm", m.limits.maxBlocksPerSm},
+                        {"registers_per_sm", m.limits.registersPerSm},
+                        {"max_registers_per_block", m.limits.maxRegistersPerBlock},
+                        {"max_registers_per_thread", m.limits.maxRegistersPerThread},
+                        {"shared_memory_per_block_bytes", m.memory.sharedPerBlock},
+                        {"shared_memory_per_block_optin_bytes", m.memory.sharedPerBlockOptin},
+                        {"shared_memory_per_sm_bytes", m.memory.sharedPerSm},
                         {"peak_fp64_flop_per_s", m.compute.peakFp64},
                         {"peak_fp32_flop_per_s", m.compute.peakFp32},
                         {"dram_bandwidth_bytes_per_s", m.memory.dramBandwidth},
-                        {"shared_memory_per_sm_bytes", m.memory.sharedPerSm},
                         {"sources", m.sources},
                         {"notes", m.notes}};
+    j["l2_bandwidth_bytes_per_s"] =
+        m.memory.l2Bandwidth ? nlohmann::json(*m.memory.l2Bandwidth) : nlohmann::json();
     j["measured_dram_bandwidth_bytes_per_s"] = m.memory.measuredDramBandwidth
                                                    ? nlohmann::json(*m.memory.measuredDramBandwidth)
                                                    : nlohmann::json(nullptr);

@@ -123,3 +123,28 @@ TEST(CliMachines, AnUnknownCalibrationFamilyIsAUserError) {
   EXPECT_NE(t.output.find("hint: did you mean 'stream + time_tile'?"), std::string::npos)
       << t.output;
 }
+
+TEST(CliMachines, JsonHasEveryFigureOfTheFile) {
+  // The docs say --json prints every figure with its source: each field `sources` names is in
+  // the entry, with the file's value (warp_size, the block and grid limits, the registers, the
+  // shared memory per block and the L2 bandwidth were left out).
+  auto r = runCommand(tesselBinary() + " machines --json");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  size_t gpus = 0;
+  for (const auto& m : nlohmann::json::parse(r.output)) {
+    if (m["kind"] == "cpu") continue;
+    ++gpus;
+    const nlohmann::json file = nlohmann::json::parse(readText(m["file"].get<std::string>()));
+    ASSERT_FALSE(m["sources"].empty()) << m["id"];
+    for (auto& [field, _] : m["sources"].items()) {
+      ASSERT_TRUE(m.contains(field)) << m["id"] << " lacks " << field;
+      EXPECT_EQ(m[field], file[field]) << m["id"] << " " << field;
+    }
+    for (auto& [field, value] : file.items()) {
+      if (field != "sources" && field != "notes") {
+        EXPECT_TRUE(m.contains(field)) << m["id"] << " lacks " << field;
+      }
+    }
+  }
+  EXPECT_EQ(gpus, 6u);
+}
