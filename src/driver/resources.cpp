@@ -133,8 +133,13 @@ nlohmann::json resourcesJson(const ResourcesResult& r) {
                         {"barriers", k.barriers},
                         {"constant_bytes", k.constantBytes},
                         {"index_bits", indexBitsOf(r, k.name)}};
-    if (const GpuKernelInfo* orig = copyOf(r, k.name)) e["copy_of"] = orig->name;
-    if (const GpuKernelInfo* info = infoOf(r, k.name)) {
+    // A 64-bit copy runs the schedule of the kernel it copies: the same keys, and which it is.
+    const GpuKernelInfo* info = infoOf(r, k.name);
+    if (const GpuKernelInfo* orig = copyOf(r, k.name)) {
+      e["copy_of"] = orig->name;
+      if (!info) info = orig;
+    }
+    if (info) {
       e["family"] = familyText(*info);
       e["block"] = info->block;
       e["call"] = info->call;

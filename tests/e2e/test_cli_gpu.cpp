@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -180,11 +181,24 @@ TEST(CliGpu, ResourcesAsJsonFollowsTheSchedule) {
   auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')));  // after the cap note
   EXPECT_EQ(j["arch"], "sm_80");
   EXPECT_TRUE(j["warnings"].empty()) << r.output;
-  // Two kernels and their 64-bit copies (pass narrow-indices), which run the same schedule.
+  // Two kernels and their 64-bit copies (pass narrow-indices), which run the same schedule: a
+  // copy has every key a kernel has (family, block, call and statement were missing), those of
+  // the kernel it copies, and copy_of naming it.
   ASSERT_EQ(j["kernels"].size(), 4u) << r.output;
+  std::map<std::string, nlohmann::json> byName;
+  for (auto& k : j["kernels"]) byName[k["name"].get<std::string>()] = k;
   for (auto& k : j["kernels"]) {
+    for (const char* key : {"name", "registers", "shared_bytes", "local_bytes", "stack_bytes",
+                            "spill_store_bytes", "spill_load_bytes", "barriers", "constant_bytes",
+                            "index_bits", "family", "block", "call", "statement"})
+      EXPECT_TRUE(k.contains(key)) << key << " " << k;
     if (k.contains("copy_of")) {
       EXPECT_EQ(k["index_bits"], 64);
+      const std::string orig = k["copy_of"].get<std::string>();
+      EXPECT_EQ(k["name"], orig + "_i64");
+      ASSERT_TRUE(byName.count(orig)) << orig;
+      for (const char* key : {"family", "block", "call", "statement"})
+        EXPECT_EQ(k[key], byName[orig][key]) << key;
       continue;
     }
     EXPECT_EQ(k["index_bits"], 32);
