@@ -196,8 +196,15 @@ LatencyBound latencyBound(const KernelReport& r, const MachineDesc& m, int64_t b
     }
   }
   b.barriersPerRound = sweeps ? r.barriersPerPlane : r.barriersOnce;
-  if (!m.memory.dramLatency || !m.memory.barrierLatency) {
+  // Both latencies make the bound; say which the machine file lacks.
+  if (!m.memory.dramLatency && !m.memory.barrierLatency) {
     b.source = "unknown (no DRAM and barrier latencies in the machine file)";
+    return b;
+  }
+  if (!m.memory.dramLatency || !m.memory.barrierLatency) {
+    b.source = m.memory.dramLatency
+                   ? "unknown (no barrier latency in the machine file: barrier_latency_s is null)"
+                   : "unknown (no DRAM latency in the machine file: dram_latency_s is null)";
     return b;
   }
   b.roundSeconds = *m.memory.dramLatency + b.barriersPerRound * *m.memory.barrierLatency;

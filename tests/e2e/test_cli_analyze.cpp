@@ -792,6 +792,23 @@ TEST(CliAnalyze, LatencyBoundByHand) {
   EXPECT_NE(r.output.find("latency  unknown (no DRAM and barrier latencies in the machine file)"),
             std::string::npos)
       << r.output;
+  // With one of the two, the bound is unknown too, and says which is missing (it said neither
+  // was there).
+  for (const auto& [missing, other, text] :
+       {std::tuple{
+            "dram_latency_s", "barrier_latency_s",
+            "latency  unknown (no DRAM latency in the machine file: dram_latency_s is null)"},
+        std::tuple{"barrier_latency_s", "dram_latency_s",
+                   "latency  unknown (no barrier latency in the machine file: barrier_latency_s is "
+                   "null)"}}) {
+    h100[missing] = nullptr;
+    h100[other] = 6e-7;
+    std::ofstream(dir + "/lat.json") << h100.dump(2);
+    auto one = runCommand(tesselBinary() + " analyze --no-ptxas " + j3d7pt() + " --machine " + dir +
+                          "/lat.json --schedule shared");
+    ASSERT_EQ(one.exitCode, 0) << one.output;
+    EXPECT_NE(one.output.find(text), std::string::npos) << missing << one.output;
+  }
   std::filesystem::remove_all(dir);
 }
 
