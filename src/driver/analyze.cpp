@@ -461,9 +461,11 @@ std::string analyzeText(const nlohmann::json& a) {
       out += fmt::format("    {:<8} {:.4g} {} per point-update, {:.4g} ns", name,
                          l["amount"].get<double>(), name == "compute" ? "FLOP" : "B",
                          l["seconds"].get<double>() * 1e9);
-      if (name != "compute")
+      if (name != "compute" && l["amount"].get<double>() > 0)
         out += fmt::format(" (intensity {:.3g} FLOP/B, ridge {:.3g})", l["intensity"].get<double>(),
                            l["ridge"].get<double>());
+      else if (name != "compute")
+        out += " (no traffic: no intensity)";
       out += fmt::format("; {}\n", l["rate_source"].get<std::string>());
     }
     const auto& lat = k["latency"];

@@ -69,6 +69,7 @@ std::string leftOutWhy(const nlohmann::json& k) {
   double flops = 0;
   for (const auto& l : k["levels"])
     if (l["level"] == "compute") flops = l["amount"].get<double>();
+  if (k.value("updates", 1.0) <= 0) return "it runs no point-update at these parameter values";
   if (flops <= 0)
     return "0 FLOPs per point-update: no operational intensity to place on a log axis";
   if (k["roofline_seconds_per_update"].get<double>() <= 0) return "no predicted time";

@@ -65,9 +65,16 @@ std::vector<std::string> hintsFor(const KernelReport& r, const Prediction& p,
   auto oi = [&](const LevelTime& l) {
     return fmt::format("{:.3g} FLOP/B against a ridge of {:.3g}", l.intensity, l.ridge);
   };
-  if (bound.level == "DRAM" && !fused && !context.oneStep)
+  if (bound.level == "DRAM" && !fused && !context.oneStep && !context.leftover)
     out.push_back(lead + fmt::format("DRAM-bound ({}): fuse time steps (--schedule overlapped, or "
                                      "stream --time-tile T) to divide DRAM traffic by T",
+                                     oi(bound)));
+  // The calls left over after the last full time tile run per statement (the schedule fuses
+  // the others already).
+  if (bound.level == "DRAM" && !fused && context.leftover)
+    out.push_back(lead + fmt::format("DRAM-bound ({}): it runs the calls left over after the last "
+                                     "full time tile, per statement; a time tile that divides "
+                                     "the run's steps fuses them too",
                                      oi(bound)));
   // A run of one call has no time steps to fuse: what is left is fusing its statements.
   if (bound.level == "DRAM" && !fused && context.oneStep)
@@ -286,7 +293,9 @@ Prediction predictKernel(const KernelReport& r, const MachineDesc& m, int64_t bl
   if (p.calibrated) p.calibration = factor->second;
   p.secondsPerUpdate = p.rooflineSecondsPerUpdate / p.calibration;
   p.seconds = p.secondsPerUpdate * updates;
-  p.hints = hintsFor(r, p, *bound, context);
+  // A kernel that runs no point-update at these parameter values (the calls a time tile fuses
+  // all) costs nothing to improve: no hints.
+  if (updates > 0) p.hints = hintsFor(r, p, *bound, context);
   return p;
 }
 
@@ -417,6 +426,9 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
     }
     HintContext context;
     context.oneStep = work.callsExecuted <= 1;
+    if (k.fusedCalls.empty())
+      if (auto fused = fusedShare.find(k.call); fused != fusedShare.end())
+        context.leftover = fused->second > 0;
     context.statementsToFuse = prog.calls.at(static_cast<size_t>(k.call)).stmts.size() > 1;
     out.kernels.push_back(predictKernel(r, m, launchBlocks(k, box),
                                         launchUpdates(box, r.traffic.steps), updates, context));

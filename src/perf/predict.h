@@ -84,8 +84,9 @@ struct Prediction {
 /// What the program around a kernel leaves open, for its hints: a run of one call has no time
 /// steps to fuse; a call of several statements has statements to fuse.
 struct HintContext {
-  bool oneStep = false;
-  bool statementsToFuse = false;
+  bool oneStep = false;           // the run executes one call: no time steps to fuse
+  bool statementsToFuse = false;  // the kernel's call has several statements
+  bool leftover = false;  // a per-statement kernel of a call whose other executions are fused
 };
 
 /// The prediction for kernel `r` on `m`, launched over `blocks` blocks that perform

@@ -828,6 +828,38 @@ TEST(CliAnalyze, RemainingStepsRunPerStatement) {
   EXPECT_NEAR(single, 0.25 * all, 1e-6 * all) << a["kernels"];
 }
 
+// The per-statement kernels of the steps a time tile leaves over are hinted at a time tile that
+// divides the steps (the schedule given fuses time steps already), and those that run no update
+// (T = 2 divides j3d7pt's 8 steps) get no hint and no point on the chart, which says why.
+TEST(CliAnalyze, LeftoverAndIdleKernelsAreHintedAsTheyAre) {
+  int leftover = 0;
+  for (const auto& k : analyzedKernels(j3d7pt() + " --schedule stream --stream k --time-tile 3")) {
+    if (k["family"] == "stream + time_tile") continue;
+    ++leftover;
+    EXPECT_EQ(hintOf(k, "DRAM-bound"),
+              "DRAM-bound (" + quotedIntensity(k, "DRAM") +
+                  "): it runs the calls left over after the last full time tile, per statement; "
+                  "a time tile that divides the run's steps fuses them too")
+        << k;
+  }
+  EXPECT_EQ(leftover, 2);  // one per call of the ping-pong
+  const auto dir = freshTempDir("analyze", "idle");
+  const std::string svg = (dir / "idle.svg").string();
+  auto r = runCommand(tesselBinary() + " analyze --json --no-ptxas " + j3d7pt() +
+                      " --schedule overlapped --time-tile 2 --plot " + svg);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const nlohmann::json a = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  int idle = 0;
+  for (const auto& k : a["kernels"])
+    if (k["updates"].get<double>() == 0) {
+      ++idle;
+      EXPECT_TRUE(k["hints"].empty()) << k;
+    }
+  EXPECT_EQ(idle, 2);
+  EXPECT_NE(readText(svg).find("it runs no point-update at these parameter values"),
+            std::string::npos);
+}
+
 TEST(CliAnalyze, DefaultIsTheModelsChoice) {
   // Where neither the command line nor a #pragma names a family, `emit` and `run` for a GPU take
   // the model's choice and say so in one line; a family named anywhere, or the C++ backend,
