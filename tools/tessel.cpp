@@ -706,6 +706,11 @@ int main(int argc, char** argv) {
       std::cout << (tuneJson ? t->dump(2) + "\n" : tuneText(*t));
       return kExitOk;
     }
+    if (run->parsed() && run->count("--tolerance") > 0 && !ro.verify) {
+      std::cerr << "tessel: error: --tolerance is the tolerance of --verify, and --verify is "
+                   "missing\n  hint: give --verify too\n";
+      return kExitUserError;
+    }
     if (run->parsed() && !runTuned && !runTunedDb.empty()) {
       std::cerr << "tessel: error: --tuning-db names the database --tuned reads, and --tuned is "
                    "missing\n  hint: give --tuned too\n";

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <map>
 #include <stdexcept>
 
@@ -254,7 +255,14 @@ std::string toString(const ExprPtr& e, const std::vector<std::string>& iters) {
     case ExprKind::IntLit:
       return std::to_string(e->ival);
     case ExprKind::FloatLit: {
+      // The shortest text that reads back as the same value: for a float literal, the float's
+      // own (0.1f, not the double 0.10000000149011612f), where it reads back through a double.
       std::string s = fmt::format("{}", e->fval);
+      if (e->type == ScalarType::Float) {
+        const float f = static_cast<float>(e->fval);
+        const std::string shortest = fmt::format("{}", f);
+        if (static_cast<float>(std::strtod(shortest.c_str(), nullptr)) == f) s = shortest;
+      }
       if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
       return e->type == ScalarType::Float ? s + "f" : s;
     }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
@@ -170,6 +171,8 @@ void encode(const std::vector<double>& in, std::vector<char>& raw) {
 
 ArrayData readNpy(const std::string& path) {
   if (!hostLittleEndian()) fail(path, ".npy files need a little-endian host");
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) fail(path, "is a directory, not an .npy file");
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot open the file");
   char pre[kMagicLen + 2];
@@ -192,7 +195,9 @@ ArrayData readNpy(const std::string& path) {
   std::string text(headerLen, '\0');
   if (!in.read(text.data(), headerLen)) fail(path, "truncated .npy header");
   Header h = HeaderParser(path, text).parse();
-  if (h.fortran)
+  // Fortran order is C order where at most one extent exceeds 1 (a vector, a column).
+  const auto wide = std::count_if(h.shape.begin(), h.shape.end(), [](int64_t e) { return e > 1; });
+  if (h.fortran && wide > 1)
     fail(path,
          "Fortran-order arrays are not supported; save a C-order array "
          "(numpy.ascontiguousarray)");
@@ -228,6 +233,9 @@ ArrayData readNpy(const std::string& path) {
   if (!in.read(raw.data(), static_cast<std::streamsize>(raw.size())))
     fail(path, fmt::format("truncated data: expected {} bytes for shape {} of '{}'", raw.size(),
                            fmt::join(h.shape, "x"), h.descr));
+  if (in.peek() != std::char_traits<char>::eof())
+    fail(path, fmt::format("more data than its header says (shape {} of '{}': {} bytes)",
+                           fmt::join(h.shape, "x"), h.descr, raw.size()));
   a.values.resize(static_cast<size_t>(count));
   if (d == "<f8") {
     decode<double>(raw, a.values);

@@ -208,7 +208,10 @@ TEST(Cli, RunValuesNamesDirectoriesAndReport) {
            {"--input k=" + (d / "nan.npy").string(), "element 2 (flat index)"},
            {"--scalar a=1", "hint: 'a' is an array: give it with --input a=FILE.npy"},
            {"--input n=x.npy", "hint: 'n' is a scalar: give it with --scalar n=VALUE"},
-           {"--scalar N=3", "hint: 'N' is a parameter: give it with --param N=VALUE"}}) {
+           {"--scalar N=3", "hint: 'N' is a parameter: give it with --param N=VALUE"},
+           {"--tolerance 1e-3",
+            "--tolerance is the tolerance of --verify, and --verify is "
+            "missing"}}) {
     auto r = runCommand(run + " " + c.args);
     EXPECT_EQ(r.exitCode, 1) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;

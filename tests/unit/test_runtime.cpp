@@ -234,9 +234,17 @@ TEST(Npy, ClearErrors) {
   expectNpyError(dir / "missing.npy", "cannot open");
   { std::ofstream(dir / "text.npy") << "hello, world"; }
   expectNpyError(dir / "text.npy", "not a NumPy");
-  writeRaw(dir / "fortran.npy", "{'descr': '<f8', 'fortran_order': True, 'shape': (1,), }",
-           std::string(8, '\0'));
+  writeRaw(dir / "fortran.npy", "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }",
+           std::string(48, '\0'));
   expectNpyError(dir / "fortran.npy", "Fortran");
+  // A vector in Fortran order is laid out as in C order: read.
+  writeRaw(dir / "fortran1.npy", "{'descr': '<f8', 'fortran_order': True, 'shape': (3, 1), }",
+           std::string(24, '\0'));
+  EXPECT_EQ(readNpy((dir / "fortran1.npy").string()).values.size(), 3u);
+  writeRaw(dir / "long.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }",
+           std::string(9, '\0'));
+  expectNpyError(dir / "long.npy", "more data than its header says");
+  expectNpyError(dir, "is a directory");
   writeRaw(dir / "big.npy", "{'descr': '>f8', 'fortran_order': False, 'shape': (1,), }",
            std::string(8, '\0'));
   expectNpyError(dir / "big.npy", "big-endian");
@@ -795,3 +803,17 @@ d (C, A);
 }
 
 }  // namespace
+
+// A literal prints as the shortest text that reads back as its value: a float literal as the
+// float's (0.1f; before, the double 0.10000000149011612f that split and deep-tune -o wrote).
+TEST(Literals, PrintShortestAndReadBack) {
+  EXPECT_EQ(toString(floatLit(static_cast<float>(0.1), ScalarType::Float), {}), "0.1f");
+  EXPECT_EQ(toString(floatLit(static_cast<float>(3.4028235e38), ScalarType::Float), {}),
+            "3.4028235e+38f");
+  EXPECT_EQ(toString(floatLit(0.1, ScalarType::Double), {}), "0.1");
+  EXPECT_EQ(toString(floatLit(2.0, ScalarType::Double), {}), "2.0");
+  for (float f : {0.1f, 1e-45f, 3.3333333f, 123456.79f}) {
+    const std::string s = toString(floatLit(static_cast<double>(f), ScalarType::Float), {});
+    EXPECT_EQ(static_cast<float>(std::strtod(s.c_str(), nullptr)), f) << s;
+  }
+}
