@@ -122,13 +122,13 @@ std::string whyNotSequenceFold(const Program& prog, const std::vector<FoldItem>&
   for (const FoldItem& it : items) {
     Census c = census(prog, *it.call, *it.stmt);
     const int n = c.pairs.count(key) ? c.pairs.at(key) : 0;
-    const size_t k = static_cast<size_t>(it.stmt - it.call->stmts.data()) + 1;
+    const size_t k = static_cast<size_t>(it.stmt - it.call->stmts.data());  // s0, s1, ...
     for (ArrayId a : {fold.array, fold.partner}) {
       const std::string name = prog.arrayName(*it.call, a);
       if (writes(*it.stmt, a))
-        return fmt::format("statement {} of '{}' writes '{}'", k, it.call->name, name);
+        return fmt::format("statement s{} of '{}' writes '{}'", k, it.call->name, name);
       if (c.refs[a] != n)
-        return fmt::format("statement {} of '{}' reads '{}' otherwise", k, it.call->name, name);
+        return fmt::format("statement s{} of '{}' reads '{}' otherwise", k, it.call->name, name);
     }
   }
   return "";

@@ -139,10 +139,10 @@ struct Checker {
       if (k.sharedBytes <= m.sharedPerBlockMax()) continue;
       error(o,
             fmt::format("{}: the '{}' schedule of stencil '{}' needs {} bytes of shared memory "
-                        "per block ({} threads) for statement {} of call {} (staging {}), more "
+                        "per block ({} threads) for statement s{} of call {} (staging {}), more "
                         "than the {} bytes per block that {} allows",
                         settingName(o, clause), familyName(s.family.value),
-                        prog.stencils[s.stencil].name, k.sharedBytes, k.threads, k.stmt + 1, k.call,
+                        prog.stencils[s.stencil].name, k.sharedBytes, k.threads, k.stmt, k.call,
                         k.staged, m.sharedPerBlockMax(), machine()),
             s.family.value == ScheduleFamily::Stream && s.retime.value && s.sparePlane.value
                 ? "use a smaller block or unroll, --spare-plane off (the retimed plane's second "
@@ -448,8 +448,8 @@ struct Checker {
         if (why.empty()) continue;
         diags.report(
             DiagId::bad_schedule, at.valid() ? at : st.loc,
-            fmt::format("{}: statement {} of stencil '{}' cannot be retimed along {}: {}", what,
-                        k + 1, name, prog.iterators[static_cast<size_t>(sd)].name, why),
+            fmt::format("{}: statement s{} of stencil '{}' cannot be retimed along {}: {}", what,
+                        k, name, prog.iterators[static_cast<size_t>(sd)].name, why),
             "leave retime out for this stencil (the stream family runs it without)");
         ok = false;
         return;

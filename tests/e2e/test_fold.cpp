@@ -160,7 +160,7 @@ TEST(FoldStreamTimeTile, ANoteSaysWhyAPairDoesNotFoldInTheFusedKernel) {
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("verification PASSED"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("fold: 'm * c' folds in 'sweep' alone but not in the fused kernel: "
-                          "statement 1 of 'smooth' reads 'm' otherwise"),
+                          "statement s0 of 'smooth' reads 'm' otherwise"),
             std::string::npos)
       << r.output;
   // p - q (read at i - 1 and i + 1: a ring) folds over both stages.

@@ -81,7 +81,7 @@ TEST(RetimeRefusals, APragmasRetimeIsCheckedBeforeTheFittingFusesIt) {
   auto r = runCommand(tesselBinary() + " check " + file + " --schedule stream --time-tile 2");
   EXPECT_EQ(r.exitCode, 1) << r.output;
   EXPECT_EQ(r.output.find("internal error"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("retime_pragma_fitted.sten:16:17: error: 'retime': statement 1 of "
+  EXPECT_NE(r.output.find("retime_pragma_fitted.sten:16:17: error: 'retime': statement s0 of "
                           "stencil 'kern' cannot be retimed along j: it reads 'B', the array it "
                           "writes"),
             std::string::npos)
@@ -110,7 +110,7 @@ TEST(RetimeRefusals, OtherFamiliesAndUnhomogenisableTermsAreRefused) {
   auto denoise = runCommand(tesselBinary() + " check " + benchmarkPath("denoise").string() +
                             " --schedule stream --retime");
   EXPECT_EQ(denoise.exitCode, 1) << denoise.output;
-  EXPECT_NE(denoise.output.find("denoise.sten:18:34: error: --retime: statement 1 of stencil "
+  EXPECT_NE(denoise.output.find("denoise.sten:18:34: error: --retime: statement s0 of stencil "
                                 "'diffusivity' cannot be retimed along k"),
             std::string::npos)
       << denoise.output;
@@ -335,7 +335,7 @@ TEST(Retime, SelfReadsLocalScalarsIteratorsAndOffsetLeftHandSidesVerify) {
                           " --schedule stream --time-tile 2 --retime");
   EXPECT_EQ(fused.exitCode, 1) << fused.output;
   EXPECT_NE(fused.output.find(
-                "retime_self_read.sten:10:20: error: --retime: statement 1 of stencil 'upd' "
+                "retime_self_read.sten:10:20: error: --retime: statement s0 of stencil 'upd' "
                 "cannot be retimed along k: it reads 'a', the array it writes"),
             std::string::npos)
       << fused.output;

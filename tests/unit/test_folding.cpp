@@ -130,9 +130,9 @@ TEST(FoldingSequence, APairFoldsOnlyWhereEveryStatementCombinesIt) {
   Folding alone = foldStatement(*apart.prog, s1, s1.stmts[0]);
   ASSERT_EQ(alone.folds.size(), 2u);
   EXPECT_EQ(whyNotSequenceFold(*apart.prog, itemsOf(apart), alone.folds[0]),
-            "statement 1 of 's2' reads 'a' otherwise");
+            "statement s0 of 's2' reads 'a' otherwise");
   EXPECT_EQ(whyNotSequenceFold(*apart.prog, itemsOf(apart), alone.folds[1]),
-            "statement 1 of 's2' writes 'c'");
+            "statement s0 of 's2' writes 'c'");
   // Over the first statement alone, both hold.
   EXPECT_EQ(whyNotSequenceFold(*apart.prog, {{&s1, &s1.stmts[0]}}, alone.folds[0]), "");
 }
