@@ -446,11 +446,10 @@ struct Checker {
         SourceLoc at = r.where;
         if (r.ok && streamsTimeTiled(s, prog)) why = whyFusedKernelsCannotRetime(st, r, at);
         if (why.empty()) continue;
-        diags.report(
-            DiagId::bad_schedule, at.valid() ? at : st.loc,
-            fmt::format("{}: statement s{} of stencil '{}' cannot be retimed along {}: {}", what,
-                        k, name, prog.iterators[static_cast<size_t>(sd)].name, why),
-            "leave retime out for this stencil (the stream family runs it without)");
+        diags.report(DiagId::bad_schedule, at.valid() ? at : st.loc,
+                     fmt::format("{}: statement s{} of stencil '{}' cannot be retimed along {}: {}",
+                                 what, k, name, prog.iterators[static_cast<size_t>(sd)].name, why),
+                     "leave retime out for this stencil (the stream family runs it without)");
         ok = false;
         return;
       }
