@@ -404,16 +404,18 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
     const GpuKernelInfo& k = r.info;
     double updates = 0;
     Box box;
+    // A per-statement kernel's share of its call's executions that a time tile fuses (0: none).
+    double fusedElsewhere = 0;
     if (k.fusedCalls.empty()) {
-      auto fused = fusedShare.find(k.call);
+      if (auto fused = fusedShare.find(k.call); fused != fusedShare.end())
+        fusedElsewhere = fused->second;
       // Fused statements (GpuKernelInfo::fusedStmts): the points of their largest region.
       size_t widest = static_cast<size_t>(k.stmt);
       for (size_t s : k.fusedStmts)
         if (work.updates.at(static_cast<size_t>(k.call)).at(s) >
             work.updates.at(static_cast<size_t>(k.call)).at(widest))
           widest = s;
-      updates = work.updates.at(static_cast<size_t>(k.call)).at(widest) *
-                (fused == fusedShare.end() ? 1 : 1 - fused->second);
+      updates = work.updates.at(static_cast<size_t>(k.call)).at(widest) * (1 - fusedElsewhere);
       box = evalIter(regions.at(static_cast<size_t>(k.call)).stmts.at(widest), params);
     } else {
       for (const FusionGroup& g : resolved.groups)
@@ -426,9 +428,7 @@ ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& re
     }
     HintContext context;
     context.oneStep = work.callsExecuted <= 1;
-    if (k.fusedCalls.empty())
-      if (auto fused = fusedShare.find(k.call); fused != fusedShare.end())
-        context.leftover = fused->second > 0;
+    context.leftover = fusedElsewhere > 0;
     context.statementsToFuse = prog.calls.at(static_cast<size_t>(k.call)).stmts.size() > 1;
     out.kernels.push_back(predictKernel(r, m, launchBlocks(k, box),
                                         launchUpdates(box, r.traffic.steps), updates, context));
