@@ -26,6 +26,7 @@ import re
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -105,7 +106,8 @@ def main():
                     help="benchmarks run at once (default 1); above 1 the runs share the device, "
                          "so use it for verification, not for timings")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per variant (median)")
-    ap.add_argument("--csv", default="", help="CSV file (default: bench-results/bench-DATE.csv)")
+    ap.add_argument("--csv", default="", help="CSV file (default: bench-results/bench-DATE.csv); each "
+                    "benchmark's rows are added as it finishes")
     ap.add_argument("--no-verify", action="store_true", help="skip --verify (faster)")
     ap.add_argument("--skip-cpp", action="store_true",
                     help="leave out the C++/OpenMP row of each benchmark (GPU timings only)")
@@ -184,14 +186,26 @@ def main():
                   f"{row['verified']}", file=sys.stderr, flush=True)
         return out, bad
 
+    cols = ["benchmark", "backend", "schedule", "time_ms", "gstencil_s", "gflop_s", "vs_global",
+            "verified", "note"]
+    # The CSV grows as each benchmark finishes (a run stopped half-way keeps what it measured) and
+    # is written again in benchmark order at the end.
+    with open(csv_path, "w", newline="") as f:
+        csv.DictWriter(f, fieldnames=cols + ["parameters"]).writeheader()
+    csv_lock = threading.Lock()
+
+    def run_and_record(name):
+        out, bad = run_benchmark(name)
+        with csv_lock, open(csv_path, "a", newline="") as f:
+            csv.DictWriter(f, fieldnames=cols + ["parameters"]).writerows(out)
+        return out, bad
+
     started = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(run_benchmark, names))  # in benchmark order, whatever finishes first
+        results = list(pool.map(run_and_record, names))  # in benchmark order, whatever finishes first
     rows = [r for out, _ in results for r in out]
     failed = any(bad for _, bad in results)
 
-    cols = ["benchmark", "backend", "schedule", "time_ms", "gstencil_s", "gflop_s", "vs_global",
-            "verified", "note"]
     heads = ["benchmark", "backend", "schedule", "time (ms)", "GStencil/s", "GFLOP/s",
              "vs global", "verified", "note"]
     def cell(r, c):  # the table shows the start of a long note; the CSV has all of it

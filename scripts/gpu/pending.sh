@@ -1,7 +1,8 @@
 #!/bin/bash
 # What the next lent GPU should measure (../shared/docs/gpu-device.md), written 2026-11-27,
 # updated 2026-11-29, and NOT YET RUN: a plan, not a record (the dated session-*.sh scripts are
-# the records).
+# the records). Since a session has 15 minutes of device time, scripts/gpu/next-call.sh (2026-11-30)
+# is this plan cut to one call of under 9 minutes, tried out on the CPU: run that one first.
 #
 # Since 2026-11-28 `tessel run --backend cuda` takes the model's register cap by default
 # (--max-registers auto; docs/gpu.md section 5) while `tessel analyze` predicts with the launch
