@@ -815,7 +815,8 @@ int main(int argc, char** argv) {
       return chooseSchedule(prog, scheduleValues, given, d);
     };
     // --schedule auto: the choice replaces it.
-    if (scheduleValues["--schedule"] == "auto") {
+    // (deep-tune's auto composes under each family that fuses steps: driver/deep_tune.h.)
+    if (scheduleValues["--schedule"] == "auto" && !deep->parsed()) {
       if (run->parsed() && backendName == "cpp") {
         std::cerr << "tessel: error: --schedule auto chooses among GPU schedules with the GPU "
                      "performance model\n  hint: run it with --backend opencl or cuda, or "

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <functional>
 #include <iostream>
 #include <set>
 
@@ -153,10 +155,14 @@ std::optional<nlohmann::json> measureVersions(const Program& prog, const DeepTun
   return m;
 }
 
-}  // namespace
+/// How the text names a family that fuses steps.
+std::string familyTitle(const nlohmann::json& family) {
+  return family.get<std::string>() == "stream" ? "stream + time_tile" : family.get<std::string>();
+}
 
-std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOptions& opts,
-                                       DiagnosticEngine& diags) {
+/// deepTune under one family (the options' --schedule, or the program's default).
+std::optional<nlohmann::json> deepTuneFamily(const Program& prog, const DeepTuneOptions& opts,
+                                             DiagnosticEngine& diags) {
   auto params = bindParams(prog, opts.params, diags);
   if (!params) return std::nullopt;
   std::map<std::string, std::string> flags = opts.scheduleFlags;
@@ -350,12 +356,98 @@ std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOption
   return out;
 }
 
+}  // namespace
+
+std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOptions& opts,
+                                       DiagnosticEngine& diags) {
+  const auto asked = opts.scheduleFlags.find("--schedule");
+  if (asked == opts.scheduleFlags.end() || asked->second != "auto")
+    return deepTuneFamily(prog, opts, diags);
+  // --schedule auto: the composition is predicted under each family that fuses time steps (the
+  // stream family needs two dimensions), and the faster one is kept; only that one is measured
+  // (--measure) and written (-o).
+  const std::vector<std::string> families = prog.dims() > 1
+                                                ? std::vector<std::string>{"stream", "overlapped"}
+                                                : std::vector<std::string>{"overlapped"};
+  nlohmann::json candidates = nlohmann::json::array();
+  std::optional<std::string> best;
+  double bestSeconds = 0;
+  std::vector<std::string> refusals;  // "family: why", for a message if every family refuses
+  for (const std::string& family : families) {
+    DeepTuneOptions trial = opts;
+    trial.scheduleFlags["--schedule"] = family;
+    trial.measureBackend.clear();
+    trial.outputDir.clear();
+    trial.composition.clear();
+    DiagnosticEngine quiet;
+    auto r = deepTuneFamily(prog, trial, quiet);
+    if (!r) {
+      const std::string why =
+          quiet.diagnostics().empty() ? "refused" : quiet.diagnostics().front().message;
+      candidates.push_back({{"family", family}, {"refused", why}});
+      refusals.push_back(fmt::format("{}: {}", family, why));
+      continue;
+    }
+    const double seconds = (*r)["seconds"].get<double>();
+    candidates.push_back(
+        {{"family", family}, {"seconds", seconds}, {"composition", (*r)["composition"]}});
+    if (!best || seconds < bestSeconds) {
+      best = family;
+      bestSeconds = seconds;
+    }
+  }
+  if (!best) {
+    std::vector<std::string> whys;
+    for (const auto& c : candidates) whys.push_back(c["refused"]);
+    if (std::adjacent_find(whys.begin(), whys.end(), std::not_equal_to<>()) == whys.end()) {
+      // One reason for all (bad parameters, say): said in full, as the first family says it.
+      DeepTuneOptions first = opts;
+      first.scheduleFlags["--schedule"] = families.front();
+      return deepTuneFamily(prog, first, diags);
+    }
+    diags.report(DiagId::bad_schedule, {},
+                 fmt::format("deep-tune: --schedule auto: no family that fuses time steps could "
+                             "be predicted ({})",
+                             fmt::join(refusals, "; ")),
+                 "name a family with --schedule stream or --schedule overlapped to see its "
+                 "message in full");
+    return std::nullopt;
+  }
+  DeepTuneOptions chosen = opts;
+  chosen.scheduleFlags["--schedule"] = *best;
+  auto out = deepTuneFamily(prog, chosen, diags);
+  if (out)
+    (*out)["schedule_chosen_by"] = {{"asked", "--schedule auto"}, {"candidates", candidates}};
+  return out;
+}
+
 std::string deepTuneText(const nlohmann::json& r) {
-  std::string out = fmt::format(
-      "Deep tuning of the time-fusion degree (paper 000 VI-A) under {} on {} (the performance "
-      "model's predictions, not measurements)\n",
-      r["family"].get<std::string>() == "stream" ? "stream + time_tile" : "overlapped",
-      r.value("machine", std::string("?")));
+  std::string chosenBy;
+  if (r.contains("schedule_chosen_by")) {
+    std::vector<std::string> each;
+    for (const auto& c : r["schedule_chosen_by"]["candidates"])
+      each.push_back(c.contains("refused")
+                         ? fmt::format("{} refused ({})", familyTitle(c["family"]),
+                                       c["refused"].get<std::string>())
+                         : fmt::format("{} {} predicted {:.4g} ms", familyTitle(c["family"]),
+                                       c["composition"].get<std::string>(),
+                                       c["seconds"].get<double>() * 1e3));
+    chosenBy = each.size() == 1
+                   ? fmt::format(
+                         "--schedule auto: {}, the one family that fuses the steps of a "
+                         "program of one dimension\n",
+                         each.front())
+                   : fmt::format(
+                         "--schedule auto: composed under each family that fuses steps "
+                         "({}); the fastest is kept\n",
+                         fmt::join(each, ", "));
+  }
+  std::string out =
+      chosenBy +
+      fmt::format(
+          "Deep tuning of the time-fusion degree (paper 000 VI-A) under {} on {} (the performance "
+          "model's predictions, not measurements)\n",
+          familyTitle(r["family"]), r.value("machine", std::string("?")));
   out += "  version    time per kernel   per step     bound\n";
   for (const auto& v : r["versions"])
     out += fmt::format("  {:>2} x 1    {:>10.4g} ms   {:>8.4g} ms   {}{}\n", v["degree"].get<int>(),

@@ -40,7 +40,10 @@ struct DeepTuneOptions {
 
 /// The versions, why the search stopped, and opt(steps) as JSON; nullopt after an error
 /// reported through `diags` (bad flags or parameters, a family that fuses no steps, steps < 1,
-/// no version at all).
+/// no version at all). `--schedule auto` predicts the composition under each family that fuses
+/// steps (stream + time_tile where the program has two dimensions or more, and overlapped) and
+/// keeps the faster, with the candidates in "schedule_chosen_by"; only that family is measured
+/// and written.
 std::optional<nlohmann::json> deepTune(const Program& prog, const DeepTuneOptions& opts,
                                        DiagnosticEngine& diags);
 

@@ -503,6 +503,44 @@ TEST(CliDeepTune, Refusals) {
   EXPECT_NE(r.output.find("vulkan not in {cuda,opencl,cpp}"), std::string::npos) << r.output;
 }
 
+// --schedule auto: the composition under each family that fuses steps, the faster kept (was:
+// the model's first schedule overall, `global`, then "--schedule global fuses no time steps").
+TEST(CliDeepTune, ScheduleAutoKeepsTheFasterFamily) {
+  for (const std::string bench : {"j3d7pt", "j2d5pt", "jacobi1d-boundary"}) {
+    const nlohmann::json a = deepTune(bench, "--steps 6 --schedule auto");
+    const auto& cands = a["schedule_chosen_by"]["candidates"];
+    ASSERT_EQ(cands.size(), bench == "jacobi1d-boundary" ? 1U : 2U) << a.dump(2);
+    const nlohmann::json* fastest = nullptr;
+    for (const auto& c : cands) {
+      // Each candidate is what deep-tune under that family predicts.
+      const nlohmann::json one =
+          deepTune(bench, "--steps 6 --schedule " + c["family"].get<std::string>());
+      EXPECT_DOUBLE_EQ(c["seconds"].get<double>(), one["seconds"].get<double>()) << bench;
+      EXPECT_EQ(c["composition"], one["composition"]) << bench;
+      if (!fastest || c["seconds"] < (*fastest)["seconds"]) fastest = &c;
+    }
+    EXPECT_EQ(a["family"], (*fastest)["family"]) << a.dump(2);
+    EXPECT_EQ(a["composition"], (*fastest)["composition"]) << a.dump(2);
+    auto text = runCommand(tesselBinary() + " deep-tune " + benchmarkPath(bench).string() +
+                           " --steps 6 --schedule auto");
+    EXPECT_EQ(text.exitCode, 0) << text.output;
+    EXPECT_NE(text.output.find(bench == "jacobi1d-boundary"
+                                   ? "--schedule auto: overlapped 1x6 predicted"
+                                   : "--schedule auto: composed under each family that fuses "
+                                     "steps (stream + time_tile "),
+              std::string::npos)
+        << text.output;
+  }
+  // One reason for every family (a parameter): said once, in full.
+  auto r = runCommand(tesselBinary() + " deep-tune " + benchmarkPath("j3d7pt").string() +
+                      " --schedule auto --param T=0");
+  EXPECT_EQ(r.exitCode, 1) << r.output;
+  EXPECT_NE(r.output.find("deep-tune: the run executes no call at L=256, M=256, N=256, T=0"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("could be predicted"), std::string::npos) << r.output;
+}
+
 // A run whose statements compute nothing at the parameter values (every region empty: found by
 // random programs, seed 48): refused with a hint about the parameters, not the schedule.
 TEST(CliDeepTune, ARunThatComputesNothingAsksForLargerParameters) {
