@@ -262,6 +262,11 @@ int main(int argc, char** argv) {
                    : "'" + s + "' is not a CUDA architecture (expected e.g. sm_90 or sm_80)";
       },
       "ARCH");
+  std::vector<std::string> emitParams;
+  emit->add_option("--param", emitParams,
+                   "NAME=VALUE: the parameter values the performance model chooses for (the "
+                   "schedule, where a GPU target names none, and the CUDA register cap); the "
+                   "generated code takes every parameter at run time (default: defaults)");
   CLI::Option* emitArch =
       emit->add_option("--arch", eo.cudaArch, "cuda: the CMakeLists' default GPU architecture")
           ->capture_default_str()
@@ -279,6 +284,10 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(cudaArch);
   res->add_flag("--json", resJson, "print JSON instead of a table");
+  std::vector<std::string> resParams;
+  res->add_option("--param", resParams,
+                  "NAME=VALUE: the parameter values the model's register cap is chosen for "
+                  "(default: defaults)");
 
   // analyze
   auto* analyze = app.add_subcommand(
@@ -597,6 +606,21 @@ int main(int argc, char** argv) {
           return kExitUserError;
         }
     }
+  // emit writes its target's files into -o DIR: never over a file Tessel did not write there;
+  // the files of an earlier emit for another target stay, and a note says so.
+  EmitDirectory emitDir;
+  if (emit->parsed()) {
+    emitDir = inspectEmitDirectory(eo.target, eo.directory);
+    if (!emitDir.foreign.empty()) {
+      std::cerr << fmt::format(
+          "tessel: error: --output '{}' holds {} that Tessel did not write, and emit would "
+          "overwrite {}\n  hint: emit into another directory (a new or empty one), or move {} "
+          "away\n",
+          eo.directory, fmt::join(emitDir.foreign, " and "),
+          emitDir.foreign.size() == 1 ? "it" : "them", emitDir.foreign.size() == 1 ? "it" : "them");
+      return kExitUserError;
+    }
+  }
   if (emit->parsed() && emitArch->count() > 0 && eo.target != "cuda") {
     std::cerr << "tessel: error: --arch applies to --target cuda only (the target is '" << eo.target
               << "')\n";
@@ -637,6 +661,8 @@ int main(int argc, char** argv) {
                                                     : analyze->parsed() ? analyzeParams
                                                     : info->parsed()    ? infoParams
                                                     : check->parsed()   ? checkParams
+                                                    : emit->parsed()    ? emitParams
+                                                    : res->parsed()     ? resParams
                                                                         : noParams;
     // Every command checks the bounds and extents as `check` does (language.md 9.13) where every
     // parameter has a value (the defaults and the command's --param): an impossible region or
@@ -837,6 +863,15 @@ int main(int argc, char** argv) {
         scheduleValues = choice->flags;
         scheduleValues["--schedule-chosen-by"] = choice->asked();
         std::cerr << choice->line() << "\n";
+      } else if (emit->parsed() && !quiet.diagnostics().empty()) {
+        // `run` goes on to report it as an error; the code `emit` writes needs no values.
+        std::cerr << fmt::format(
+            "tessel: note: no schedule named, and the performance model cannot choose one ({}): "
+            "the program's own default is emitted\n  hint: {}, or name a schedule "
+            "(--schedule)\n",
+            quiet.diagnostics().front().message,
+            quiet.diagnostics().front().hint.empty() ? std::string("give --param NAME=VALUE")
+                                                     : quiet.diagnostics().front().hint);
       }
     }
     // CUDA code takes the model's register cap by default (issue 11): where neither the
@@ -857,10 +892,26 @@ int main(int argc, char** argv) {
       std::map<std::string, int64_t> given;
       if (!parsePairs(commandParams, "--param", given, i64, diags))
         return finish(diags, kExitUserError);
-      auto cap = chooseRegisterCap(prog, scheduleValues, given, diags);
-      if (!cap) return finish(diags, kExitUserError);
-      scheduleValues = cap->flags;
-      std::cerr << cap->line(asked == CapRequest::Default) << "\n";
+      // By default (not asked for), emit and resources, whose output needs no parameter values,
+      // keep the launch bounds where the model has no values to predict with.
+      DiagnosticEngine unbound;
+      if (asked == CapRequest::Default && (emit->parsed() || res->parsed()) &&
+          !bindParams(prog, given, unbound)) {
+        std::cerr << fmt::format(
+            "tessel: note: the CUDA kernels keep their launch bounds: the model's register cap "
+            "(--max-registers auto, the default) needs a value of every parameter ({})\n  hint: "
+            "{} for the model's cap, or --max-registers bounds to keep the launch bounds without "
+            "this note\n",
+            unbound.diagnostics().front().message,
+            unbound.diagnostics().front().hint.empty() ? std::string("give --param NAME=VALUE")
+                                                       : unbound.diagnostics().front().hint);
+        scheduleValues["--max-registers"] = "bounds";
+      } else if (auto cap = chooseRegisterCap(prog, scheduleValues, given, diags); !cap) {
+        return finish(diags, kExitUserError);
+      } else {
+        scheduleValues = cap->flags;
+        std::cerr << cap->line(asked == CapRequest::Default) << "\n";
+      }
     }
     if (analyze->parsed()) {
       if (!parsePairs(analyzeParams, "--param", ao.params, i64, diags))
@@ -1042,6 +1093,11 @@ int main(int argc, char** argv) {
       std::string written = emitProgram(prog, eo);
       diags.print(std::cerr);
       std::cout << written;
+      if (!emitDir.otherTargets.empty())
+        std::cerr << fmt::format(
+            "tessel: note: {} also holds {} from an earlier emit for another target; the "
+            "CMakeLists.txt written now builds the {} files only\n",
+            eo.directory, fmt::join(emitDir.otherTargets, ", "), eo.target);
       return kExitOk;
     }
     if (res->parsed()) {

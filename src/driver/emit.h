@@ -24,6 +24,20 @@ struct EmitOptions {
   PassLog* passLog = nullptr;      // the pipeline's pass log; null: a silent one
 };
 
+/// What `emit --target target -o dir` would meet in `dir`: the files it writes that are there
+/// and were not written by Tessel (their first line lacks its mark), which it must not
+/// overwrite; and the files an earlier emit for another target left, which it leaves (the
+/// CMakeLists.txt it writes builds its own files only).
+struct EmitDirectory {
+  std::vector<std::string> foreign;       // would be overwritten: not Tessel's
+  std::vector<std::string> otherTargets;  // Tessel's, of another target
+};
+EmitDirectory inspectEmitDirectory(const std::string& target, const std::string& directory);
+
+/// A path as a POSIX shell reads it back: as is where it has no character the shell treats
+/// specially, else in single quotes.
+std::string shellQuoted(const std::string& path);
+
 /// Writes the target's files into `opts.directory` (created if needed); returns a
 /// human-readable summary of what was written and how to build it. Throws std::runtime_error
 /// on I/O failure.
