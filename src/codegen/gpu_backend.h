@@ -45,8 +45,11 @@ struct GpuSources {
   /// narrowed ones (GpuKernelInfo::fallback; lower/lower_gpu.h).
   std::vector<std::string> launchNames;
   std::vector<std::string> notes;  // the lowering's decisions (fallbacks)
-  std::string kernelSource;        // OpenCL: tessel_kernels.cl; CUDA: the device part of the .cu
-  std::string hostSource;          // OpenCL: tessel_host.cpp; CUDA: the whole tessel_program.cu
+  /// The stencils' schedules as the files' first line gives them (family, block and the options
+  /// that shape the kernels).
+  std::string schedule;
+  std::string kernelSource;  // OpenCL: tessel_kernels.cl; CUDA: the device part of the .cu
+  std::string hostSource;    // OpenCL: tessel_host.cpp; CUDA: the whole tessel_program.cu
   std::string cmakeLists;
 };
 

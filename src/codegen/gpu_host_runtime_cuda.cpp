@@ -101,7 +101,7 @@ struct tessel_runtime {
     if (want.empty()) {
       device = 0;
     } else if (std::all_of(want.begin(), want.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      device = std::atoi(want.c_str());
+      device = want.size() > 9 ? -1 : std::atoi(want.c_str());  // (no int overflow)
     } else {
       for (int d = 0; d < n && device < 0; ++d)
         if (lower(names[d]).find(lower(want)) != std::string::npos) device = d;
@@ -190,7 +190,7 @@ struct tessel_device_buffer {
   tessel_device_buffer(const tessel_device_buffer&) = delete;
   tessel_device_buffer& operator=(const tessel_device_buffer&) = delete;
   ~tessel_device_buffer() {
-    if (handle) cudaFree(handle);
+    if (handle) cudaFree(handle);  // not checked: a destructor could do nothing about a failure
   }
 };
 

@@ -153,8 +153,9 @@ struct tessel_runtime {
     for (cl_platform_id p : platforms) {
       cl_uint nd = 0;
       err = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &nd);
-      if (err == CL_DEVICE_NOT_FOUND || nd == 0) continue;
+      if (err == CL_DEVICE_NOT_FOUND) continue;  // a platform without devices
       tessel_check(err, "clGetDeviceIDs");
+      if (nd == 0) continue;
       std::vector<cl_device_id> ds(nd);
       tessel_check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, nd, ds.data(), nullptr), "clGetDeviceIDs");
       for (cl_device_id d : ds) all.push_back({d, info(p) + ": " + info(d)});
@@ -289,7 +290,7 @@ struct tessel_device_buffer {
   tessel_device_buffer(const tessel_device_buffer&) = delete;
   tessel_device_buffer& operator=(const tessel_device_buffer&) = delete;
   ~tessel_device_buffer() {
-    if (handle) clReleaseMemObject(handle);
+    if (handle) clReleaseMemObject(handle);  // not checked: a destructor could do nothing about it
   }
 };
 
