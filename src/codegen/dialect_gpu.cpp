@@ -179,7 +179,9 @@ Dialect gpuHostDialect() {
   d.loopPragmas.simd.clear();
   d.loopPragmas.parallelSimd.clear();
   d.functions.internal = "static";
-  d.host.allocPattern = "tessel_device_buffer {name}(rt, sizeof({type}) * ({count}), \"{name}\");";
+  d.host.allocPattern =
+      "tessel_device_buffer {name}(rt, tessel_bytes({count}, sizeof({type}), \"{name}\"), "
+      "\"{name}\");";
   d.host.copyPattern = "tessel_copy(rt, {dst}, {src});  // on the device: {count} elements";
   d.host.launchPattern =
       "tessel_launch(rt, {id}, {dims}, {gx}, {gy}, {gz}, {bx}, {by}, {bz}{args});  // {name}";

@@ -12,6 +12,17 @@ namespace {
 // the expression that names it).
 // Shared by the runtimes of both APIs, after their definitions.
 const char* const kShared = R"RT(
+// The bytes of a device array of `count` elements of `size` bytes each: a negative count (an
+// extent made negative by the parameters) or one whose bytes no allocation can hold stops the
+// run before anything is allocated.
+[[maybe_unused]] static size_t tessel_bytes(int64_t count, size_t size, const char* name) {
+  if (count < 0 || static_cast<uint64_t>(count) > SIZE_MAX / size)
+    throw tessel_error{102, std::string("array ") + name + ": " + std::to_string(count) +
+                                " elements of " + std::to_string(size) + " bytes (" +
+                                (count < 0 ? "an extent is negative" : "too many bytes") +
+                                ": check the parameters)"};
+  return static_cast<size_t>(count) * size;
+}
 // A kernel narrowed to 32-bit indices without a 64-bit copy (--index-bits 32) and sizes that
 // need 64 bits: the run stops before the launch (pass narrow-indices).
 [[maybe_unused]] static void tessel_index_range(tessel_runtime&, int id) {
@@ -123,6 +134,7 @@ const std::vector<std::string>& gpuHostRuntimeNames() {
       "tessel_lower",
       "tessel_runtime",
       "tessel_device_buffer",
+      "tessel_bytes",
       "tessel_copy_in",
       "tessel_copy_out",
       "tessel_zero",

@@ -154,3 +154,50 @@ TEST(Emit, TheOutputDirectory) {
       << cl.output;
   fs::remove_all(d);
 }
+
+// The emitted library called directly with parameters that make an extent negative (or its bytes
+// overflow) stops before allocating, naming the array (was: an allocation of 18446744073709549696
+// bytes, failing with CL_INVALID_BUFFER_SIZE or malloc's message). The C++ target's GPU-kernel
+// build (`--schedule shared`) shares the host runtime of the OpenCL and CUDA ones.
+TEST(Emit, TheLibraryRefusesANegativeExtent) {
+  const fs::path d = freshDir("extent");
+  auto r = runCommand(tesselBinary() + " emit " + sourceDir() +
+                      "/benchmarks/j2d5pt.sten --schedule shared -o " + d.string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::ofstream(d / "driver.cpp") << R"(#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+struct tessel_gpu;
+extern "C" int32_t tessel_gpu_open(const char*, tessel_gpu**, char*, int32_t);
+extern "C" int32_t tessel_gpu_run(tessel_gpu*, void* const*, const double*, const int64_t*,
+                                  double*, char*, int32_t);
+int main(int argc, char** argv) {
+  char message[512] = "";
+  tessel_gpu* gpu = nullptr;
+  if (tessel_gpu_open(nullptr, &gpu, message, sizeof message) != 0) return 9;
+  const int64_t params[3] = {std::atoll(argv[1]), std::atoll(argv[2]), 1};
+  double a[64] = {}, b[64] = {}, seconds = 0;
+  void* arrays[2] = {a, b};
+  const int32_t code = tessel_gpu_run(gpu, arrays, nullptr, params, &seconds, message,
+                                      sizeof message);
+  std::printf("%d %s\n", code, message);
+  return 0;
+}
+)";
+  auto b = runCommand("cd " + d.string() +
+                      " && c++ -std=c++17 -O0 -fopenmp driver.cpp tessel_program.cpp -o driver");
+  ASSERT_EQ(b.exitCode, 0) << b.output;
+  auto neg = runCommand((d / "driver").string() + " -5 8");
+  EXPECT_NE(neg.output.find("102 array in: -40 elements of 8 bytes (an extent is negative: check "
+                            "the parameters)"),
+            std::string::npos)
+      << neg.output;
+  auto huge = runCommand((d / "driver").string() + " 3000000000 3000000000");
+  EXPECT_NE(huge.output.find("102 array in: 9000000000000000000 elements of 8 bytes (too many "
+                             "bytes: check the parameters)"),
+            std::string::npos)
+      << huge.output;
+  auto ok = runCommand((d / "driver").string() + " 8 8");
+  EXPECT_EQ(ok.output, "0 \n") << ok.output;
+  fs::remove_all(d);
+}
