@@ -64,6 +64,9 @@ struct Dialect {
     /// Before the `void` of a Linkage::Kernel function; empty in host dialects (no kernels).
     std::string kernel;
     std::string helper = "static inline";
+    /// Appended to the helpers' names (tessel_idiv, tessel_toint_d, tessel_fail, ...): the host
+    /// code's, which share a file with the device code's in CUDA and on the C++ target.
+    std::string helperSuffix;
   } functions;
 
   /// Host code. Buffers: patterns take {type}, {name}, {count}, {restrict} (alloc) and {type},

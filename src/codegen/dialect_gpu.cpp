@@ -179,6 +179,7 @@ Dialect gpuHostDialect() {
   d.loopPragmas.simd.clear();
   d.loopPragmas.parallelSimd.clear();
   d.functions.internal = "static";
+  d.functions.helperSuffix = "_host";  // the device code's helpers share its file (CUDA, C++)
   d.host.allocPattern =
       "tessel_device_buffer {name}(rt, tessel_bytes({count}, sizeof({type}), \"{name}\"), "
       "\"{name}\");";

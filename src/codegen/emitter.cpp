@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -36,6 +37,8 @@ using emit::breakCode;
 using emit::kIdiv;
 using emit::kImod;
 using emit::kIpow;
+using emit::kToIntD;
+using emit::kToIntF;
 
 [[noreturn]] void internal(const std::string& what) {
   throw std::logic_error("internal error: emitter: " + what);
@@ -66,6 +69,8 @@ class ExprPrinter {
   int fallibleCalls_ = 0;  // calls printed of helpers that may record an error
 
   Out conv(const ExprPtr& e, ScalarType to);
+  /// A float or double value converted to a language int (the helpers tessel_toint_f/_d).
+  Out toInt(const Out& floating, ScalarType from);
   Out wide(const Out& o) { return o.narrow ? castTo(CType::Int64, o) : o; }
   Out literal(const Expr& e);
   Out binary(const Expr& e);
@@ -117,12 +122,23 @@ Out ExprPrinter::castTo(CType t, const Out& inner) {
   return o;
 }
 
-// e converted to `to` with the language's conversion (C's, for in-range values).
+// e converted to `to` with the language's conversion (C's, for in-range values; floating to int
+// through a helper that wraps as the reference does).
 Out ExprPrinter::conv(const ExprPtr& e, ScalarType to) {
   Out o = expr(e);
   if (e->type == to) return o;
   if (to == ScalarType::Int && e->type == ScalarType::Bool) return o;  // C promotes
+  if (to == ScalarType::Int) return toInt(o, e->type);
   return castTo(lir::ctypeOf(to), o);
+}
+
+Out ExprPrinter::toInt(const Out& floating, ScalarType from) {
+  const bool single = from == ScalarType::Float;
+  helpers |= single ? kToIntF : kToIntD;
+  Out o = fnCall((single ? "tessel_toint_f" : "tessel_toint_d") + d_.functions.helperSuffix,
+                 {floating});
+  o.narrow = true;
+  return o;
 }
 
 Out ExprPrinter::literal(const Expr& e) {
@@ -190,12 +206,13 @@ Out ExprPrinter::binary(const Expr& e) {
         }
         helpers |= e.op == Op::Div ? kIdiv : kImod;
         ++fallibleCalls_;  // a zero divisor is an error
-        return fnCall(e.op == Op::Div ? "tessel_idiv" : "tessel_imod", statusArgs({a, b}));
+        return fnCall((e.op == Op::Div ? "tessel_idiv" : "tessel_imod") + d_.functions.helperSuffix,
+                      statusArgs({a, b}));
       case Op::Pow:
         helpers |= kIpow;
         // A literal exponent is not negative (sema rejects those).
         if (y->kind != ExprKind::IntLit || y->ival < 0) ++fallibleCalls_;
-        return fnCall("tessel_ipow", statusArgs({a, b}));
+        return fnCall("tessel_ipow" + d_.functions.helperSuffix, statusArgs({a, b}));
       case Op::And:
       case Op::Or: {
         bool isAnd = e.op == Op::And;
@@ -262,6 +279,11 @@ Out ExprPrinter::call(const Expr& e) {
     Out o = conv(a, e.type);
     args.push_back(e.type == ScalarType::Int && !typedMinMax ? wide(o) : o);
   }
+  // ... unless they mix 32 and 64 bits: OpenCL's overloaded min(int, long) is ambiguous.
+  if (typedMinMax && d_.math.overloaded &&
+      std::any_of(args.begin(), args.end(), [](const Out& o) { return o.narrow; }) &&
+      !std::all_of(args.begin(), args.end(), [](const Out& o) { return o.narrow; }))
+    for (Out& o : args) o = wide(o);
   return fnCall(d_.mathName(e.name, e.type), args);
 }
 
@@ -309,7 +331,11 @@ Out ExprPrinter::expr(const ExprPtr& e) {
     case ExprKind::Call:
       return call(*e);
     case ExprKind::Select: {
+      // The condition as a bool: a floating one compared with 0 (OpenCL C takes no floating
+      // condition; NaN is true, as in the reference).
       Out c = expr(e->args[0]);
+      if (e->args[0]->type == ScalarType::Float || e->args[0]->type == ScalarType::Double)
+        c = infix(c, Out{"0", kPrimary}, "!=", kEq);
       Out a = conv(e->args[1], e->type), b = conv(e->args[2], e->type);
       return {fmt::format("{} ? {} : {}", wrap(c, c.prec < kUnary), wrap(a, a.prec <= kTernary),
                           wrap(b, b.prec <= kTernary)),
@@ -320,6 +346,9 @@ Out ExprPrinter::expr(const ExprPtr& e) {
       Out a = expr(e->args[0]);
       if (e->type == e->args[0]->type && (e->type != ScalarType::Int || a.narrow)) return a;
       if (e->type == ScalarType::Int && e->args[0]->type == ScalarType::Bool) return a;
+      if (e->type == ScalarType::Int &&
+          (e->args[0]->type == ScalarType::Float || e->args[0]->type == ScalarType::Double))
+        return toInt(a, e->args[0]->type);
       return castTo(lir::ctypeOf(e->type), a);
     }
   }

@@ -79,9 +79,9 @@ std::string helperDefinitions(const Dialect& d, unsigned helpers, bool usesStatu
     out +=
         "// Integer power (`^` on ints): 64-bit, wrapping on overflow. A negative exponent is an\n"
         "// error (recorded; the value is that of 1 / b^-e, truncated).\n"
-        "{q} {i} tessel_ipow({sp}{i} b, {i} e) {{\n"
+        "{q} {i} tessel_ipow{x}({sp}{i} b, {i} e) {{\n"
         "  if (e < 0) {{\n"
-        "    tessel_fail({sa}{pow});\n"
+        "    tessel_fail{x}({sa}{pow});\n"
         "    return b == 1 ? 1 : b == -1 ? (e % 2 == 0 ? 1 : -1) : 0;\n"
         "  }}\n"
         "  {u} r = 1u, x = ({u})b;\n"
@@ -97,36 +97,61 @@ std::string helperDefinitions(const Dialect& d, unsigned helpers, bool usesStatu
         "// an error (recorded; the value is 0), and -1 wraps.\n";
   if (helpers & kIdiv)
     out +=
-        "{q} {i} tessel_idiv({sp}{i} a, {i} b) {{\n"
+        "{q} {i} tessel_idiv{x}({sp}{i} a, {i} b) {{\n"
         "  if (b == 0) {{\n"
-        "    tessel_fail({sa}{div});\n"
+        "    tessel_fail{x}({sa}{div});\n"
         "    return 0;\n"
         "  }}\n"
         "  return b == -1 ? ({i})(0u - ({u})a) : a / b;\n"
         "}}\n";
   if (helpers & kImod)
     out +=
-        "{q} {i} tessel_imod({sp}{i} a, {i} b) {{\n"
+        "{q} {i} tessel_imod{x}({sp}{i} a, {i} b) {{\n"
         "  if (b == 0) {{\n"
-        "    tessel_fail({sa}{mod});\n"
+        "    tessel_fail{x}({sa}{mod});\n"
         "    return 0;\n"
         "  }}\n"
         "  return b == -1 ? 0 : a % b;\n"
         "}}\n";
   if (helpers & (kIdiv | kImod)) out += "\n";
+  // Floating to int as the reference interpreter converts (language.md section 12): truncated
+  // toward zero, then wrapped modulo 2^32, exact for every finite value; NaN and infinities give
+  // 0. (A C cast of a value outside the int range is undefined: compilers clamp or wrap.)
+  if (helpers & (kToIntF | kToIntD))
+    out +=
+        "// A floating value converted to a language int: truncated toward zero, then wrapped\n"
+        "// modulo 2^32 (exact for every finite value); NaN and infinities give 0.\n";
+  if (helpers & kToIntF)
+    out +=
+        "{q} {i32} tessel_toint_f{x}(float x) {{\n"
+        "  if (!(x - x == 0.0f)) return 0;  // NaN or an infinity\n"
+        "  // From 2^63 on a float is a multiple of 2^40: 0 modulo 2^32.\n"
+        "  if (x >= 9223372036854775808.0f || x <= -9223372036854775808.0f) return 0;\n"
+        "  return ({i32})({u})({i})x;\n"
+        "}}\n";
+  if (helpers & kToIntD)
+    out +=
+        "{q} {i32} tessel_toint_d{x}(double x) {{\n"
+        "  if (!(x - x == 0.0)) return 0;  // NaN or an infinity\n"
+        "  // From 2^63 on a double is an integer: its remainder modulo 2^32 is exact.\n"
+        "  if (x >= 9223372036854775808.0 || x <= -9223372036854775808.0) x = fmod(x, "
+        "4294967296.0);\n"
+        "  return ({i32})({u})({i})x;\n"
+        "}}\n";
+  if (helpers & (kToIntF | kToIntD)) out += "\n";
   // The status and tessel_fail, which every helper calls; the dialect spells the status.
   std::string head;
-  if (helpers) {
+  if (helpers & kFallibleHelpers) {
     head =
         "// Records run-time error `code` of the program, unless one is recorded already; the\n"
         "// entry point returns it. Nothing traps: the helpers below return a value and the\n"
         "// program runs on (its arrays then hold unspecified values).\n";
     if (!d.functions.helper.empty()) head += d.functions.helper + " ";
-    head += "void tessel_fail(" + statusParamDecl + "int code) {\n";
+    head += "void tessel_fail" + d.functions.helperSuffix + "(" + statusParamDecl + "int code) {\n";
     addLines(status(d.status.record, "code"), "  ", "", head);
     head += "}\n\n";
   }
-  if ((usesStatus || helpers) && d.status.param.empty()) {
+  if ((usesStatus || (helpers & kFallibleHelpers)) && d.status.param.empty()) {
     std::string decl =
         "// The error status: 0, or the first run-time error the program met (set by the "
         "helpers).\n";
@@ -136,7 +161,9 @@ std::string helperDefinitions(const Dialect& d, unsigned helpers, bool usesStatu
   auto code = [](lir::Status st) { return static_cast<int>(st); };
   return head + fmt::format(fmt::runtime(out), fmt::arg("q", d.functions.helper),
                             fmt::arg("i", d.typeName(lir::CType::Int64)),
-                            fmt::arg("u", d.types.uint64), fmt::arg("sp", statusParamDecl),
+                            fmt::arg("i32", d.typeName(lir::CType::Int32)),
+                            fmt::arg("x", d.functions.helperSuffix), fmt::arg("u", d.types.uint64),
+                            fmt::arg("sp", statusParamDecl),
                             fmt::arg("sa", d.status.param.empty() ? "" : d.statusName + ", "),
                             fmt::arg("div", code(lir::Status::IntDivisionByZero)),
                             fmt::arg("mod", code(lir::Status::IntRemainderByZero)),

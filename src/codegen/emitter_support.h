@@ -22,8 +22,10 @@ void addLines(const std::string& text, const std::string& pad, const std::string
 /// preferring the shallowest parenthesis depth; continuation lines are indented four more.
 std::string breakCode(std::string line, const std::string& pad);
 
-/// The helpers a printed module calls (each also needs tessel_fail).
-enum Helper : unsigned { kIpow = 1, kIdiv = 2, kImod = 4 };
+/// The helpers a printed module calls (the first three also need tessel_fail): integer power,
+/// division and remainder, and a float or double converted to a language int.
+enum Helper : unsigned { kIpow = 1, kIdiv = 2, kImod = 4, kToIntF = 8, kToIntD = 16 };
+inline constexpr unsigned kFallibleHelpers = kIpow | kIdiv | kImod;
 
 /// What goes at the top of a file before its functions: the error status's file-scope definition
 /// (when the dialect keeps it at file scope and the code uses it), tessel_fail and the helpers.

@@ -388,7 +388,7 @@ Module lowerToCpp(const Program& prog, const std::vector<bool>& fuseStatements) 
   for (auto& w : d.reservedWords) g.namer.reserve(w);
   for (auto& w : d.mathNames()) g.namer.reserve(w);
   for (auto* w : {"arrays", "scalars", "params", "tessel_program", "tessel_entry", "tessel_ipow",
-                  "tessel_idiv", "tessel_imod", "tessel_fail"})
+                  "tessel_idiv", "tessel_imod", "tessel_fail", "tessel_toint_f", "tessel_toint_d"})
     g.namer.reserve(w);
   g.namer.reserve(d.statusName);
   for (size_t c = 0; c < prog.calls.size(); ++c)

@@ -208,7 +208,8 @@ GpuProgram buildKernels(const Program& prog, const ResolvedSchedule& resolved) {
   for (auto* p : {"CL_", "cl_", "CUDA", "CU_", "cuda", "FLT_", "DBL_", "M_", "tessel_", "kTessel"})
     g.namer.reservePrefix(p);
   for (auto* w : {"arrays", "scalars", "params", "tessel_program", "tessel_ipow", "tessel_idiv",
-                  "tessel_imod", "tessel_fail", gpu::kRuntimeVar, gpu::kDeviceStatusParam})
+                  "tessel_imod", "tessel_fail", "tessel_toint_f", "tessel_toint_d",
+                  gpu::kRuntimeVar, gpu::kDeviceStatusParam})
     g.namer.reserve(w);
   for (size_t c = 0; c < prog.calls.size(); ++c)
     g.callFns.push_back(g.namer.take(fmt::format("call{}_{}", c, prog.calls[c].name)));

@@ -98,4 +98,31 @@ stencil s (b, a) { b[i] = a[i+1]; }
 [0:0] : s (b, a);
 )";
 
+// Conversions and overloads that the C spellings get wrong (found by the semantics review of
+// 2026-11-30): floating values outside the int range, NaN and infinities stored to ints (the
+// reference truncates and wraps modulo 2^32, NaN and infinities give 0; a C cast is undefined
+// there), a floating `select` condition (OpenCL C takes none), and integer min/max mixing 64-bit
+// iterators with 32-bit values (OpenCL's overloads are ambiguous).
+inline const char* const kConversions = R"(
+parameter N=11;
+iterator i;
+double x[N], c[N];
+float fx[N];
+int r[N], rf[N], rh[N], mm[N];
+int n;
+copyin x, fx, n;
+copyout c, r, rf, rh, mm;
+stencil conv () {
+  double big;
+  double nn = 0.0 / 0.0;
+  big = 3000000000.0 * (i - 5) + x[i];
+  r[i] = select(i == 3, nn, select(i == 4, -1.0 / 0.0, big * 1000000.0 + 0.5));
+  rf[i] = fx[i] * 3.0e9f + i * 1.0e19f;
+  rh[i] = x[i] * 1.0e30 + big * 1.0e12;
+  c[i] = select(x[i] - 0.5, 1.0, 2.0) + select(big, 3.0, 4.0) + select(nn, 10.0, 20.0);
+  mm[i] = min(i, 3) + max(n, 2) * 10 + min(abs(i - 5), -3) + max(i, n) + min(min(i, 2), max(n, 1));
+}
+conv ();
+)";
+
 }  // namespace tessel::gputest

@@ -18,6 +18,7 @@
 #include "runtime/data.h"
 #include "runtime/errors.h"
 #include "runtime/interpreter.h"
+#include "unit/gpu_test_programs.h"
 
 namespace fs = std::filesystem;
 using namespace tessel;
@@ -390,6 +391,16 @@ TEST(CppModule, JacobiMatchesReferenceLoopAndInterpreter) {
   expectMatchesInterpreter(prog, pv);
   expectMatchesInterpreter(prog, {3, 3, 3});  // one interior point
   expectMatchesInterpreter(prog, {2, 5, 1});  // empty regions
+}
+
+// Floating values out of the int range, NaN and infinities stored to ints, a floating select
+// condition and min/max over mixed int widths (tests/unit/gpu_test_programs.h): the C++ casts
+// clamped where the reference wraps.
+TEST(CppModule, ConversionsMatchInterpreter) {
+  Parsed p = parse(gputest::kConversions);
+  ASSERT_TRUE(p.prog);
+  expectMatchesInterpreter(*p.prog, {11});
+  expectMatchesInterpreter(*p.prog, {3}, 99);
 }
 
 TEST(CppModule, TypesAndFunctionsMatchInterpreter) {

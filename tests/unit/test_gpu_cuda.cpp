@@ -52,7 +52,7 @@ TEST(CudaResources, HeatOnRealNvcc) {
 // on the host, local scalars, scratch copies, no kernels at all) compiles cleanly.
 TEST(CudaResources, FeatureProgramsCompileWithoutWarnings) {
   TESSEL_REQUIRE_NVCC();
-  for (const char* text : {kTypes, kLocals, kIntErrors, kHostError, kNoKernels}) {
+  for (const char* text : {kTypes, kLocals, kIntErrors, kHostError, kNoKernels, kConversions}) {
     Parsed p = parse(text);
     ASSERT_TRUE(p.prog);
     for (ScheduleFamily f : {ScheduleFamily::Global, ScheduleFamily::GlobalStream}) {

@@ -111,6 +111,17 @@ TEST(OpenclModule, TypesAndFunctionsMatchInterpreter) {
   }
 }
 
+TEST(OpenclModule, ConversionsMatchInterpreter) {
+  TESSEL_REQUIRE_OPENCL();
+  Parsed p = parse(kConversions);
+  ASSERT_TRUE(p.prog);
+  for (auto& c : configs()) {
+    OpenclModule m(*p.prog, resolved(*p.prog, c), testOptions());
+    expectAgrees(*p.prog, m, {11}, 7, describe(c));
+    expectAgrees(*p.prog, m, {3}, 99, describe(c));
+  }
+}
+
 TEST(OpenclModule, LocalsScratchPlanesAndNestedIterate) {
   TESSEL_REQUIRE_OPENCL();
   Parsed p = parse(kLocals);

@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "analysis/float_math.h"
 #include "driver/backend.h"
 #include "driver/run.h"
 #include "frontend/frontend.h"
@@ -79,4 +80,89 @@ TEST(RunVerify, ErrorWithinToleranceOfTheTypePasses) {
   EXPECT_EQ(runWith(1e-14).code, kExitOk);  // below 1e-12 for double
   EXPECT_EQ(runWith(1e-9).code, kExitVerifyFailed);
   EXPECT_EQ(runWith(1e-9, 1e-8).code, kExitOk);  // --tolerance widens it
+}
+
+namespace {
+
+// `d` takes a float sine's value through a local and an earlier call; `e` only double math; `g`
+// a float function that rounds exactly (floor); `h` is fed by `d` in a loop (language.md 7.3).
+const char* kFloatMath =
+    "parameter N=8, T=2;\n"
+    "iterator i;\n"
+    "float x[N];\n"
+    "double a[N], d[N], e[N], g[N], h[N];\n"
+    "copyin x, a;\n"
+    "stencil s1 (d, x) { double t; t = sin(x[i]) * 2.0; d[i] = t + 1.0; }\n"
+    "stencil s2 (e, g, a, x) { e[i] = sin(a[i]); g[i] = floor(x[i]) + fabs(x[i]); }\n"
+    "stencil s3 (h, d) { h[i] = d[i] * 0.5; }\n"
+    "iterate 1:T { s3 (h, d); s1 (d, x); }\n"
+    "s2 (e, g, a, x);\n"
+    "copyout d, e, g, h;\n";
+
+/// The reference semantics under a backend's name, with every result array changed by a relative
+/// 1e-7 (a float ulp or so).
+class NamedBackend : public Backend {
+ public:
+  NamedBackend(const Program& p, std::string name) : prog_(p), name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  std::string description() const override { return "test backend"; }
+  double run(ProgramState& st) override {
+    interpret(prog_, st);
+    for (const char* a : {"d", "e", "g", "h"})
+      for (double& v : st.arrays[prog_.findArray(a)].values) v *= 1 + 1e-7;
+    return 1e-3;
+  }
+
+ private:
+  const Program& prog_;
+  std::string name_;
+};
+
+}  // namespace
+
+TEST(RunVerify, FloatMathArraysFollowTheValue) {
+  SourceFile f("fm.sten", kFloatMath);
+  DiagnosticEngine d;
+  auto prog = parseProgram(f, d);
+  ASSERT_TRUE(prog.has_value()) << d.diagnostics().size();
+  const std::vector<bool> carries = floatMathArrays(*prog);
+  auto carried = [&](const char* a) { return static_cast<bool>(carries[prog->findArray(a)]); };
+  EXPECT_TRUE(carried("d"));   // through the local t
+  EXPECT_TRUE(carried("h"));   // from d, written by a later call of the loop
+  EXPECT_FALSE(carried("e"));  // double sine
+  EXPECT_FALSE(carried("g"));  // exact float functions
+  EXPECT_FALSE(carried("x"));
+}
+
+// On a GPU backend a double array that carries a float math function's value is compared to
+// float precision, and the report names it; elsewhere (and for the other arrays) as before.
+TEST(RunVerify, FloatMathOnAGpuIsComparedToFloatPrecision) {
+  SourceFile f("fm.sten", kFloatMath);
+  DiagnosticEngine d;
+  auto prog = parseProgram(f, d);
+  ASSERT_TRUE(prog.has_value());
+  for (const std::string name : {"opencl", "cuda", "cpp"}) {
+    NamedBackend backend(*prog, name);
+    RunOptions opts;
+    opts.verify = true;
+    std::ostringstream out;
+    const int code = runProgram(*prog, opts, backend, d, out);
+    EXPECT_EQ(code, kExitVerifyFailed) << name << "\n" << out.str();  // e and g: 1e-12
+    const std::string text = out.str();
+    if (name == "cpp") {
+      EXPECT_NE(text.find("'d' differs"), std::string::npos) << text;
+      EXPECT_EQ(text.find("float math functions"), std::string::npos) << text;
+    } else {
+      EXPECT_EQ(text.find("'d' differs"), std::string::npos) << text;
+      EXPECT_EQ(text.find("'h' differs"), std::string::npos) << text;
+      EXPECT_NE(text.find("'e' differs"), std::string::npos) << text;
+      EXPECT_NE(text.find("'g' differs"), std::string::npos) << text;
+      EXPECT_NE(text.find("(d, h computed from float math functions, which the " +
+                          std::string(name == "cuda" ? "CUDA" : "OpenCL") +
+                          " built-ins do not round correctly: compared to float precision, "
+                          "1e-05; --tolerance sets another)"),
+                std::string::npos)
+          << text;
+    }
+  }
 }
