@@ -363,10 +363,11 @@ StmtPtr loopFused(const Program& prog, const ExecNode& loop, const FusionGroup& 
          return {callOf(grp.body[static_cast<size_t>(p)], g, args)};
        }))
     rest.push_back(x);
-  b.push_back(comment(fmt::format("The steps left after the kernels fusing {} each (none where "
-                                   "the step count is a multiple of {}), one kernel per "
-                                   "statement.",
-                                   t, t)));
+  b.push_back(
+      comment(fmt::format("The steps left after the kernels fusing {} each (none where "
+                          "the step count is a multiple of {}), one kernel per "
+                          "statement.",
+                          t, t)));
   b.push_back(forLoop(s, indexMul(var(full, ScalarType::Int), intLit(t)),
                       indexAddConst(var(steps, ScalarType::Int), -1), LoopKind::Serial, rest));
   return block(std::move(b));
