@@ -834,6 +834,10 @@ int main(int argc, char** argv) {
     }
     const Program& prog = regrouped ? *regrouped : *lp.program;
 
+    // What a note that a default choice fell back says to do: the diagnostic's own hint.
+    auto hintOf = [](const Diagnostic& d) {
+      return d.hint.empty() ? std::string("give --param NAME=VALUE") : d.hint;
+    };
     // The performance model's first choice (one line says which), at the command's parameters.
     auto modelChoice = [&](DiagnosticEngine& d) -> std::optional<ModelChoice> {
       std::map<std::string, int64_t> given;
@@ -869,9 +873,7 @@ int main(int argc, char** argv) {
             "tessel: note: no schedule named, and the performance model cannot choose one ({}): "
             "the program's own default is emitted\n  hint: {}, or name a schedule "
             "(--schedule)\n",
-            quiet.diagnostics().front().message,
-            quiet.diagnostics().front().hint.empty() ? std::string("give --param NAME=VALUE")
-                                                     : quiet.diagnostics().front().hint);
+            quiet.diagnostics().front().message, hintOf(quiet.diagnostics().front()));
       }
     }
     // CUDA code takes the model's register cap by default (issue 11): where neither the
@@ -902,9 +904,7 @@ int main(int argc, char** argv) {
             "(--max-registers auto, the default) needs a value of every parameter ({})\n  hint: "
             "{} for the model's cap, or --max-registers bounds to keep the launch bounds without "
             "this note\n",
-            unbound.diagnostics().front().message,
-            unbound.diagnostics().front().hint.empty() ? std::string("give --param NAME=VALUE")
-                                                       : unbound.diagnostics().front().hint);
+            unbound.diagnostics().front().message, hintOf(unbound.diagnostics().front()));
         scheduleValues["--max-registers"] = "bounds";
       } else if (auto cap = chooseRegisterCap(prog, scheduleValues, given, diags); !cap) {
         return finish(diags, kExitUserError);
