@@ -387,7 +387,8 @@ TEST(GpuLowering, OneKernelPerStatementWithHostBoundsAndLocals) {
       {"  const double r = alpha * dt / pow(h, (double)2);",  // an initialised local
                                                               // a local array: allocated once per
                                                               // run, cleared at each call
-       "  tessel_device_buffer local_lap(rt, sizeof(double) * (L * M * N), \"local_lap\");",
+       "  tessel_device_buffer local_lap(rt, tessel_bytes(L * M * N, sizeof(double), "
+       "\"local_lap\"), \"local_lap\");",
        "  tessel_zero(rt, lap);",
        // The iterate loop: captured as a graph of 2 iterations where the runtime takes one,
        // the iterations left one by one.
