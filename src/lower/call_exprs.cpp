@@ -142,7 +142,9 @@ Assignment CallExprs::assignment(const tessel::Stmt& st) {
   if (st.op != AssignOp::Set)
     a.value = binary(compoundOp(st.op), a.registerVar ? a.registerVar : load(a.buffer, a.index, lt),
                      a.value);
-  if (a.value->type != lt) a.value = cast(lt, a.value);
+  // An int held in a register (statement fusion keeps a local scalar in a 64-bit one) wraps to
+  // 32 bits at each assignment, as a store to an int does (language.md section 12).
+  if (a.value->type != lt || (a.registerVar && lt == ScalarType::Int)) a.value = cast(lt, a.value);
   return a;
 }
 
