@@ -1089,6 +1089,8 @@ int main(int argc, char** argv) {
     const std::vector<std::string>& planNotes = setup->resolved.scheduleNotes;
     if (emit->parsed()) {
       eo.schedule = setup->resolved;
+      eo.commandLine = "tessel";
+      for (int a = 1; a < argc; ++a) eo.commandLine += " " + shellQuoted(argv[a]);
       eo.passLog = &passLog;
       std::string written = emitProgram(prog, eo);
       diags.print(std::cerr);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <stdexcept>
 
@@ -46,6 +47,21 @@ bool writtenByTessel(const std::filesystem::path& file) {
          first.starts_with("# Builds the generated Tessel program");
 }
 
+/// Writes `command` under the "Do not edit; regenerate." line of the source file `file`.
+void addCommandLine(const std::filesystem::path& file, const std::string& command) {
+  if (command.empty() || command.find_first_of("\r\n") != std::string::npos) return;
+  std::ifstream in(file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  const std::string mark = "Do not edit; regenerate.\n";
+  const size_t at = text.find(mark);
+  if (at == std::string::npos) return;
+  text.insert(at + mark.size(), "// Written by: " + command + "\n");
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out) throw std::runtime_error("cannot write " + file.string());
+}
+
 }  // namespace
 
 std::string shellQuoted(const std::string& path) {
@@ -83,6 +99,7 @@ std::string emitProgram(const Program& prog, const EmitOptions& opts) {
     build.passLog = opts.passLog;
     build.fuseStatements = fusedStencils(opts.schedule);
     auto source = writeCppProject(prog, opts.directory, build);
+    addCommandLine(source, opts.commandLine);
     std::string d = source.parent_path().string();
     return fmt::format("wrote {}\n  and {}/CMakeLists.txt\n", source.string(), d) + buildLine(d);
   }
@@ -98,6 +115,9 @@ std::string emitProgram(const Program& prog, const EmitOptions& opts) {
   GpuSources src =
       generateGpu(prog, api, resolvedOrGlobal(prog, opts.schedule), opts.cudaArch, opts.passLog);
   auto paths = writeGpuProject(src, opts.directory);
+  for (const auto& p : paths)
+    if (p.filename() != kOpenclKernelName && p.filename() != "CMakeLists.txt")
+      addCommandLine(p, opts.commandLine);
   std::string out;
   for (size_t i = 0; i < paths.size(); ++i)
     out += fmt::format("{}{}\n", i == 0 ? "wrote " : "  and ", paths[i].string());

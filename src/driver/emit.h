@@ -22,6 +22,10 @@ struct EmitOptions {
   ResolvedSchedule schedule;
   std::string cudaArch = "sm_90";  // cuda: the CMakeLists' default architecture
   PassLog* passLog = nullptr;      // the pipeline's pass log; null: a silent one
+  /// The command line that asked for it (`tessel emit ...`, quoted for a shell): written under
+  /// the sources' "Do not edit; regenerate." line (not into the OpenCL kernel file, which the
+  /// host file embeds as it is). Empty: none.
+  std::string commandLine;
 };
 
 /// What `emit --target target -o dir` would meet in `dir`: the files it writes that are there

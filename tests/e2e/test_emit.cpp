@@ -201,3 +201,32 @@ int main(int argc, char** argv) {
   EXPECT_EQ(ok.output, "0 \n") << ok.output;
   fs::remove_all(d);
 }
+
+// The sources say which command wrote them (quoted for a shell), under "Do not edit;
+// regenerate."; the OpenCL kernel file stays as the host file embeds it.
+TEST(Emit, TheSourcesSayWhichCommandWroteThem) {
+  const fs::path d = freshDir("command") / "out dir";
+  const std::string j2d5pt = sourceDir() + "/benchmarks/j2d5pt.sten";
+  auto r = runCommand(tesselBinary() + " emit " + j2d5pt +
+                      " --target opencl --schedule shared -o '" + d.string() + "'");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  auto firstLines = [](const fs::path& f) {
+    std::ifstream in(f);
+    std::string all, line;
+    for (int n = 0; n < 3 && std::getline(in, line); ++n) all += line + "\n";
+    return all;
+  };
+  const std::string written = "// Written by: tessel emit " + j2d5pt +
+                              " --target opencl --schedule shared -o '" + d.string() + "'\n";
+  EXPECT_NE(firstLines(d / "tessel_host.cpp").find("// Do not edit; regenerate.\n" + written),
+            std::string::npos)
+      << firstLines(d / "tessel_host.cpp");
+  EXPECT_EQ(firstLines(d / "tessel_kernels.cl").find("Written by"), std::string::npos);
+  auto cpp =
+      runCommand(tesselBinary() + " emit " + j2d5pt + " -o " + (d.parent_path() / "c").string());
+  ASSERT_EQ(cpp.exitCode, 0) << cpp.output;
+  EXPECT_NE(firstLines(d.parent_path() / "c" / "tessel_program.cpp")
+                .find("Do not edit; regenerate.\n// Written by: tessel emit " + j2d5pt + " -o "),
+            std::string::npos);
+  fs::remove_all(d.parent_path());
+}
