@@ -35,6 +35,14 @@ void addLines(const std::string& text, const std::string& pad, const std::string
   }
 }
 
+std::string withWrittenBy(std::string source, const std::string& command) {
+  if (command.empty() || command.find_first_of("\r\n") != std::string::npos) return source;
+  const std::string mark = "Do not edit; regenerate.\n";
+  const size_t at = source.find(mark);
+  if (at != std::string::npos) source.insert(at + mark.size(), "// Written by: " + command + "\n");
+  return source;
+}
+
 // Breaks a long line of code before a binary operator (or after a comma) outside subscripts,
 // preferring the shallowest parenthesis depth; continuation lines are indented four more.
 std::string breakCode(std::string line, const std::string& pad) {

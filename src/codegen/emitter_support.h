@@ -18,6 +18,10 @@ inline constexpr size_t kLineLimit = 100;
 void addLines(const std::string& text, const std::string& pad, const std::string& prefix,
               std::string& out, bool wrapWords = false);
 
+/// `source` with `// Written by: COMMAND` under its header's "Do not edit; regenerate." line
+/// (`tessel emit`'s command line); as it is where `command` is empty or spans lines.
+std::string withWrittenBy(std::string source, const std::string& command);
+
 /// Breaks a long line of code before a binary operator (or after a comma) outside subscripts,
 /// preferring the shallowest parenthesis depth; continuation lines are indented four more.
 std::string breakCode(std::string line, const std::string& pad);

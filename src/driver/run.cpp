@@ -338,11 +338,10 @@ int runProgram(const Program& prog, const RunOptions& opts, Backend& backend,
       ScalarType type = prog.arrays[a].type;
       const bool carriesFloatMath =
           type == ScalarType::Double && static_cast<size_t>(a) < floatMath.size() && floatMath[a];
+      const ScalarType compareAs = carriesFloatMath ? ScalarType::Float : type;
       double tol = opts.tolerance >= 0 ? opts.tolerance
-                   : opts.contracted
-                       ? contractedTolerance(carriesFloatMath ? ScalarType::Float : type)
-                   : carriesFloatMath ? defaultTolerance(ScalarType::Float)
-                                      : defaultTolerance(type);
+                   : opts.contracted   ? contractedTolerance(compareAs)
+                                       : defaultTolerance(compareAs);
       if (carriesFloatMath && opts.tolerance < 0) floatPrecision.push_back(prog.arrays[a].name);
       CompareResult cr = compareArrays(result.arrays[a], ref.arrays[a], tol, opts.contracted);
       worst = std::max(worst, cr.maxRelErr);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "codegen/emitter_support.h"
 #include "exec/build_util.h"
 #include "ir/loop_ir.h"
 #include "lower/lower_cpp.h"
@@ -72,7 +73,8 @@ std::string buildHash(const std::string& source, const std::string& cmd) {
 
 fs::path writeCppProject(const Program& prog, const fs::path& directory,
                          const CppBuildOptions& opts) {
-  std::string source = generateCpp(prog, opts.passLog, opts.fuseStatements);
+  std::string source =
+      emit::withWrittenBy(generateCpp(prog, opts.passLog, opts.fuseStatements), opts.writtenBy);
   fs::path dir = fs::absolute(directory);
   fs::create_directories(dir);
   writeFile(dir / kCppSourceName, source);

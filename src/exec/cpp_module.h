@@ -25,6 +25,9 @@ struct CppBuildOptions {
   PassLog* passLog = nullptr;           // the pipeline's pass log; null: a silent one
   /// Per stencil: fuse its statements (fuse_statements; lower/lower_cpp.h). Empty: none.
   std::vector<bool> fuseStatements;
+  /// writeCppProject: the command line that asked for it, in the source's header
+  /// (codegen/emitter_support.h, withWrittenBy). Empty: none.
+  std::string writtenBy;
 
   CppBuildOptions();
   /// Reads the environment once, here and nowhere deeper: CXX for the compiler,
