@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config
-  libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libsqlite3-dev
+  libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev libsqlite3-dev libmimalloc-dev
   python3 python3-numpy
   opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo oclgrind
   graphviz

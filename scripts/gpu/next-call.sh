@@ -10,7 +10,8 @@
 # on the H200, and the autotuner against the CUDA objective.
 # Before the call, here: build, then
 #   mkdir -p .gpu && strip -o .gpu/tessel build/tessel
-#   cp -L "$(ldd build/tessel | awk '/libfmt/ {print $3}')" "$(ldd build/tessel | awk '/libsqlite3/ {print $3}')" .gpu/
+#   for l in libfmt libsqlite3 libmimalloc; do cp -L "$(ldd build/tessel | awk "/$l/ {print \$3}")" .gpu/; done
+# (the device machine has none of them and no package registry; libmimalloc since 2026-12-01)
 # and one device call, carry ['.gpu'], timeout_s 590: bash scripts/gpu/next-call.sh
 # Writes under $OUT (at most 8 files come back): device.txt (the log), progress.txt (every run's
 # line), awkward.csv, full.csv, tune.txt, tuning.db.

@@ -211,6 +211,11 @@ void workOf(const Program& prog, const std::vector<ExecNode>& nodes, const Param
 Work programWork(const Program& prog, const ParamValues& params) {
   std::vector<CallRegions> regions;
   for (auto& c : prog.calls) regions.push_back(analyzeRegions(prog, c));
+  return programWork(prog, params, regions);
+}
+
+Work programWork(const Program& prog, const ParamValues& params,
+                 const std::vector<CallRegions>& regions) {
   Work w;
   for (auto& c : prog.calls) w.updates.emplace_back(c.stmts.size(), 0.0);
   w.executions.assign(prog.calls.size(), 0.0);

@@ -62,5 +62,9 @@ struct Work {
 };
 
 Work programWork(const Program& prog, const ParamValues& params);
+/// The same from the calls' regions already analysed (Program::calls order; the model's path,
+/// schedule/resolve.h's ResolvedSchedule::regions).
+Work programWork(const Program& prog, const ParamValues& params,
+                 const std::vector<CallRegions>& regions);
 
 }  // namespace tessel

@@ -335,7 +335,7 @@ Function CallGpu::build() {
   Function f = callFunction(call_, index_, g_.callFns[index_]);
   for (auto& la : call_.localArrays)
     if (la.scratchOf >= 0) uses_.arrays.insert(la.scratchOf);
-  CallRegions regions = analyzeRegions(prog_, call_);
+  const CallRegions& regions = sched_.regions;
   // Statement fusion (`global`, fuse_statements): groups of two or more share a kernel, which
   // keeps the local scalars all of whose uses it holds in registers (unless a plane condition
   // only the run decides splits the group into its statements again).

@@ -78,6 +78,7 @@ lir::Param bufferParam(const std::string& name);
 struct CallSchedule {
   const GridShape& grid;
   const std::vector<StmtStaging>& staging;
+  const CallRegions& regions;  // ResolvedSchedule::regions of the call
 };
 
 /// Lowers call `index`: appends its kernels to out.device and out.kernels and returns its host

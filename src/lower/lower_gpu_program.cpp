@@ -226,7 +226,7 @@ GpuProgram buildKernels(const Program& prog, const ResolvedSchedule& resolved) {
   for (size_t c = 0; c < prog.calls.size(); ++c) {
     if (!ordinary[c]) continue;
     const GridShape grid = grids.at(prog.calls[c].stencil).perStatement();
-    gpu::CallSchedule s{grid, resolved.staging.at(c)};
+    gpu::CallSchedule s{grid, resolved.staging.at(c), resolved.regions.at(c)};
     out.host.functions.push_back(gpu::lowerCall(prog, static_cast<int>(c), g, s, out, args[c]));
   }
 

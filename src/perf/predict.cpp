@@ -336,9 +336,8 @@ double launchUpdates(const Box& box, int steps) {
 ProgramPrediction predictProgram(const Program& prog, const ResolvedSchedule& resolved,
                                  const std::vector<KernelReport>& reports, const MachineDesc& m,
                                  const ParamValues& params) {
-  const Work work = programWork(prog, params);
-  std::vector<CallRegions> regions;
-  for (const CallInst& c : prog.calls) regions.push_back(analyzeRegions(prog, c));
+  const std::vector<CallRegions>& regions = resolved.regions;
+  const Work work = programWork(prog, params, regions);
   // A fused kernel's point-update is one point of a call (all its statements) at one step: a
   // call's updates per execution are those of its statement that covers the most points.
   auto perExecution = [&](int c) {

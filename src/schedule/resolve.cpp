@@ -555,6 +555,7 @@ ResolvedSchedule resolve(const Program& prog, const std::vector<Schedule>& sched
   }
   out.groups = planFusion(prog, out.grids);
   for (const CallInst& call : prog.calls) {
+    out.regions.push_back(analyzeRegions(prog, call));
     out.staging.emplace_back();
     const GridShape g = out.grids.at(static_cast<size_t>(call.stencil)).perStatement();
     for (const Stmt& st : call.stmts)

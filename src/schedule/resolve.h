@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/regions.h"
 #include "analysis/staging.h"
 #include "analysis/tile_regions.h"
 #include "ir/program.h"
@@ -152,6 +153,9 @@ struct ResolvedSchedule {
   /// staged (shared, stream), else every group read from global memory. The staged lowering and
   /// the kernel reports read it.
   std::vector<std::vector<StmtStaging>> staging;
+  /// Per call (Program::calls order): its statements' regions (analysis/regions.h), computed
+  /// once here for the lowering and the model (a prediction read them four times before).
+  std::vector<CallRegions> regions;
   /// Fallbacks the lowering applies (a streaming family on a 1-D program, a block extent the
   /// grid has no dimension for), for the user.
   std::vector<std::string> notes;
