@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -82,10 +82,10 @@ class Walk {
  public:
   /// Walks the body of `f`; features() then gives what it counted.
   explicit Walk(const lir::Function& f) : intBits_(f.intBits) {
-    scopes_.emplace_back();
+    openScope();
     walkAll(f.body->body);
     closeStretch();
-    scopes_.pop_back();
+    closeScope();
   }
 
   RegisterFeatures features() const {
@@ -122,10 +122,13 @@ class Walk {
   int intBits_;
   int pos_ = 0;
   std::vector<Value> values_;
-  std::vector<std::map<std::string, size_t>> scopes_;  // name -> index into values_
-  std::vector<int> loopStart_, loopEnd_;               // per loop, its first and last positions
-  std::vector<int> openLoops_;     // the loops around the current position, outermost first
-  std::vector<int> stretchLoads_;  // per statement position: its stretch's loaded registers
+  // Each name's declarations in the scopes open now, innermost last (indices into values_), and
+  // per open scope the names it declared: a use looks its name up once, not scope by scope.
+  std::unordered_map<std::string, std::vector<size_t>> bound_;
+  std::vector<std::vector<const std::string*>> scopes_;
+  std::vector<int> loopStart_, loopEnd_;  // per loop, its first and last positions
+  std::vector<int> openLoops_;            // the loops around the current position, outermost first
+  std::vector<int> stretchLoads_;         // per statement position: its stretch's loaded registers
   int stretchStart_ = 0;
   std::unordered_set<uint64_t> stretchKeys_;
   int stretchWidth_ = 0;
@@ -137,22 +140,27 @@ class Walk {
     return false;
   }
 
+  void openScope() { scopes_.emplace_back(); }
+  void closeScope() {
+    for (const std::string* name : scopes_.back()) bound_.at(*name).pop_back();
+    scopes_.pop_back();
+  }
   void declare(const std::string& name, int w) {
     values_.push_back({pos_, pos_, w});
-    scopes_.back()[name] = values_.size() - 1;
+    auto it = bound_.try_emplace(name).first;
+    it->second.push_back(values_.size() - 1);
+    scopes_.back().push_back(&it->first);
   }
   void use(const std::string& name) {
-    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s)
-      if (auto it = s->find(name); it != s->end()) {
-        Value& v = values_[it->second];
-        v.lastUse = pos_;
-        v.loop = -1;
-        for (int l : openLoops_)
-          if (loopStart_[static_cast<size_t>(l)] > v.def) {
-            v.loop = l;
-            break;
-          }
-        return;
+    auto it = bound_.find(name);
+    if (it == bound_.end() || it->second.empty()) return;
+    Value& v = values_[it->second.back()];
+    v.lastUse = pos_;
+    v.loop = -1;
+    for (int l : openLoops_)
+      if (loopStart_[static_cast<size_t>(l)] > v.def) {
+        v.loop = l;
+        break;
       }
   }
   void expr(const ExprPtr& e) {
@@ -178,9 +186,9 @@ class Walk {
   void walk(const lir::Stmt& s) {
     switch (s.kind) {
       case StmtKind::Block:
-        scopes_.emplace_back();
+        openScope();
         walkAll(s.body);
-        scopes_.pop_back();
+        closeScope();
         return;
       case StmtKind::For: {
         closeStretch();
@@ -194,14 +202,14 @@ class Walk {
         loopStart_.push_back(pos_);
         loopEnd_.push_back(pos_);
         openLoops_.push_back(id);
-        scopes_.emplace_back();
+        openScope();
         declare(s.name, intBits_ / 32);
         ++pos_;
         closeStretch();
         walkAll(s.body);
         closeStretch();
         use(s.name);  // the increment and the test at the end of each iteration
-        scopes_.pop_back();
+        closeScope();
         loopEnd_[static_cast<size_t>(id)] = pos_;
         openLoops_.pop_back();
         copies_ = outerCopies;
@@ -214,13 +222,13 @@ class Walk {
         expr(s.value);
         ++pos_;
         closeStretch();
-        scopes_.emplace_back();
+        openScope();
         walkAll(s.body);
-        scopes_.pop_back();
+        closeScope();
         closeStretch();
-        scopes_.emplace_back();
+        openScope();
         walkAll(s.orElse);
-        scopes_.pop_back();
+        closeScope();
         closeStretch();
         return;
       case StmtKind::Barrier:
