@@ -4,8 +4,8 @@
 # core set of benchmarks that covers every feature (`Core/` tests; tests/unit/gpu_test_util.h
 # says which and why); every benchmark still runs through the C++ backend and `global` on PoCL.
 #
-# scripts/test.sh --full [CTEST ARGS]: the sweeps on the other benchmarks too (`Full/` tests: 20
-# benchmarks instead of 7 in each sweep).
+# scripts/test.sh --full [CTEST ARGS]: the sweeps on the other benchmarks too (`Full/` tests: all
+# 21 benchmarks instead of 7 in each sweep).
 #
 # scripts/test.sh --sanitize [CTEST ARGS]: builds build-asan/ with AddressSanitizer and
 # UndefinedBehaviorSanitizer (-DTESSEL_SANITIZE=ON) and runs a subset under them (below); any

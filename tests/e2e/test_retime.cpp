@@ -119,8 +119,8 @@ TEST(RetimeRefusals, OtherFamiliesAndUnhomogenisableTermsAreRefused) {
 
 // The kernel report: j3d27pt's 27 shared loads per point become 9 (the 3x3 neighbourhood of the
 // plane streamed in, shared by the three accumulators), gaussian's (2-D, 5x5) 25 become 5; with
-// nvcc, ptxas gives each fewer registers (sm_90; j3d27pt 56 -> 35 and gaussian 56 -> 38 when
-// this was written), and no spills.
+// nvcc, ptxas gives each fewer registers (sm_90; j3d27pt 56 -> 36 and gaussian 56 -> 39 when
+// last checked, below), and no spills.
 TEST(RetimeReport, FewerSharedLoadsAndRegisters) {
   const bool ptxas = !findNvcc().empty() || tessel::testing::nvccRequired();
   const std::string noPtxas = ptxas ? "" : " --no-ptxas";
