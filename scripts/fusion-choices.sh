@@ -3,15 +3,17 @@
 # (rhs4center, rhs4sg, diffterm): each program, its `tessel split --mode trivial-fission` version and a
 # fusion-groups version (rhs4center and rhs4sg with their twelve shared temporaries in a kernel of their own,
 # through global memory, and a kernel per output: `--mode groups --groups '0-11|12-17|18-23|
-# 24-29'`; diffterm as the greedy plan groups it: `--mode greedy`, and as MODESTO groups it: `--mode
-# modesto`), under `global` (a kernel per statement), `global --fuse-statements` and `overlapped`:
+# 24-29'` and as MODESTO groups them, `--mode modesto`; diffterm as the greedy plan groups it:
+# `--mode greedy`, and as MODESTO groups it: `--mode modesto`), under `global` (a kernel per statement), `global --fuse-statements` and `overlapped`:
 #   1. predicted on the H100 by the model (`tessel analyze`, the programs' own sizes, ptxas
 #      registers where nvcc is installed): a prediction, not a measurement;
 #   2. measured on this machine's PoCL (OpenCL on the CPU) and C++ target (scripts/bench.py,
 #      --size small, median of 5, every run verified against the reference interpreter).
 # Usage: scripts/fusion-choices.sh [OUT_DIR] [PROGRAMS]   (default: bench-results/fusion-choices,
 #        all three; PROGRAMS a comma list of rhs4center, rhs4sg, diffterm)
-# (maxfuse leaves both programs as they are: one call, or two calls with different domains.)
+# (maxfuse leaves both programs as they are: one call, or two calls with different domains; the
+# greedy plan and recompute-fission leave rhs4center and rhs4sg as they are too: one kernel of
+# all 30 statements, no recomputation halo.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-bench-results/fusion-choices}"
@@ -26,7 +28,9 @@ for b in ${which//,/ }; do
     rhs4center | rhs4sg)
       "$tessel" split "benchmarks/$b.sten" --mode groups --groups '0-11|12-17|18-23|24-29' \
         -o "$out/programs" >/dev/null
-      progs+="${progs:+,}$b,$b-trivial-fission,$b-groups" ;;
+      # MODESTO's seven groups (about 25 s of its counting engine each; since 2026-12-01).
+      "$tessel" split "benchmarks/$b.sten" --mode modesto -o "$out/programs" >/dev/null
+      progs+="${progs:+,}$b,$b-trivial-fission,$b-groups,$b-modesto" ;;
     diffterm)
       "$tessel" split benchmarks/diffterm.sten --mode greedy -o "$out/programs" >/dev/null
       "$tessel" split benchmarks/diffterm.sten --mode modesto -o "$out/programs" >/dev/null
