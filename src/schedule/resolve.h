@@ -154,7 +154,7 @@ struct ResolvedSchedule {
   /// the kernel reports read it.
   std::vector<std::vector<StmtStaging>> staging;
   /// Per call (Program::calls order): its statements' regions (analysis/regions.h), computed
-  /// once here for the lowering and the model (a prediction read them four times before).
+  /// once here for the per-statement lowering and the model's prediction.
   std::vector<CallRegions> regions;
   /// Fallbacks the lowering applies (a streaming family on a 1-D program, a block extent the
   /// grid has no dimension for), for the user.
