@@ -5,7 +5,8 @@
 # says which and why); every benchmark still runs through the C++ backend and `global` on PoCL.
 #
 # scripts/test.sh --full [CTEST ARGS]: the sweeps on the other benchmarks too (`Full/` tests: all
-# 21 benchmarks instead of 7 in each sweep).
+# 21 benchmarks instead of 7 in each sweep), and the ptxas figures of docs/gpu.md's kernel tables
+# (Full/DocsPtxasFigures, some 40 nvcc runs per benchmark).
 #
 # scripts/test.sh --sanitize [CTEST ARGS]: builds build-asan/ with AddressSanitizer and
 # UndefinedBehaviorSanitizer (-DTESSEL_SANITIZE=ON) and runs a subset under them (below); any

@@ -123,7 +123,7 @@ KernelReportSet reportKernels(const Program& prog, const ResolvedSchedule& resol
         "for ptxas's)";
   } else if (ptxas) {
     const std::string arch = ptxasArch(machine);
-    ResourcesResult r = programResources(prog, resolved, arch);
+    ResourcesResult r = programResources(prog, resolved, arch, ResourcesBuild::KernelsOnly);
     addPtxas(out.reports, r.report);
     out.ptxasNote = "ptxas for " + arch;
     if (arch != fmt::format("sm_{}{}", machine.compute.ccMajor, machine.compute.ccMinor))

@@ -67,10 +67,11 @@ int indexBitsOf(const ResourcesResult& r, const std::string& name) {
 }  // namespace
 
 ResourcesResult programResources(const Program& prog, const ResolvedSchedule& resolved,
-                                 const std::string& arch) {
+                                 const std::string& arch, ResourcesBuild build) {
   GpuSources src = generateGpu(prog, GpuApi::Cuda, resolved, arch);
   CudaResourceOptions o;
   o.arch = arch;
+  o.deviceOnly = build == ResourcesBuild::KernelsOnly;
   o.cacheRoot = resourcesCache();
   ResourcesResult r;
   r.report = cudaResources(src.hostSource, o);

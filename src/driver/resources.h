@@ -16,12 +16,17 @@ struct ResourcesResult {
   std::vector<std::string> notes;      // the lowering's and the schedule's notes
 };
 
+/// What nvcc compiles: the whole program, host code with warnings too (`tessel resources`), or
+/// only the kernels (`-cubin`: the kernel reports of info and analyze, and the predictions of
+/// the register cap, which need ptxas's figures and nothing of the host code).
+enum class ResourcesBuild { WholeProgram, KernelsOnly };
+
 /// Generates the CUDA code of `prog` under its resolved schedule and compiles it for `arch` with
-/// nvcc
-/// (`-Xptxas -v`), reusing a cached report for the same source and command. Throws
+/// nvcc (`-Xptxas -v`), reusing a cached report for the same source and command. Throws
 /// EnvironmentError without nvcc, std::runtime_error when the compilation fails.
 ResourcesResult programResources(const Program& prog, const ResolvedSchedule& resolved,
-                                 const std::string& arch);
+                                 const std::string& arch,
+                                 ResourcesBuild build = ResourcesBuild::WholeProgram);
 
 /// A table: one row per kernel (registers, shared, local/stack, spills, barriers), then nvcc's
 /// warnings if any, the command, and the notes.

@@ -36,8 +36,13 @@ std::string findNvcc() {
 }
 
 std::vector<std::string> cudaResourceFlags(const CudaResourceOptions& opts) {
-  std::vector<std::string> f = {"-std=c++17", "-O3", "-arch=" + opts.arch, "-fmad=false", "-Xptxas",
-                                "-v",         "-c"};
+  std::vector<std::string> f = {"-std=c++17",  "-O3",     "-arch=" + opts.arch,
+                                "-fmad=false", "-Xptxas", "-v"};
+  if (opts.deviceOnly) {
+    f.push_back("-cubin");
+    return f;
+  }
+  f.push_back("-c");
   if (opts.hostWarnings) {
     f.push_back("-Xcompiler");
     f.push_back("-Wall,-Wextra");
@@ -105,7 +110,8 @@ CudaResourceReport cudaResources(const std::string& cuSource, const CudaResource
   r.arch = opts.arch;
   std::string cmd = shellQuote(nvcc);
   for (auto& f : cudaResourceFlags(opts)) cmd += " " + shellQuote(f);
-  cmd += " tessel_program.cu -o tessel_program.o";
+  cmd += opts.deviceOnly ? " tessel_program.cu -o tessel_program.cubin"
+                         : " tessel_program.cu -o tessel_program.o";
   r.command = cmd;
   std::string hash = fmt::format("{:016x}", fnv1a(cuSource + "\n" + cmd));
   bool temporary = opts.cacheRoot.empty();

@@ -4,8 +4,11 @@
 // --json --no-ptxas` reports them for the row's main kernel (the script's choice: the first
 // fused one, else the first). Section 13's "after" side (its "before" is commit ab00565);
 // sections 14, 16 and 17's stream/2 tables and section 11's overlapped/2 one on both sides
-// (without and with the option). A row
-// that drifts fails with the command that regenerates its table.
+// (without and with the option). A row that drifts fails with the command that regenerates its
+// table. The figures that need nvcc (ptxas's registers for sm_90 and the model's GStencil/s
+// predicted with them, `tessel info --json` and `tessel analyze --json` as the script runs
+// them) are checked by `Full/DocsPtxasFigures`, per benchmark: some 40 nvcc runs each, so it
+// runs under scripts/test.sh --full, not in CI.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -18,6 +21,8 @@
 
 #include "support/command.h"
 #include "support/files.h"
+#include "support/nvcc.h"
+#include "unit/gpu_test_util.h"
 
 using namespace tessel::testing;
 
@@ -65,16 +70,28 @@ std::pair<std::string, std::string> sides(std::string cell) {
   return {cell.substr(0, at), cell.substr(at + arrow.size())};
 }
 
-/// The row's main kernel under `flags`, as kernel_quality.py picks it.
-nlohmann::json mainKernel(const std::string& bench, const std::string& flags) {
-  auto r = runCommand(tesselBinary() + " info --json --no-ptxas " + sourceDir() + "/benchmarks/" +
-                      bench + ".sten " + flags + " 2>/dev/null");
+/// The row's main kernel under `flags`, as kernel_quality.py picks it (with ptxas's registers
+/// when `ptxas`).
+nlohmann::json mainKernel(const std::string& bench, const std::string& flags, bool ptxas = false) {
+  auto r = runCommand(tesselBinary() + " info --json " + (ptxas ? "" : "--no-ptxas ") +
+                      sourceDir() + "/benchmarks/" + bench + ".sten " + flags + " 2>/dev/null");
   EXPECT_EQ(r.exitCode, 0) << bench << " " << flags << "\n" << r.output;
   if (r.exitCode != 0) return {};
   const nlohmann::json j = nlohmann::json::parse(r.output);
   for (const auto& k : j["kernels"])
     if (k["family"] == "overlapped" || k["family"] == "stream + time_tile") return k;
   return j["kernels"].empty() ? nlohmann::json() : j["kernels"][0];
+}
+
+/// The program's GStencil/s that `tessel analyze --json` predicts on the H100 with ptxas's
+/// figures, as kernel_quality.py prints it.
+std::string predicted(const std::string& bench, const std::string& flags) {
+  auto r = runCommand(tesselBinary() + " analyze --json --machine h100 " + sourceDir() +
+                      "/benchmarks/" + bench + ".sten " + flags + " 2>/dev/null");
+  EXPECT_EQ(r.exitCode, 0) << bench << " " << flags << "\n" << r.output;
+  if (r.exitCode != 0) return "?";
+  const nlohmann::json j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  return fmt::format("{:.1f}", j["gstencils_per_s"].get<double>());
 }
 
 std::string g3(double v) { return fmt::format("{:.3g}", v); }
@@ -98,47 +115,121 @@ std::string flagsOf(const std::string& schedule, const std::string& with) {
   return with.empty() ? f : f + " " + with;
 }
 
-}  // namespace
+/// A row of one of kTables: its table, benchmark, schedule, column names and cells.
+struct Row {
+  const DocTable* table;
+  std::string bench, schedule;
+  std::vector<std::string> header, cells;
+};
 
-TEST(DocsKernelTables, GpuMdQuotesTodaysKernels) {
+/// Every row of every table of kTables in docs/gpu.md (a missing table fails the test).
+std::vector<Row> docRows() {
   const std::string doc = readText(std::filesystem::path(sourceDir()) / "docs/gpu.md");
-  size_t rows = 0;
+  std::vector<Row> rows;
   for (const DocTable& t : kTables) {
-    SCOPED_TRACE(t.anchor);
     const size_t anchor = doc.find(t.anchor);
-    ASSERT_NE(anchor, std::string::npos);
+    EXPECT_NE(anchor, std::string::npos) << t.anchor;
+    if (anchor == std::string::npos) continue;
     const size_t head = doc.find("\n| benchmark |", anchor);
-    ASSERT_NE(head, std::string::npos);
+    EXPECT_NE(head, std::string::npos) << t.anchor;
+    if (head == std::string::npos) continue;
     std::stringstream lines(doc.substr(head + 1));
     std::string line;
     std::getline(lines, line);
     const std::vector<std::string> header = cells(line);
     std::getline(lines, line);  // | --- | ...
     while (std::getline(lines, line) && line.rfind("| ", 0) == 0) {
-      const std::vector<std::string> c = cells(line);
-      ASSERT_EQ(c.size(), header.size()) << line;
-      const std::string bench = c[0].substr(0, c[0].find(' '));
-      const std::string schedule = c[1];
-      const bool bothSides = *t.with != '\0';
-      const auto after = figures(mainKernel(bench, flagsOf(schedule, t.with)));
-      const auto before = bothSides ? figures(mainKernel(bench, flagsOf(schedule, "")))
-                                    : std::map<std::string, std::string>{};
-      for (size_t col = 2; col < header.size(); ++col) {
-        std::string name = header[col];
-        if (name == "shared B per block") name = "shared B";
-        if (!after.count(name)) continue;
-        const auto [was, is] = sides(c[col]);
-        EXPECT_EQ(is, after.at(name))
-            << bench << " " << schedule << ": " << name << " (the table says '" << c[col]
-            << "'); regenerate with scripts/" << t.regenerate;
-        if (bothSides) {
-          EXPECT_EQ(was, before.at(name))
-              << bench << " " << schedule << " without " << t.with << ": " << name
-              << " (the table says '" << c[col] << "'); regenerate with scripts/" << t.regenerate;
-        }
-      }
-      ++rows;
+      Row r{&t, "", "", header, cells(line)};
+      EXPECT_EQ(r.cells.size(), header.size()) << line;
+      if (r.cells.size() != header.size()) continue;
+      r.bench = r.cells[0].substr(0, r.cells[0].find(' '));
+      r.schedule = r.cells[1];
+      rows.push_back(std::move(r));
     }
   }
-  EXPECT_GE(rows, 125u);  // section 13's 105 and the stream/2 tables' rows
+  return rows;
 }
+
+/// The column of `row` named `name` (-1 where the table has none).
+int column(const Row& row, const std::string& name) {
+  for (size_t c = 2; c < row.header.size(); ++c)
+    if (row.header[c].rfind(name, 0) == 0) return static_cast<int>(c);
+  return -1;
+}
+
+class DocsPtxasFigures : public ::testing::TestWithParam<std::string> {};
+
+}  // namespace
+
+TEST(DocsKernelTables, GpuMdQuotesTodaysKernels) {
+  size_t count = 0;
+  for (const Row& row : docRows()) {
+    const DocTable& t = *row.table;
+    const bool bothSides = *t.with != '\0';
+    const auto after = figures(mainKernel(row.bench, flagsOf(row.schedule, t.with)));
+    const auto before = bothSides ? figures(mainKernel(row.bench, flagsOf(row.schedule, "")))
+                                  : std::map<std::string, std::string>{};
+    for (size_t col = 2; col < row.header.size(); ++col) {
+      std::string name = row.header[col];
+      if (name == "shared B per block") name = "shared B";
+      if (!after.count(name)) continue;
+      const auto [was, is] = sides(row.cells[col]);
+      EXPECT_EQ(is, after.at(name))
+          << row.bench << " " << row.schedule << ": " << name << " (the table says '"
+          << row.cells[col] << "'); regenerate with scripts/" << t.regenerate;
+      if (bothSides) {
+        EXPECT_EQ(was, before.at(name)) << row.bench << " " << row.schedule << " without " << t.with
+                                        << ": " << name << " (the table says '" << row.cells[col]
+                                        << "'); regenerate with scripts/" << t.regenerate;
+      }
+    }
+    ++count;
+  }
+  EXPECT_GE(count, 125u);  // section 13's 105 and the stream/2 tables' rows
+}
+
+// The figures of the benchmark's rows that need nvcc: ptxas's registers of the main kernel and
+// the predicted GStencil/s, both sides where the table's "before" is today's binary without the
+// option, the "after" side of section 13 (whose "before" is commit ab00565's binary and model).
+TEST_P(DocsPtxasFigures, GpuMdQuotesTodaysRegistersAndPredictions) {
+  TESSEL_REQUIRE_NVCC();
+  size_t count = 0;
+  for (const Row& row : docRows()) {
+    if (row.bench != GetParam()) continue;
+    const DocTable& t = *row.table;
+    SCOPED_TRACE(row.schedule + " " + t.with);
+    const bool bothSides = *t.with != '\0';
+    const std::string withFlags = flagsOf(row.schedule, t.with);
+    const std::string withoutFlags = flagsOf(row.schedule, "");
+    const auto why = [&](int col) {
+      return fmt::format("{} {}: {} (the table says '{}'); regenerate with scripts/{}", row.bench,
+                         row.schedule, row.header[col], row.cells[col], t.regenerate);
+    };
+    if (const int col = column(row, "registers"); col >= 0) {
+      const auto [was, is] = sides(row.cells[col]);
+      EXPECT_EQ(is, std::to_string(mainKernel(row.bench, withFlags, true).value("registers", 0)))
+          << why(col);
+      if (bothSides) {
+        EXPECT_EQ(was,
+                  std::to_string(mainKernel(row.bench, withoutFlags, true).value("registers", 0)))
+            << "without " << t.with << ": " << why(col);
+      }
+    }
+    if (const int col = column(row, "predicted GStencil/s"); col >= 0) {
+      std::string cell = row.cells[col];
+      if (const size_t ratio = cell.find(" ("); ratio != std::string::npos) cell.erase(ratio);
+      const auto [was, is] = sides(cell);
+      EXPECT_EQ(is, predicted(row.bench, withFlags)) << why(col);
+      if (bothSides) {
+        EXPECT_EQ(was, predicted(row.bench, withoutFlags))
+            << "without " << t.with << ": " << why(col);
+      }
+    }
+    ++count;
+  }
+  EXPECT_GE(count, 5u) << "section 13 has a row per schedule of every benchmark";
+}
+
+INSTANTIATE_TEST_SUITE_P(Full, DocsPtxasFigures,
+                         ::testing::ValuesIn(tessel::gputest::benchmarkNames()),
+                         tessel::gputest::benchmarkTestName);

@@ -1,15 +1,15 @@
 // GPU kernels checked for data races and out-of-bounds accesses (issue 9). PoCL runs the
 // work-items of a group in loops between barriers, so it can hide a missing barrier or a write
 // past a local array; Oclgrind (Debian's `oclgrind`, an OpenCL simulator) reports both. Every
-// benchmark runs under every staged family (shared, also with two points per thread blocked and
-// cyclic, stream, overlapped with T = 1 and 2, and stream + time_tile 2 and 3, also without the
-// input rings' spare plane; issue 12: unrolled under stream, global and overlapped, the input
-// perspective, and each register-level optimisation that applies: prefetch, fold, retime) at
-// tiny sizes with `oclgrind --data-races tessel run --verify`, and must verify with no Oclgrind
-// report. The barriers of these kernels are placed by pass
-// insert-barriers, so this is also its end-to-end check. Fusion groups and the stream family's
-// statement fusion (issue 13) too. A
-// deliberately racy program proves the check can fail.
+// benchmark runs under every family (shared, also with two points per thread blocked and
+// cyclic, stream, overlapped with T = 1 and 2, stream + time_tile 2 and 3, also without the
+// input rings' spare plane, global and global-stream; issue 11's changes on and off; issue 12:
+// unrolled under stream, global and overlapped, the input perspective, and each register-level
+// optimisation that applies: prefetch, fold, retime) at tiny sizes with `oclgrind --data-races
+// tessel run --verify`, and must verify with no Oclgrind report. The barriers of these kernels
+// are placed by pass insert-barriers, so this is also its end-to-end check. Fusion groups and
+// the stream family's statement fusion (issue 13) too. A deliberately racy program proves the
+// check can fail.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -107,10 +107,16 @@ const char* kFamilies[] = {
     "--schedule overlapped --time-tile 2 --unroll i=2,cyclic",
     "--schedule shared --perspective input",
     // Issue 11's changes switched off: 64-bit index arithmetic and the write-back of dead
-    // arrays in the fused kernels (--fma changes no access; graphs replay the same launches).
+    // arrays in the fused kernels (graphs replay the same launches); and switched on where it is
+    // off by default: contracted multiply-adds (--fma, which changes the arithmetic, not the
+    // accesses), also in the global families, unstaged (a kernel per statement, whose 32-bit
+    // indices cover the whole array).
     "--schedule stream --time-tile 2 --index-bits 64 --dead-stores keep",
     "--schedule overlapped --time-tile 2 --index-bits 64 --dead-stores keep",
     "--schedule stream --index-bits 64",
+    "--schedule global",
+    "--schedule global-stream --fma",
+    "--schedule stream --time-tile 2 --fma",
     // Issue 12's variants not covered above: the mixed perspective, unrolling under
     // global-stream without retiming, folding in a stream + time_tile kernel.
     "--schedule shared --perspective mixed",
