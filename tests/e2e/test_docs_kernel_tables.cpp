@@ -202,8 +202,9 @@ TEST_P(DocsPtxasFigures, GpuMdQuotesTodaysRegistersAndPredictions) {
     const std::string withFlags = flagsOf(row.schedule, t.with);
     const std::string withoutFlags = flagsOf(row.schedule, "");
     const auto why = [&](int col) {
-      return fmt::format("{} {}: {} (the table says '{}'); regenerate with scripts/{}", row.bench,
-                         row.schedule, row.header[col], row.cells[col], t.regenerate);
+      return fmt::format(
+          "{} {}: {} (the table says '{}'); refresh with python3 scripts/refresh_kernel_tables.py",
+          row.bench, row.schedule, row.header[col], row.cells[col]);
     };
     if (const int col = column(row, "registers"); col >= 0) {
       const auto [was, is] = sides(row.cells[col]);
