@@ -2,10 +2,11 @@
 // binary: for every row, the figures that need no ptxas (shared memory per block, barriers per
 // plane or once, global elements per output point, shared loads per point) as `tessel info
 // --json --no-ptxas` reports them for the row's main kernel (the script's choice: the first
-// fused one, else the first). Section 13's "after" side (its "before" is commit ab00565);
-// sections 14, 16 and 17's stream/2 tables and section 11's overlapped/2 one on both sides
-// (without and with the option). A row that drifts fails with the command that regenerates its
-// table. The figures that need nvcc (ptxas's registers for sm_90 and the model's GStencil/s
+// fused one, else the first). Section 13's "after" side (its "before" is commit ab00565); the
+// tables of one option (section 11's register values, 14's retiming, 16's unrolling, 17's
+// prefetching, 18's folding, 19's perspectives) on both sides, without and with the option, and
+// a row they mark refused is checked to be refused. A row that drifts fails with the command
+// that regenerates its table. The figures that need nvcc (ptxas's registers for sm_90 and the model's GStencil/s
 // predicted with them, `tessel info --json` and `tessel analyze --json` as the script runs
 // them) are checked by `Full/DocsPtxasFigures`, per benchmark: some 40 nvcc runs each, so it
 // runs under scripts/test.sh --full, not in CI.
